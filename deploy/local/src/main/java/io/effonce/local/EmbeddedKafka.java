@@ -1,0 +1,88 @@
+package io.effonce.local;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real single-node Kafka broker in KRaft mode (combined broker and controller), in this JVM, on
+ * 127.0.0.1, with every replication factor set to 1 so one node suffices.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafka.class);
+    private static final String SERVICE = "Embedded Kafka";
+
+    private final Path baseDir;
+    private final KafkaClusterTestKit cluster;
+
+    private EmbeddedKafka(Path baseDir, KafkaClusterTestKit cluster) {
+        this.baseDir = baseDir;
+        this.cluster = cluster;
+    }
+
+    /** Formats storage in a new temporary directory and starts the broker. */
+    public static EmbeddedKafka start() {
+        Path baseDir = Path.of(System.getProperty("java.io.tmpdir"));
+        KafkaClusterTestKit cluster = null;
+        try {
+            baseDir = Files.createTempDirectory("effonce-kafka-");
+            TestKitNodes nodes =
+                    new TestKitNodes.Builder()
+                            .setCombined(true)
+                            .setNumBrokerNodes(1)
+                            .setNumControllerNodes(1)
+                            .setBaseDirectory(baseDir)
+                            .build();
+            cluster =
+                    new KafkaClusterTestKit.Builder(nodes)
+                            .setConfigProp("offsets.topic.replication.factor", "1")
+                            .setConfigProp("transaction.state.log.replication.factor", "1")
+                            .setConfigProp("transaction.state.log.min.isr", "1")
+                            .setConfigProp("default.replication.factor", "1")
+                            .setConfigProp("min.insync.replicas", "1")
+                            .setConfigProp("num.partitions", "4")
+                            .setConfigProp("auto.create.topics.enable", "true")
+                            .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                            .setDeleteOnClose(true)
+                            .build();
+            cluster.format();
+            cluster.startup();
+            cluster.waitForReadyBrokers();
+            LOG.info(
+                    "{} is up at {} with data in {}", SERVICE, cluster.bootstrapServers(), baseDir);
+            return new EmbeddedKafka(baseDir, cluster);
+        } catch (Exception e) {
+            closeQuietly(cluster);
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw StartupFailure.explain(SERVICE, baseDir, e);
+        }
+    }
+
+    /** The bootstrap servers, for example {@code 127.0.0.1:39123}. */
+    public String bootstrapServers() {
+        return cluster.bootstrapServers();
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(cluster);
+        Files2.deleteRecursively(baseDir);
+    }
+
+    private static void closeQuietly(KafkaClusterTestKit cluster) {
+        if (cluster == null) {
+            return;
+        }
+        try {
+            cluster.close();
+        } catch (Exception e) {
+            LOG.warn("{} did not stop cleanly", SERVICE, e);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.effonce.local.junit;
+
+import io.effonce.local.EmbeddedKafka;
+import io.effonce.local.LocalServices;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * Starts one Kafka broker for the whole test run (embedded, or the external cluster the environment
+ * names) and resolves parameters of type {@link KafkaBootstrap}.
+ */
+public final class KafkaExtension implements ParameterResolver {
+
+    private static final ExtensionContext.Namespace NS =
+            ExtensionContext.Namespace.create(KafkaExtension.class);
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        return parameter.getParameter().getType() == KafkaBootstrap.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        return context.getRoot()
+                .getStore(NS)
+                .getOrComputeIfAbsent("broker", k -> new Broker(), Broker.class)
+                .bootstrap;
+    }
+
+    /** Bootstrap servers of the Kafka the tests use. */
+    public record KafkaBootstrap(String servers) {}
+
+    private static final class Broker implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+        final EmbeddedKafka embedded;
+        final KafkaBootstrap bootstrap;
+
+        Broker() {
+            var external = LocalServices.externalKafka(System.getenv());
+            this.embedded = external.isPresent() ? null : EmbeddedKafka.start();
+            this.bootstrap =
+                    new KafkaBootstrap(external.orElseGet(() -> embedded.bootstrapServers()));
+        }
+
+        @Override
+        public void close() {
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+}
