@@ -31,7 +31,8 @@ public final class KafkaExtension implements ParameterResolver {
     /** Bootstrap servers of the Kafka the tests use. */
     public record KafkaBootstrap(String servers) {}
 
-    private static final class Broker implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+    private static final class Broker
+            implements ExtensionContext.Store.CloseableResource, AutoCloseable {
         final EmbeddedKafka embedded;
         final KafkaBootstrap bootstrap;
 

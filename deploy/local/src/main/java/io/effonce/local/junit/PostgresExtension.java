@@ -66,7 +66,8 @@ public final class PostgresExtension implements ParameterResolver {
     }
 
     /** The run-wide server; JUnit closes it when the run ends. */
-    private static final class Server implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+    private static final class Server
+            implements ExtensionContext.Store.CloseableResource, AutoCloseable {
         final EmbeddedPostgres embedded;
         final PostgresEndpoint admin;
 
