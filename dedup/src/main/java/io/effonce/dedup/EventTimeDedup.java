@@ -1,0 +1,173 @@
+package io.effonce.dedup;
+
+import java.time.Duration;
+import java.util.Objects;
+import javax.annotation.Nullable;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Entry point for event-time deduplication of a stream keyed by event ID.
+ *
+ * <pre>{@code
+ * EventTimeDedup<Change> dedup = EventTimeDedup.<Change>builder().configure(conf).build();
+ * SingleOutputStreamOperator<Change> unique = dedup.apply(changes.keyBy(Change::eventId));
+ * DataStream<LateCopy<Change>> late = EventTimeDedup.lateCopies(unique);
+ * }</pre>
+ *
+ * <p>The stream must carry event-time timestamps and watermarks. What the operator guarantees is
+ * described on {@link EventTimeDedupOperator}. Instances are immutable and validated by {@link
+ * Builder#build()}.
+ */
+public final class EventTimeDedup<T> {
+
+    /** Id of the late side output; {@link OutputTag}s are equal when their ids are. */
+    public static final String LATE_TAG_ID = "effonce-dedup-late";
+
+    /** Default operator uid, so savepoints map the state back to the operator. */
+    public static final String DEFAULT_UID = "effonce-dedup";
+
+    private final Duration horizon;
+    private final boolean watermarkFloor;
+    @Nullable private final Duration stateTtl;
+    private final String uid;
+    private final String name;
+
+    private EventTimeDedup(Builder<T> builder) {
+        this.horizon = builder.horizon;
+        this.watermarkFloor = builder.watermarkFloor;
+        this.stateTtl = builder.stateTtl;
+        this.uid = builder.uid;
+        this.name = builder.name;
+    }
+
+    public static <T> Builder<T> builder() {
+        return new Builder<>();
+    }
+
+    /** The tag of the late side output for records of the given type. */
+    public static <T> OutputTag<LateCopy<T>> lateCopiesTag(TypeInformation<T> recordType) {
+        return new OutputTag<>(LATE_TAG_ID, LateCopy.typeInfo(recordType));
+    }
+
+    /** The late copies rejected by a dedup operator returned from {@link #apply}. */
+    public static <T> DataStream<LateCopy<T>> lateCopies(SingleOutputStreamOperator<T> deduped) {
+        return deduped.getSideOutput(lateCopiesTag(deduped.getType()));
+    }
+
+    /**
+     * Adds the dedup operator to a stream keyed by event ID and returns the stream of first copies;
+     * late copies are on {@link #lateCopies}.
+     */
+    public <K> SingleOutputStreamOperator<T> apply(KeyedStream<T, K> keyedByEventId) {
+        TypeInformation<T> type = keyedByEventId.getType();
+        return keyedByEventId
+                .transform(name, type, this.<K>createOperator(type))
+                .uid(uid)
+                .name(name);
+    }
+
+    /** A new operator with these settings, for {@link #apply} and operator test harnesses. */
+    public <K> EventTimeDedupOperator<K, T> createOperator(TypeInformation<T> recordType) {
+        return new EventTimeDedupOperator<>(
+                horizon.toMillis(), watermarkFloor, stateTtl, lateCopiesTag(recordType));
+    }
+
+    public Duration horizon() {
+        return horizon;
+    }
+
+    public boolean watermarkFloor() {
+        return watermarkFloor;
+    }
+
+    /** The processing-time TTL on seen-IDs, or {@code null} when off. */
+    @Nullable
+    public Duration stateTtl() {
+        return stateTtl;
+    }
+
+    /** Builds an {@link EventTimeDedup}; {@link #build()} checks the settings. */
+    public static final class Builder<T> {
+        private Duration horizon = DedupOptions.HORIZON.defaultValue();
+        private boolean watermarkFloor = DedupOptions.WATERMARK_FLOOR_ENABLED.defaultValue();
+        @Nullable private Duration stateTtl;
+        private String uid = DEFAULT_UID;
+        private String name = "Event-time dedup";
+
+        private Builder() {}
+
+        /** Reads {@link DedupOptions} that are set in {@code config}; others keep their value. */
+        public Builder<T> configure(ReadableConfig config) {
+            config.getOptional(DedupOptions.HORIZON).ifPresent(this::horizon);
+            config.getOptional(DedupOptions.WATERMARK_FLOOR_ENABLED)
+                    .ifPresent(this::watermarkFloor);
+            config.getOptional(DedupOptions.STATE_TTL).ifPresent(this::stateTtl);
+            return this;
+        }
+
+        /** See {@link DedupOptions#HORIZON}. */
+        public Builder<T> horizon(Duration horizon) {
+            this.horizon = horizon;
+            return this;
+        }
+
+        /** See {@link DedupOptions#WATERMARK_FLOOR_ENABLED}. */
+        public Builder<T> watermarkFloor(boolean enabled) {
+            this.watermarkFloor = enabled;
+            return this;
+        }
+
+        /** See {@link DedupOptions#STATE_TTL}; {@code null} switches it off. */
+        public Builder<T> stateTtl(@Nullable Duration ttl) {
+            this.stateTtl = ttl;
+            return this;
+        }
+
+        /** Operator uid; keep it stable across job versions to restore from savepoints. */
+        public Builder<T> uid(String uid) {
+            this.uid = uid;
+            return this;
+        }
+
+        public Builder<T> name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        public EventTimeDedup<T> build() {
+            Objects.requireNonNull(horizon, "horizon must not be null");
+            if (horizon.isNegative() || horizon.toMillis() < 1) {
+                throw new IllegalArgumentException(
+                        "dedup.horizon must be at least 1 ms, got "
+                                + horizon
+                                + ". Set it to how long after an event a copy may still arrive"
+                                + " (default 2 h).");
+            }
+            if (stateTtl != null) {
+                Duration minimum = horizon.multipliedBy(DedupOptions.MIN_TTL_HORIZONS);
+                if (stateTtl.compareTo(minimum) < 0) {
+                    throw new IllegalArgumentException(
+                            "dedup.state-ttl ("
+                                    + stateTtl
+                                    + ") must be at least "
+                                    + DedupOptions.MIN_TTL_HORIZONS
+                                    + " x dedup.horizon ("
+                                    + minimum
+                                    + "): a TTL shorter than that forgets IDs before their"
+                                    + " event-time expiry and lets duplicates through. Raise it"
+                                    + " or leave it unset.");
+                }
+            }
+            if (uid == null || uid.isBlank()) {
+                throw new IllegalArgumentException("uid must not be blank");
+            }
+            Objects.requireNonNull(name, "name must not be null");
+            return new EventTimeDedup<>(this);
+        }
+    }
+}
