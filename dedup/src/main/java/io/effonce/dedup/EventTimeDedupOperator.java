@@ -174,8 +174,20 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
                 : eventTime + horizonMillis;
     }
 
-    /** The current floor, for tests and the gauge. */
+    /** The current floor, as the {@value #METRIC_WATERMARK_FLOOR} gauge reports it. */
     long watermarkFloor() {
         return floor.value();
+    }
+
+    long passedCount() {
+        return passed.getCount();
+    }
+
+    long duplicatesDroppedCount() {
+        return duplicatesDropped.getCount();
+    }
+
+    long lateRejectedCount() {
+        return lateRejected.getCount();
     }
 }
