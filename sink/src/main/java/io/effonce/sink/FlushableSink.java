@@ -1,0 +1,135 @@
+package io.effonce.sink;
+
+import io.effonce.sink.internal.FlushableSinkOperator;
+import io.effonce.sink.internal.SinkSettings;
+import io.effonce.sink.store.TotalsStoreFactory;
+import java.time.Duration;
+import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+
+/**
+ * The flushable sink: applied to a stream of {@link SinkChange}s keyed by the change's key, it
+ * writes each key's latest value as an absolute SET tagged with the last checkpoint barrier, and
+ * after every restore or rescale removes what the erased run wrote. Build it with {@link
+ * #builder()}.
+ */
+public final class FlushableSink<K, V> {
+
+    private final TotalsStoreFactory<K, V> storeFactory;
+    private final TypeInformation<V> valueType;
+    private final SinkSettings settings;
+
+    private FlushableSink(
+            TotalsStoreFactory<K, V> storeFactory,
+            TypeInformation<V> valueType,
+            SinkSettings settings) {
+        this.storeFactory = storeFactory;
+        this.valueType = valueType;
+        this.settings = settings;
+    }
+
+    public static <K, V> Builder<K, V> builder() {
+        return new Builder<>();
+    }
+
+    /** The operator, for tests and for callers that wire it themselves. */
+    public FlushableSinkOperator<K, V> createOperator() {
+        return new FlushableSinkOperator<>(storeFactory, valueType, settings);
+    }
+
+    /** Adds the sink to {@code changes} with a stable uid, so savepoints find its state. */
+    public SingleOutputStreamOperator<Void> writeFrom(
+            KeyedStream<SinkChange<K, V>, K> changes, String uid) {
+        return changes.transform("flushable-sink", Types.VOID, createOperator())
+                .uid(uid)
+                .name("Flushable sink: " + uid);
+    }
+
+    /** Validates settings and builds the sink; every message names the option to fix. */
+    public static final class Builder<K, V> {
+        private TotalsStoreFactory<K, V> storeFactory;
+        private TypeInformation<V> valueType;
+        private int batchSize = FlushableSinkOptions.BATCH_SIZE.defaultValue();
+        private Duration flushInterval = FlushableSinkOptions.FLUSH_INTERVAL.defaultValue();
+        private boolean resetOnFreshStart =
+                FlushableSinkOptions.RESET_ON_FRESH_START.defaultValue();
+        private boolean deleteStaleOnFlush = true;
+
+        private Builder() {}
+
+        public Builder<K, V> store(TotalsStoreFactory<K, V> factory) {
+            this.storeFactory = factory;
+            return this;
+        }
+
+        public Builder<K, V> valueType(TypeInformation<V> type) {
+            this.valueType = type;
+            return this;
+        }
+
+        public Builder<K, V> batchSize(int size) {
+            this.batchSize = size;
+            return this;
+        }
+
+        public Builder<K, V> flushInterval(Duration interval) {
+            this.flushInterval = interval;
+            return this;
+        }
+
+        public Builder<K, V> resetOnFreshStart(boolean reset) {
+            this.resetOnFreshStart = reset;
+            return this;
+        }
+
+        /** Reads batch size, flush interval and the reset switch from Flink configuration. */
+        public Builder<K, V> options(ReadableConfig config) {
+            this.batchSize = config.get(FlushableSinkOptions.BATCH_SIZE);
+            this.flushInterval = config.get(FlushableSinkOptions.FLUSH_INTERVAL);
+            this.resetOnFreshStart = config.get(FlushableSinkOptions.RESET_ON_FRESH_START);
+            return this;
+        }
+
+        /**
+         * Switches off step 3 of the full flush (deleting keys restored state lacks). Only for
+         * tests that show the stale key it leaves behind.
+         */
+        public Builder<K, V> withoutStaleDeletionForTesting() {
+            this.deleteStaleOnFlush = false;
+            return this;
+        }
+
+        public FlushableSink<K, V> build() {
+            Objects.requireNonNull(storeFactory, "store(...) is required: where the sink writes");
+            Objects.requireNonNull(valueType, "valueType(...) is required: the state's value type");
+            if (batchSize < 1 || batchSize > 100_000) {
+                throw new IllegalArgumentException(
+                        FlushableSinkOptions.BATCH_SIZE.key()
+                                + " must be between 1 and 100000, was "
+                                + batchSize);
+            }
+            if (flushInterval == null
+                    || flushInterval.isNegative()
+                    || flushInterval.isZero()
+                    || flushInterval.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException(
+                        FlushableSinkOptions.FLUSH_INTERVAL.key()
+                                + " must be more than 0 and at most 10 min, was "
+                                + flushInterval);
+            }
+            return new FlushableSink<>(
+                    storeFactory,
+                    valueType,
+                    new SinkSettings(
+                            batchSize,
+                            flushInterval,
+                            resetOnFreshStart,
+                            FlushableSinkOptions.RESET_ON_FRESH_START.key(),
+                            deleteStaleOnFlush));
+        }
+    }
+}

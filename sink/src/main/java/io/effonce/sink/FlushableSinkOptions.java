@@ -1,0 +1,61 @@
+package io.effonce.sink;
+
+import java.time.Duration;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/** Options of the flushable sink, readable from Flink configuration or the command line. */
+public final class FlushableSinkOptions {
+
+    private FlushableSinkOptions() {}
+
+    public static final ConfigOption<Integer> BATCH_SIZE =
+            ConfigOptions.key("sink.batch-size")
+                    .intType()
+                    .defaultValue(1000)
+                    .withDescription(
+                            "Distinct keys buffered before a batch is written in one transaction."
+                                    + " Upserts of one key coalesce, so a hot key costs one row per"
+                                    + " batch.");
+
+    public static final ConfigOption<Duration> FLUSH_INTERVAL =
+            ConfigOptions.key("sink.flush-interval")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(200))
+                    .withDescription(
+                            "Longest time an upsert waits in the buffer before it is written."
+                                    + " The buffer is also written before every checkpoint barrier.");
+
+    public static final ConfigOption<Boolean> RESET_ON_FRESH_START =
+            ConfigOptions.key("sink.reset-on-fresh-start")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "On a start without restored state, delete the rows the table already"
+                                    + " holds in this job's key groups. Off by default: such a start"
+                                    + " is refused, because those rows cannot be reconciled without"
+                                    + " the state that wrote them.");
+
+    public static final ConfigOption<String> TABLE =
+            ConfigOptions.key("sink.table")
+                    .stringType()
+                    .defaultValue("merchant_daily_totals")
+                    .withDescription(
+                            "The totals table, optionally schema-qualified; letters, digits and"
+                                    + " underscores only.");
+
+    public static final ConfigOption<Integer> MAX_RETRIES =
+            ConfigOptions.key("sink.max-retries")
+                    .intType()
+                    .defaultValue(5)
+                    .withDescription(
+                            "Retries of a transaction that failed on a lost connection, each after"
+                                    + " reconnecting. After the last one the task fails and Flink"
+                                    + " restores it.");
+
+    public static final ConfigOption<Duration> RETRY_BACKOFF =
+            ConfigOptions.key("sink.retry-backoff")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(200))
+                    .withDescription("First wait before a retry; it doubles up to 5 s.");
+}

@@ -1,0 +1,267 @@
+package io.effonce.sink.internal;
+
+import io.effonce.sink.SinkChange;
+import io.effonce.sink.store.FencedException;
+import io.effonce.sink.store.KeyGroupSpan;
+import io.effonce.sink.store.Ownership;
+import io.effonce.sink.store.StoredRow;
+import io.effonce.sink.store.TotalsStore;
+import io.effonce.sink.store.TotalsStoreFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.OptionalLong;
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.Preconditions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The flushable sink as a keyed operator. It keeps the last value of every live key in keyed state,
+ * buffers upserts per key, and writes them as absolute SETs tagged with the id of the last
+ * checkpoint barrier it has passed. Before its first write in an attempt it takes its key groups in
+ * the fence and runs the {@link RestoreFlush full flush} (after a restore) or the fresh-start check
+ * (otherwise).
+ *
+ * <p>All writes happen on the task thread: a failed write fails the element, the timer or the
+ * checkpoint that caused it, so no error can be lost in the background.
+ */
+public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Void>
+        implements OneInputStreamOperator<SinkChange<K, V>, Void> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(FlushableSinkOperator.class);
+
+    /** Name of the keyed state holding each live key's last value. Fixed for savepoints. */
+    public static final String LAST_VALUE_STATE = "flushable-sink-last-value";
+
+    private final TotalsStoreFactory<K, V> storeFactory;
+    private final TypeInformation<V> valueType;
+    private final SinkSettings settings;
+
+    private transient ValueState<V> lastValue;
+    private transient WriteBuffer<K, V> buffer;
+    private transient TotalsStore<K, V> store;
+    private transient SinkMetrics metrics;
+    private transient int maxParallelism;
+    private transient OptionalLong restoredCheckpointId;
+
+    /** Id of the last checkpoint barrier this subtask passed; the tag of every write. */
+    private transient long barrierTag;
+
+    public FlushableSinkOperator(
+            TotalsStoreFactory<K, V> storeFactory,
+            TypeInformation<V> valueType,
+            SinkSettings settings) {
+        this.storeFactory = storeFactory;
+        this.valueType = valueType;
+        this.settings = settings;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        lastValue =
+                context.getKeyedStateStore()
+                        .getState(new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType));
+        restoredCheckpointId =
+                context.isRestored() ? context.getRestoredCheckpointId() : OptionalLong.empty();
+        barrierTag = restoredCheckpointId.orElse(0L);
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        buffer = new WriteBuffer<>();
+        metrics = new SinkMetrics(getMetricGroup(), buffer::size, () -> barrierTag);
+        TaskInfo task = getRuntimeContext().getTaskInfo();
+        maxParallelism = task.getMaxNumberOfParallelSubtasks();
+        KeyGroupRange range =
+                KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                        maxParallelism,
+                        task.getNumberOfParallelSubtasks(),
+                        task.getIndexOfThisSubtask());
+        KeyGroupSpan span = new KeyGroupSpan(range.getStartKeyGroup(), range.getEndKeyGroup());
+        String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
+        store = storeFactory.create();
+        Ownership ownership =
+                store.takeOwnership(
+                        span,
+                        jobId,
+                        task.getTaskNameWithSubtasks() + " attempt " + task.getAttemptNumber());
+        LOG.info(
+                "{} owns {} of {} with fencing token {} (previous owners: {}); restored checkpoint: {}",
+                task.getTaskNameWithSubtasks(),
+                span,
+                store.tableName(),
+                ownership.token(),
+                ownership.previousJobs(),
+                restoredCheckpointId);
+        if (restoredCheckpointId.isPresent()) {
+            metrics.flushed(flushAfterRestore(restoredCheckpointId.getAsLong()));
+        } else if (ownership.previousJobs().contains(jobId)) {
+            // This job ran here before but completed no checkpoint: everything it wrote in this
+            // range belongs to an erased run. A flush from "checkpoint 0" with empty state
+            // removes exactly that.
+            metrics.flushed(flushAfterRestore(0L));
+        } else {
+            checkFreshStart(span);
+        }
+        scheduleFlushTimer();
+    }
+
+    private FlushReport flushAfterRestore(long checkpointId) {
+        RestoreFlush<K, V> flush =
+                new RestoreFlush<>(
+                        store,
+                        this::keyGroupOf,
+                        settings.batchSize(),
+                        settings.deleteStaleOnFlush());
+        return flush.run(checkpointId, this::forEachKeyInState, this::heldInState);
+    }
+
+    private void forEachKeyInState(java.util.function.BiConsumer<K, V> action) {
+        try {
+            this.<K>getKeyedStateBackend()
+                    .applyToAllKeys(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType),
+                            (K key, ValueState<V> state) -> action.accept(key, state.value()));
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot read the sink's restored state", e);
+        }
+    }
+
+    private boolean heldInState(K key) {
+        setCurrentKey(key);
+        try {
+            return lastValue.value() != null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void checkFreshStart(KeyGroupSpan span) {
+        if (!store.hasRows()) {
+            return;
+        }
+        if (!settings.resetOnFreshStart()) {
+            throw new IllegalStateException(
+                    "Refusing a fresh start: table "
+                            + store.tableName()
+                            + " already holds rows in "
+                            + span
+                            + " and this job has no restored state to flush them against. Restore"
+                            + " the job from its last checkpoint or savepoint, or set "
+                            + settings.resetOptionName()
+                            + "=true to delete those rows first.");
+        }
+        long deleted = store.deleteAll();
+        LOG.warn(
+                "Fresh start with reset: deleted {} rows of {} in {}",
+                deleted,
+                store.tableName(),
+                span);
+    }
+
+    @Override
+    public void processElement(StreamRecord<SinkChange<K, V>> element) throws Exception {
+        SinkChange<K, V> change = element.getValue();
+        if (change.isRetire()) {
+            // The row stays as the final value; only the state goes. A pending upsert of this
+            // key is still written.
+            lastValue.clear();
+            return;
+        }
+        lastValue.update(change.value());
+        buffer.put(change.key(), change.value());
+        if (buffer.size() >= settings.batchSize()) {
+            writeBuffer();
+        }
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        // Everything tagged below checkpointId is durable before this subtask acknowledges it.
+        writeBuffer();
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        long checkpointId = context.getCheckpointId();
+        Preconditions.checkState(
+                checkpointId > barrierTag,
+                "Barrier %s arrived after barrier %s: tags must only grow",
+                checkpointId,
+                barrierTag);
+        barrierTag = checkpointId;
+    }
+
+    @Override
+    public void finish() throws Exception {
+        writeBuffer();
+        super.finish();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (store != null) {
+                store.close();
+            }
+        } finally {
+            super.close();
+        }
+    }
+
+    private void scheduleFlushTimer() {
+        long interval = settings.flushInterval().toMillis();
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        getProcessingTimeService()
+                .registerTimer(
+                        now + interval,
+                        time -> {
+                            writeBuffer();
+                            scheduleFlushTimer();
+                        });
+    }
+
+    private void writeBuffer() {
+        if (buffer.isEmpty()) {
+            return;
+        }
+        List<StoredRow<K, V>> rows = buffer.drain(barrierTag, this::keyGroupOf);
+        long start = System.nanoTime();
+        try {
+            store.write(rows);
+        } catch (FencedException e) {
+            metrics.fencedWrites.inc();
+            throw e;
+        }
+        metrics.batchWritten(rows.size(), start);
+    }
+
+    private int keyGroupOf(K key) {
+        return KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism);
+    }
+
+    /** The current barrier tag; for tests. */
+    long barrierTag() {
+        return barrierTag;
+    }
+}

@@ -1,0 +1,323 @@
+package io.effonce.sink.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The totals table in PostgreSQL: the only class with the sink's SQL. Writes are one {@code INSERT
+ * ... SELECT FROM unnest(...) ON CONFLICT DO UPDATE} per batch, so a batch is one statement; every
+ * write transaction first locks this writer's fence rows {@code FOR SHARE} and checks they still
+ * carry its token. A takeover must update those rows, so it waits for a running write to finish,
+ * and a write that starts after it sees the new token and rolls back.
+ */
+public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, DailyTotal> {
+
+    private final PostgresStoreConfig config;
+    private final String table;
+    private final RetryingSession session;
+    private KeyGroupSpan span;
+    private long token = -1;
+
+    public PostgresTotalsStore(PostgresStoreConfig config) {
+        this.config = config;
+        this.table = config.table();
+        this.session = new RetryingSession(config);
+    }
+
+    /** A factory for the job graph: it carries the config, and the store is made in the task. */
+    public static TotalsStoreFactory<MerchantDayKey, DailyTotal> factory(
+            PostgresStoreConfig config) {
+        return () -> new PostgresTotalsStore(config);
+    }
+
+    @Override
+    public Ownership takeOwnership(KeyGroupSpan span, String jobId, String ownerTask) {
+        Ownership ownership =
+                session.inTransaction(
+                        "Taking " + span + " of " + table,
+                        c -> {
+                            long newToken;
+                            try (PreparedStatement s =
+                                            c.prepareStatement(
+                                                    "SELECT nextval('sink_fence_token')");
+                                    ResultSet rs = s.executeQuery()) {
+                                rs.next();
+                                newToken = rs.getLong(1);
+                            }
+                            Set<String> previous = new HashSet<>();
+                            try (PreparedStatement s =
+                                    c.prepareStatement(
+                                            "SELECT owner_job FROM sink_fences WHERE sink_table = ?"
+                                                    + " AND key_group BETWEEN ? AND ? FOR UPDATE")) {
+                                bindSpan(s, span);
+                                try (ResultSet rs = s.executeQuery()) {
+                                    while (rs.next()) {
+                                        previous.add(rs.getString(1));
+                                    }
+                                }
+                            }
+                            try (PreparedStatement s =
+                                    c.prepareStatement(
+                                            "INSERT INTO sink_fences (sink_table, key_group,"
+                                                    + " owner_token, owner_job, owner_task, taken_at)"
+                                                    + " SELECT ?, g, ?, ?, ?, now()"
+                                                    + " FROM generate_series(?, ?) AS g"
+                                                    + " ON CONFLICT (sink_table, key_group) DO UPDATE"
+                                                    + " SET owner_token = EXCLUDED.owner_token,"
+                                                    + " owner_job = EXCLUDED.owner_job,"
+                                                    + " owner_task = EXCLUDED.owner_task,"
+                                                    + " taken_at = EXCLUDED.taken_at")) {
+                                s.setString(1, table);
+                                s.setLong(2, newToken);
+                                s.setString(3, jobId);
+                                s.setString(4, ownerTask);
+                                s.setInt(5, span.first());
+                                s.setInt(6, span.last());
+                                s.executeUpdate();
+                            }
+                            return new Ownership(newToken, previous);
+                        });
+        this.span = span;
+        this.token = ownership.token();
+        return ownership;
+    }
+
+    @Override
+    public void write(List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        int n = rows.size();
+        String[] merchants = new String[n];
+        String[] days = new String[n];
+        String[] currencies = new String[n];
+        long[] totals = new long[n];
+        long[] counts = new long[n];
+        long[] tags = new long[n];
+        int[] groups = new int[n];
+        for (int i = 0; i < n; i++) {
+            StoredRow<MerchantDayKey, DailyTotal> row = rows.get(i);
+            requireOwned(row.keyGroup());
+            merchants[i] = row.key().merchantId();
+            days[i] = row.key().day().toString();
+            currencies[i] = row.key().currency();
+            totals[i] = row.value().totalMinor();
+            counts[i] = row.value().payments();
+            tags[i] = row.barrierTag();
+            groups[i] = row.keyGroup();
+        }
+        session.inTransaction(
+                "Writing " + n + " rows to " + table,
+                c -> {
+                    checkFence(c);
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "INSERT INTO "
+                                            + table
+                                            + " (merchant_id, day, currency, total_minor, payments,"
+                                            + " barrier_tag, key_group, written_at)"
+                                            + " SELECT m, d::date, cur, t, p, tag, g, now()"
+                                            + " FROM unnest(?::text[], ?::text[], ?::text[],"
+                                            + " ?::bigint[], ?::bigint[], ?::bigint[], ?::int[])"
+                                            + " AS u(m, d, cur, t, p, tag, g)"
+                                            + " ON CONFLICT (merchant_id, day, currency) DO UPDATE"
+                                            + " SET total_minor = EXCLUDED.total_minor,"
+                                            + " payments = EXCLUDED.payments,"
+                                            + " barrier_tag = EXCLUDED.barrier_tag,"
+                                            + " key_group = EXCLUDED.key_group,"
+                                            + " written_at = EXCLUDED.written_at")) {
+                        s.setArray(1, c.createArrayOf("text", merchants));
+                        s.setArray(2, c.createArrayOf("text", days));
+                        s.setArray(3, c.createArrayOf("text", currencies));
+                        s.setObject(4, totals);
+                        s.setObject(5, counts);
+                        s.setObject(6, tags);
+                        s.setObject(7, groups);
+                        s.executeUpdate();
+                    }
+                    return null;
+                });
+    }
+
+    @Override
+    public List<MerchantDayKey> keysTaggedSince(long tag) {
+        requireOwner();
+        return session.inTransaction(
+                "Reading the tag index of " + table,
+                c -> {
+                    // Shaped for the (barrier_tag, key_group) index: a range on its first column.
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "SELECT merchant_id, day, currency FROM "
+                                            + table
+                                            + " WHERE barrier_tag >= ? AND key_group BETWEEN ? AND ?")) {
+                        s.setLong(1, tag);
+                        s.setInt(2, span.first());
+                        s.setInt(3, span.last());
+                        List<MerchantDayKey> keys = new ArrayList<>();
+                        try (ResultSet rs = s.executeQuery()) {
+                            while (rs.next()) {
+                                keys.add(
+                                        new MerchantDayKey(
+                                                rs.getString(1),
+                                                rs.getObject(2, LocalDate.class),
+                                                rs.getString(3)));
+                            }
+                        }
+                        return keys;
+                    }
+                });
+    }
+
+    @Override
+    public void delete(Collection<MerchantDayKey> keys) {
+        if (keys.isEmpty()) {
+            return;
+        }
+        int n = keys.size();
+        String[] merchants = new String[n];
+        String[] days = new String[n];
+        String[] currencies = new String[n];
+        int i = 0;
+        for (MerchantDayKey key : keys) {
+            merchants[i] = key.merchantId();
+            days[i] = key.day().toString();
+            currencies[i] = key.currency();
+            i++;
+        }
+        session.inTransaction(
+                "Deleting " + n + " stale rows of " + table,
+                c -> {
+                    checkFence(c);
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "DELETE FROM "
+                                            + table
+                                            + " t USING unnest(?::text[], ?::text[], ?::text[])"
+                                            + " AS u(m, d, cur) WHERE t.merchant_id = u.m"
+                                            + " AND t.day = u.d::date AND t.currency = u.cur"
+                                            + " AND t.key_group BETWEEN ? AND ?")) {
+                        s.setArray(1, c.createArrayOf("text", merchants));
+                        s.setArray(2, c.createArrayOf("text", days));
+                        s.setArray(3, c.createArrayOf("text", currencies));
+                        s.setInt(4, span.first());
+                        s.setInt(5, span.last());
+                        return s.executeUpdate();
+                    }
+                });
+    }
+
+    @Override
+    public boolean hasRows() {
+        requireOwner();
+        return session.inTransaction(
+                "Checking " + table + " for rows in " + span,
+                c -> {
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "SELECT EXISTS (SELECT 1 FROM "
+                                            + table
+                                            + " WHERE key_group BETWEEN ? AND ?)")) {
+                        s.setInt(1, span.first());
+                        s.setInt(2, span.last());
+                        try (ResultSet rs = s.executeQuery()) {
+                            rs.next();
+                            return rs.getBoolean(1);
+                        }
+                    }
+                });
+    }
+
+    @Override
+    public long deleteAll() {
+        requireOwner();
+        return session.inTransaction(
+                "Resetting " + span + " of " + table,
+                c -> {
+                    checkFence(c);
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "DELETE FROM " + table + " WHERE key_group BETWEEN ? AND ?")) {
+                        s.setInt(1, span.first());
+                        s.setInt(2, span.last());
+                        return (long) s.executeUpdate();
+                    }
+                });
+    }
+
+    @Override
+    public String tableName() {
+        return table;
+    }
+
+    @Override
+    public void close() {
+        session.close();
+    }
+
+    /**
+     * Locks this writer's fence rows for the rest of the transaction and fails it unless every one
+     * still carries this writer's token.
+     */
+    private void checkFence(Connection c) throws SQLException {
+        requireOwner();
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT count(*), count(*) FILTER (WHERE owner_token = ?),"
+                                + " max(owner_token), max(owner_task)"
+                                + " FROM (SELECT owner_token, owner_task FROM sink_fences"
+                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ? FOR SHARE) f")) {
+            s.setLong(1, token);
+            s.setString(2, table);
+            s.setInt(3, span.first());
+            s.setInt(4, span.last());
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                long rows = rs.getLong(1);
+                long mine = rs.getLong(2);
+                if (rows != span.size() || mine != rows) {
+                    throw new FencedException(
+                            "Writer with token "
+                                    + token
+                                    + " no longer owns "
+                                    + span
+                                    + " of "
+                                    + table
+                                    + ": taken over by token "
+                                    + rs.getLong(3)
+                                    + " ("
+                                    + rs.getString(4)
+                                    + "); this writer belongs to a failed attempt and stops");
+                }
+            }
+        }
+    }
+
+    private void bindSpan(PreparedStatement s, KeyGroupSpan span) throws SQLException {
+        s.setString(1, table);
+        s.setInt(2, span.first());
+        s.setInt(3, span.last());
+    }
+
+    private void requireOwner() {
+        if (span == null) {
+            throw new IllegalStateException("takeOwnership(...) must come before any other call");
+        }
+    }
+
+    private void requireOwned(int keyGroup) {
+        requireOwner();
+        if (!span.contains(keyGroup)) {
+            throw new IllegalArgumentException(
+                    "Key group " + keyGroup + " is outside this writer's " + span);
+        }
+    }
+}

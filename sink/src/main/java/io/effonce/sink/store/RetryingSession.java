@@ -1,0 +1,114 @@
+package io.effonce.sink.store;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection that runs units of work as transactions. A transaction that fails because the
+ * connection or the server went away is retried on a new connection with a doubling backoff, up to
+ * the retry budget; any other error, and the last retry's, is thrown at once so the task fails and
+ * Flink restores. Retrying is safe because every write is an absolute SET.
+ */
+final class RetryingSession implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetryingSession.class);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+
+    /** Work inside one transaction. */
+    @FunctionalInterface
+    interface Work<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    private final PostgresStoreConfig config;
+    private Connection connection;
+
+    RetryingSession(PostgresStoreConfig config) {
+        this.config = config;
+    }
+
+    <T> T inTransaction(String what, Work<T> work) {
+        long backoff = config.retryBackoff().toMillis();
+        for (int attempt = 0; ; attempt++) {
+            try {
+                Connection c = connection();
+                try {
+                    T result = work.run(c);
+                    c.commit();
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    rollbackQuietly(c);
+                    throw e;
+                }
+            } catch (SQLException e) {
+                if (!SqlErrors.isRetryable(e) || attempt >= config.maxRetries()) {
+                    throw new SinkStoreException(what, config, e, attempt);
+                }
+                LOG.warn(
+                        "{} on {} failed (SQLSTATE {}: {}); reconnecting, retry {} of {} in {} ms",
+                        what,
+                        config,
+                        e.getSQLState(),
+                        e.getMessage(),
+                        attempt + 1,
+                        config.maxRetries(),
+                        backoff);
+                closeQuietly();
+                sleep(backoff);
+                backoff = Math.min(backoff * 2, MAX_BACKOFF.toMillis());
+            }
+        }
+    }
+
+    private Connection connection() throws SQLException {
+        if (connection == null || connection.isClosed()) {
+            Properties props = new Properties();
+            props.setProperty("user", config.user());
+            props.setProperty("password", config.resolvePassword());
+            props.setProperty("ApplicationName", "effonce-sink");
+            props.setProperty("connectTimeout", "10");
+            props.setProperty("socketTimeout", "120");
+            connection = DriverManager.getConnection(config.jdbcUrl(), props);
+            connection.setAutoCommit(false);
+        }
+        return connection;
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException ignored) {
+            // The connection is broken; closing it discards the transaction anyway.
+        }
+    }
+
+    private void closeQuietly() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // Already broken.
+            }
+            connection = null;
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting to retry", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        closeQuietly();
+    }
+}

@@ -1,0 +1,38 @@
+package io.effonce.sink.store;
+
+import java.sql.SQLException;
+
+/** A store operation that failed for good; the task fails and Flink restores it. */
+public final class SinkStoreException extends RuntimeException {
+
+    SinkStoreException(String what, PostgresStoreConfig config, SQLException cause, int retries) {
+        super(
+                what
+                        + " on "
+                        + config
+                        + " failed"
+                        + (retries > 0 ? " after " + retries + " retries" : "")
+                        + " (SQLSTATE "
+                        + cause.getSQLState()
+                        + "): "
+                        + cause.getMessage()
+                        + hint(cause.getSQLState()),
+                cause);
+    }
+
+    private static String hint(String state) {
+        if (state == null) {
+            return "";
+        }
+        if (state.startsWith("28")) {
+            return ". Check the sink's user and password.";
+        }
+        if (state.equals("42501")) {
+            return ". The sink's role lacks a privilege: apply deploy/sql/roles.sql.";
+        }
+        if (state.equals("42P01")) {
+            return ". The table is missing: apply deploy/sql/sink.sql.";
+        }
+        return "";
+    }
+}

@@ -1,0 +1,35 @@
+package io.effonce.sink.store;
+
+import java.sql.SQLException;
+import java.sql.SQLTransientException;
+
+/**
+ * Sorts SQL errors by SQLSTATE into those worth a retry after reconnecting (the connection or the
+ * server went away, a deadlock or serialization conflict) and those that will fail again the same
+ * way (authentication, permissions, constraints, syntax).
+ */
+public final class SqlErrors {
+
+    private SqlErrors() {}
+
+    public static boolean isRetryable(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                String state = sql.getSQLState();
+                if (state != null) {
+                    return state.startsWith("08") // connection exception
+                            || state.equals("57P01") // admin shutdown
+                            || state.equals("57P02") // crash shutdown
+                            || state.equals("57P03") // cannot connect now (starting up)
+                            || state.equals("53300") // too many connections
+                            || state.equals("40001") // serialization failure
+                            || state.equals("40P01"); // deadlock detected
+                }
+                if (sql instanceof SQLTransientException) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,42 @@
+package io.effonce.sink.store;
+
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * The table the flushable sink writes, as one writer sees it. A store is bound to the key-group
+ * range its writer took with {@link #takeOwnership}; every later call acts on that range only and
+ * fails with {@link FencedException}, without committing anything, once another writer has taken
+ * any of those key groups.
+ */
+public interface TotalsStore<K, V> extends AutoCloseable {
+
+    /**
+     * Takes {@code span} for this writer with a new token, bigger than any before; from now on the
+     * previous owners' writes are refused.
+     */
+    Ownership takeOwnership(KeyGroupSpan span, String jobId, String ownerTask);
+
+    /** Writes every row as an absolute SET, in one transaction. */
+    void write(List<StoredRow<K, V>> rows);
+
+    /**
+     * The keys in this writer's range whose barrier tag is {@code tag} or later (the tag index).
+     */
+    List<K> keysTaggedSince(long tag);
+
+    /** Deletes these keys' rows, in one transaction. */
+    void delete(Collection<K> keys);
+
+    /** Whether any row lies in this writer's key-group range. */
+    boolean hasRows();
+
+    /** Deletes every row in this writer's key-group range; returns how many. */
+    long deleteAll();
+
+    /** The table's name, for messages. */
+    String tableName();
+
+    @Override
+    void close();
+}

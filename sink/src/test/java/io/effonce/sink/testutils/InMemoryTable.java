@@ -1,0 +1,43 @@
+package io.effonce.sink.testutils;
+
+import io.effonce.sink.store.StoredRow;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A totals table and its fence in memory, shared by the writers of one test. */
+public final class InMemoryTable<K, V> {
+
+    final Map<K, StoredRow<K, V>> rows = new LinkedHashMap<>();
+    final Map<Integer, Long> fenceTokens = new HashMap<>();
+    final Map<Integer, String> fenceJobs = new HashMap<>();
+    final List<StoredRow<K, V>> writeLog = new ArrayList<>();
+    long lastToken;
+
+    /** The current value of every key, as dashboards would read it. */
+    public synchronized Map<K, V> values() {
+        Map<K, V> values = new LinkedHashMap<>();
+        rows.forEach((k, row) -> values.put(k, row.value()));
+        return values;
+    }
+
+    public synchronized StoredRow<K, V> row(K key) {
+        return rows.get(key);
+    }
+
+    /** Every row written, in order, including overwritten ones. */
+    public synchronized List<StoredRow<K, V>> writeLog() {
+        return List.copyOf(writeLog);
+    }
+
+    public synchronized void clearWriteLog() {
+        writeLog.clear();
+    }
+
+    /** Plants a row as an earlier writer would have left it. */
+    public synchronized void plant(StoredRow<K, V> row) {
+        rows.put(row.key(), row);
+    }
+}

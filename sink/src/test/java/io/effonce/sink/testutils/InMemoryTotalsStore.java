@@ -1,0 +1,121 @@
+package io.effonce.sink.testutils;
+
+import io.effonce.sink.store.FencedException;
+import io.effonce.sink.store.KeyGroupSpan;
+import io.effonce.sink.store.Ownership;
+import io.effonce.sink.store.StoredRow;
+import io.effonce.sink.store.TotalsStore;
+import io.effonce.sink.store.TotalsStoreFactory;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** A {@link TotalsStore} over an {@link InMemoryTable}, with the same fencing rules. */
+public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
+
+    private final InMemoryTable<K, V> table;
+    private KeyGroupSpan span;
+    private long token;
+
+    public InMemoryTotalsStore(InMemoryTable<K, V> table) {
+        this.table = table;
+    }
+
+    /** A factory over one shared table. Not serializable in practice: harness tests only. */
+    public static <K, V> TotalsStoreFactory<K, V> factory(InMemoryTable<K, V> table) {
+        return () -> new InMemoryTotalsStore<>(table);
+    }
+
+    @Override
+    public Ownership takeOwnership(KeyGroupSpan span, String jobId, String ownerTask) {
+        synchronized (table) {
+            Set<String> previous = new HashSet<>();
+            long newToken = ++table.lastToken;
+            for (int g = span.first(); g <= span.last(); g++) {
+                String job = table.fenceJobs.put(g, jobId);
+                if (job != null) {
+                    previous.add(job);
+                }
+                table.fenceTokens.put(g, newToken);
+            }
+            this.span = span;
+            this.token = newToken;
+            return new Ownership(newToken, previous);
+        }
+    }
+
+    @Override
+    public void write(List<StoredRow<K, V>> rows) {
+        synchronized (table) {
+            checkFence();
+            for (StoredRow<K, V> row : rows) {
+                if (!span.contains(row.keyGroup())) {
+                    throw new IllegalArgumentException("key group outside " + span);
+                }
+                table.rows.put(row.key(), row);
+                table.writeLog.add(row);
+            }
+        }
+    }
+
+    @Override
+    public List<K> keysTaggedSince(long tag) {
+        synchronized (table) {
+            List<K> keys = new ArrayList<>();
+            for (StoredRow<K, V> row : table.rows.values()) {
+                if (row.barrierTag() >= tag && span.contains(row.keyGroup())) {
+                    keys.add(row.key());
+                }
+            }
+            return keys;
+        }
+    }
+
+    @Override
+    public void delete(Collection<K> keys) {
+        synchronized (table) {
+            checkFence();
+            for (K key : keys) {
+                StoredRow<K, V> row = table.rows.get(key);
+                if (row != null && span.contains(row.keyGroup())) {
+                    table.rows.remove(key);
+                }
+            }
+        }
+    }
+
+    @Override
+    public boolean hasRows() {
+        synchronized (table) {
+            return table.rows.values().stream().anyMatch(r -> span.contains(r.keyGroup()));
+        }
+    }
+
+    @Override
+    public long deleteAll() {
+        synchronized (table) {
+            checkFence();
+            long before = table.rows.size();
+            table.rows.values().removeIf(r -> span.contains(r.keyGroup()));
+            return before - table.rows.size();
+        }
+    }
+
+    @Override
+    public String tableName() {
+        return "in_memory_totals";
+    }
+
+    @Override
+    public void close() {}
+
+    private void checkFence() {
+        for (int g = span.first(); g <= span.last(); g++) {
+            if (table.fenceTokens.get(g) != token) {
+                throw new FencedException("token " + token + " no longer owns key group " + g);
+            }
+        }
+    }
+}

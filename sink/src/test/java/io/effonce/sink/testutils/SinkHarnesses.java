@@ -1,0 +1,115 @@
+package io.effonce.sink.testutils;
+
+import io.effonce.sink.FlushableSink;
+import io.effonce.sink.SinkChange;
+import io.effonce.sink.store.TotalsStoreFactory;
+import java.time.Duration;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+
+/** Builds, restores and feeds flushable-sink harnesses keyed by String with Long values. */
+public final class SinkHarnesses {
+
+    public static final int MAX_PARALLELISM = 128;
+
+    private SinkHarnesses() {}
+
+    public static FlushableSink.Builder<String, Long> sink(InMemoryTable<String, Long> table) {
+        return FlushableSink.<String, Long>builder()
+                .store(InMemoryTotalsStore.factory(table))
+                .valueType(TypeInformation.of(Long.class))
+                .flushInterval(Duration.ofMillis(200));
+    }
+
+    public static FlushableSink.Builder<String, Long> sink(TotalsStoreFactory<String, Long> store) {
+        return FlushableSink.<String, Long>builder()
+                .store(store)
+                .valueType(TypeInformation.of(Long.class))
+                .flushInterval(Duration.ofMillis(200));
+    }
+
+    public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
+            harness(FlushableSink<String, Long> sink, int parallelism, int subtask)
+                    throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                sink.createOperator(),
+                SinkChange::key,
+                TypeInformation.of(String.class),
+                MAX_PARALLELISM,
+                parallelism,
+                subtask);
+    }
+
+    /** A started harness with no restored state. */
+    public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
+            fresh(FlushableSink<String, Long> sink) throws Exception {
+        var h = harness(sink, 1, 0);
+        h.open();
+        return h;
+    }
+
+    /** A started harness restored from the state of checkpoint {@code checkpointId}. */
+    public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
+            restored(
+                    FlushableSink<String, Long> sink,
+                    OperatorSubtaskState state,
+                    long checkpointId,
+                    int parallelism,
+                    int subtask)
+                    throws Exception {
+        var h = harness(sink, parallelism, subtask);
+        h.setRestoredCheckpointId(checkpointId);
+        h.initializeState(state);
+        h.open();
+        return h;
+    }
+
+    /** Repartitions one snapshot (of any parallelism) for subtask {@code subtask} of {@code to}. */
+    public static OperatorSubtaskState repartition(
+            OperatorSubtaskState merged, int from, int to, int subtask) {
+        return AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                merged, MAX_PARALLELISM, from, to, subtask);
+    }
+
+    public static void upsert(
+            KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void> h,
+            String key,
+            long value)
+            throws Exception {
+        h.processElement(new StreamRecord<>(SinkChange.upsert(key, value)));
+    }
+
+    public static void retire(
+            KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void> h,
+            String key)
+            throws Exception {
+        h.processElement(new StreamRecord<>(SinkChange.retire(key)));
+    }
+
+    /**
+     * A checkpoint as a task runs it: the buffer is written before the barrier, then the state is
+     * snapshotted. (The harness's own {@code snapshot} skips the first step.)
+     */
+    public static OperatorSubtaskState checkpoint(
+            KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void> h,
+            long checkpointId)
+            throws Exception {
+        h.prepareSnapshotPreBarrier(checkpointId);
+        return h.snapshot(checkpointId, checkpointId);
+    }
+
+    /** The key group of a key under the harnesses' max parallelism. */
+    public static int keyGroupOf(String key) {
+        return KeyGroupRangeAssignment.assignToKeyGroup(key, MAX_PARALLELISM);
+    }
+
+    /** The subtask index that owns {@code key} at {@code parallelism}. */
+    public static int subtaskOf(String key, int parallelism) {
+        return KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                key, MAX_PARALLELISM, parallelism);
+    }
+}
