@@ -1,37 +1,68 @@
--- Least-privilege roles. Idempotent: safe to apply twice. Passwords are set by the operator
--- (ALTER ROLE ... PASSWORD), never here; the roles can log in once one is set.
+-- Least-privilege roles. Idempotent: safe to apply twice, and to many databases of one server.
+-- Roles are cluster-wide, grants are per database: apply this file in every database the
+-- components use. It needs a superuser (REPLICATION can only be granted by one).
+-- Passwords are set by the operator (ALTER ROLE ... PASSWORD), never here; the roles can log
+-- in once one is set (or wherever pg_hba.conf trusts them).
+
+DO $$
+DECLARE
+  r text;
+BEGIN
+  FOREACH r IN ARRAY ARRAY['effonce_relay', 'effonce_sink', 'effonce_dashboard'] LOOP
+    BEGIN
+      EXECUTE format('CREATE ROLE %I LOGIN', r);
+    EXCEPTION WHEN duplicate_object OR unique_violation THEN
+      NULL;  -- exists already, perhaps created at the same moment by another database's apply
+    END;
+  END LOOP;
+END
+$$;
+
+-- Attributes are enforced on every apply, so a role created by hand with more power is cut back.
+ALTER ROLE effonce_relay LOGIN REPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
+ALTER ROLE effonce_sink LOGIN NOREPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
+ALTER ROLE effonce_dashboard LOGIN NOREPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
+
+-- Nobody gets anything by default through PUBLIC, and nobody creates objects in public.
+REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM PUBLIC;
+REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+
+-- Start from nothing, so a grant removed from this file is also removed from the database.
+REVOKE ALL ON ALL TABLES IN SCHEMA public FROM effonce_relay, effonce_sink, effonce_dashboard;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM effonce_relay, effonce_sink, effonce_dashboard;
 
 DO $$
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'effonce_relay') THEN
-    CREATE ROLE effonce_relay LOGIN REPLICATION;
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'effonce_sink') THEN
-    CREATE ROLE effonce_sink LOGIN;
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'effonce_dashboard') THEN
-    CREATE ROLE effonce_dashboard LOGIN;
+  EXECUTE format('GRANT CONNECT ON DATABASE %I TO effonce_relay, effonce_sink, effonce_dashboard',
+                 current_database());
+END
+$$;
+GRANT USAGE ON SCHEMA public TO effonce_relay, effonce_sink, effonce_dashboard;
+
+-- The relay: logical decoding of payments. REPLICATION lets it create its slot and stream;
+-- SELECT lets it take the initial snapshot. Creating a publication needs ownership of the
+-- table, so the publication is created here and the relay uses it as it is (Debezium:
+-- publication.name=effonce_payments, publication.autocreate.mode=disabled).
+GRANT SELECT ON payments TO effonce_relay;
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = 'effonce_payments') THEN
+    CREATE PUBLICATION effonce_payments FOR TABLE payments;
   END IF;
 END
 $$;
 
--- Nobody gets anything by default through PUBLIC.
-REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC;
-REVOKE CREATE ON SCHEMA public FROM PUBLIC;
-
--- The relay: logical replication of payments (pgoutput needs SELECT for the initial snapshot
--- and a publication it may create for the table).
-GRANT USAGE ON SCHEMA public TO effonce_relay;
-GRANT SELECT ON payments TO effonce_relay;
-
--- The job's sink: write the sink tables only.
-GRANT USAGE ON SCHEMA public TO effonce_sink;
+-- The job's sink: writes the sink tables only, never reads the ledger.
+--   merchant_daily_totals: absolute upserts, the flush reads the tag index and deletes stale keys;
+--   late_events, dead_letters: insert-if-absent by natural key (and read back for the recount);
+--   sink_fences: take key groups (upsert), check them FOR SHARE (needs UPDATE), reset (DELETE);
+--   sink_fence_token: nextval for a new owner token.
 GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals TO effonce_sink;
 GRANT SELECT, INSERT ON late_events TO effonce_sink;
 GRANT SELECT, INSERT ON dead_letters TO effonce_sink;
-GRANT SELECT, INSERT, UPDATE ON sink_fences TO effonce_sink;
+GRANT SELECT, INSERT, UPDATE, DELETE ON sink_fences TO effonce_sink;
 GRANT USAGE, SELECT ON SEQUENCE sink_fence_token TO effonce_sink;
 
 -- Dashboards: read the totals, nothing else.
-GRANT USAGE ON SCHEMA public TO effonce_dashboard;
 GRANT SELECT ON merchant_daily_totals TO effonce_dashboard;
