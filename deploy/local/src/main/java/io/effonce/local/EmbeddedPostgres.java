@@ -29,8 +29,16 @@ public final class EmbeddedPostgres implements AutoCloseable {
 
     /** Starts a server with its data in a new temporary directory, on a free port. */
     public static EmbeddedPostgres start() {
+        return start(0);
+    }
+
+    /**
+     * Starts a server with its data in a new temporary directory (deleted on close), on {@code
+     * port} or a free one if 0.
+     */
+    public static EmbeddedPostgres start(int port) {
         try {
-            return start(Files.createTempDirectory("effonce-pg-"), true, 0);
+            return start(Files.createTempDirectory("effonce-pg-"), true, port);
         } catch (IOException e) {
             throw StartupFailure.explain(SERVICE, Path.of(System.getProperty("java.io.tmpdir")), e);
         }

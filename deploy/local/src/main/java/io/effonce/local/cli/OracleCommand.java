@@ -1,0 +1,62 @@
+package io.effonce.local.cli;
+
+import io.effonce.local.LocalCli;
+import io.effonce.local.oracle.Comparison;
+import io.effonce.local.oracle.LedgerOracle;
+import java.io.PrintWriter;
+import java.time.ZoneId;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code oracle}: compares merchant_daily_totals with the ledger; exit 1 on any difference. */
+@Command(
+        name = "oracle",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Computes the expected totals per (merchant, day, currency) from the ledger's SUCCEEDED"
+                    + " payments and compares them with merchant_daily_totals. Prints every"
+                    + " missing, extra and wrong key (up to 20 lines) with both values; exits 1"
+                    + " when there is any difference."
+        })
+public final class OracleCommand implements Callable<Integer> {
+
+    @ParentCommand private LocalCli parent;
+    @Spec private CommandSpec spec;
+
+    @Option(
+            names = "--zone",
+            paramLabel = "ZONE",
+            defaultValue = "UTC",
+            description =
+                    "Zone whose dates are the days, as the job's (default: ${DEFAULT-VALUE}).")
+    private ZoneId zone;
+
+    @Option(
+            names = "--include-late",
+            description =
+                    "Add late_events to the sink's totals before comparing (the invariant after a"
+                            + " batch recount: sink + late = ledger).")
+    private boolean includeLate;
+
+    @Option(
+            names = "--show-ledger",
+            description = "Also print the ledger's totals, one merchant-day a line.")
+    private boolean showLedger;
+
+    @Override
+    public Integer call() {
+        LedgerOracle oracle = new LedgerOracle(parent.database(), zone);
+        PrintWriter out = spec.commandLine().getOut();
+        if (showLedger) {
+            oracle.ledgerTotals().forEach((key, total) -> out.println(key + "  " + total));
+        }
+        Comparison comparison =
+                includeLate ? oracle.compareWithSinkAndLate() : oracle.compareWithSink();
+        out.println(comparison.summary());
+        return comparison.matches() ? 0 : LocalCli.DIFFERENCES;
+    }
+}

@@ -1,0 +1,66 @@
+package io.effonce.local.cli;
+
+import io.effonce.local.EmbeddedPostgres;
+import io.effonce.local.PostgresEndpoint;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code postgres}: runs an embedded PostgreSQL until interrupted, for trying the tools. */
+@Command(
+        name = "postgres",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Starts an embedded PostgreSQL (wal_level=logical) on 127.0.0.1, prints the"
+                    + " environment to reach it and runs until Ctrl-C."
+        })
+public final class PostgresCommand implements Callable<Integer> {
+
+    @Spec private CommandSpec spec;
+
+    @Option(
+            names = "--port",
+            paramLabel = "PORT",
+            defaultValue = "54329",
+            description = "Port to listen on, 0 for a free one (default: ${DEFAULT-VALUE}).")
+    private int port;
+
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            description =
+                    "Data directory, kept after stop so a restart finds the data (default: a"
+                            + " temporary directory, deleted on stop).")
+    private Path dataDir;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        EmbeddedPostgres server =
+                dataDir == null
+                        ? EmbeddedPostgres.start(port)
+                        : EmbeddedPostgres.start(dataDir, port);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    server.close();
+                                    stopped.countDown();
+                                }));
+        PostgresEndpoint admin = server.endpoint();
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("PostgreSQL is up. In another shell:");
+        out.println("  export EFFONCE_PG_URL=" + admin.jdbcUrl());
+        out.println("  export EFFONCE_PG_USER=" + admin.user());
+        out.println("  export EFFONCE_PG_PASSWORD=" + admin.password());
+        out.println("Ctrl-C stops it.");
+        out.flush();
+        stopped.await();
+        return 0;
+    }
+}
