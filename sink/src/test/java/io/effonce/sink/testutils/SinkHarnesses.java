@@ -35,10 +35,17 @@ public final class SinkHarnesses {
     public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
             harness(FlushableSink<String, Long> sink, int parallelism, int subtask)
                     throws Exception {
+        return harness(sink, TypeInformation.of(String.class), parallelism, subtask);
+    }
+
+    /** A harness for any key type; the key type's hash decides key groups as in a job. */
+    public static <K, V> KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> harness(
+            FlushableSink<K, V> sink, TypeInformation<K> keyType, int parallelism, int subtask)
+            throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(
                 sink.createOperator(),
                 SinkChange::key,
-                TypeInformation.of(String.class),
+                keyType,
                 MAX_PARALLELISM,
                 parallelism,
                 subtask);
@@ -94,9 +101,8 @@ public final class SinkHarnesses {
      * A checkpoint as a task runs it: the buffer is written before the barrier, then the state is
      * snapshotted. (The harness's own {@code snapshot} skips the first step.)
      */
-    public static OperatorSubtaskState checkpoint(
-            KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void> h,
-            long checkpointId)
+    public static <K, V> OperatorSubtaskState checkpoint(
+            KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> h, long checkpointId)
             throws Exception {
         h.prepareSnapshotPreBarrier(checkpointId);
         return h.snapshot(checkpointId, checkpointId);

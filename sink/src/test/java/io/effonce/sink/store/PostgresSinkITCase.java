@@ -1,0 +1,146 @@
+package io.effonce.sink.store;
+
+import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
+import static io.effonce.sink.testutils.SinkHarnesses.harness;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.sink.FlushableSink;
+import io.effonce.sink.SinkChange;
+import io.effonce.sink.testutils.TotalsTable;
+import java.time.LocalDate;
+import java.util.Map;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The sink's restore flush and fresh-start rule against a real PostgreSQL. */
+@ExtendWith(PostgresExtension.class)
+class PostgresSinkITCase {
+
+    private static final LocalDate DAY = LocalDate.of(2026, 11, 29);
+    private static final MerchantDayKey M1 = new MerchantDayKey("m1", DAY, "EUR");
+    private static final MerchantDayKey M2 = new MerchantDayKey("m2", DAY, "EUR");
+    private static final long C = 7;
+
+    private TotalsTable table;
+    private PostgresStoreConfig config;
+
+    @BeforeEach
+    void emptyTable(PostgresEndpoint db) {
+        table = new TotalsTable(db);
+        table.truncate();
+        config =
+                PostgresStoreConfig.of(
+                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+    }
+
+    @Test
+    void seedTraceAgainstPostgresM2IsDeletedAndM1EndsAt15000() throws Exception {
+        OperatorSubtaskState checkpointC;
+        try (var v1 = open(sink().build())) {
+            upsert(v1, M1, 12_000, 4);
+            checkpointC = checkpoint(v1, C);
+            upsert(v1, M1, 15_000, 5);
+            upsert(v1, M2, 500, 1);
+            v1.prepareSnapshotPreBarrier(C + 1);
+            assertThat(table.totals()).containsEntry(M1, 15_000L).containsEntry(M2, 500L);
+            assertThat(table.tagOf(M2)).isEqualTo(C);
+        }
+        try (var v2 = restore(sink().build(), checkpointC)) {
+            assertThat(table.totals()).containsExactly(Map.entry(M1, 12_000L));
+            assertThat(table.tagOf(M1)).isEqualTo(C);
+            upsert(v2, M1, 15_000, 5);
+            v2.prepareSnapshotPreBarrier(C + 1);
+            assertThat(table.totals()).containsExactly(Map.entry(M1, 15_000L));
+        }
+    }
+
+    @Test
+    void withoutTheDeleteStepM2StaysInPostgres() throws Exception {
+        OperatorSubtaskState checkpointC;
+        try (var v1 = open(sink().build())) {
+            upsert(v1, M1, 12_000, 4);
+            checkpointC = checkpoint(v1, C);
+            upsert(v1, M2, 500, 1);
+            v1.prepareSnapshotPreBarrier(C + 1);
+        }
+        try (var v2 = restore(sink().withoutStaleDeletionForTesting().build(), checkpointC)) {
+            assertThat(table.totals()).containsEntry(M2, 500L);
+        }
+    }
+
+    @Test
+    void aFreshStartOnANonEmptyTableIsRefused() throws Exception {
+        try (var first = open(sink().build())) {
+            upsert(first, M1, 1, 1);
+            first.prepareSnapshotPreBarrier(1);
+        }
+        assertThatThrownBy(() -> open(sink().build()))
+                .hasMessageContaining("merchant_daily_totals")
+                .hasMessageContaining("sink.reset-on-fresh-start");
+        try (var reset = open(sink().resetOnFreshStart(true).build())) {
+            assertThat(table.totals()).isEmpty();
+        }
+    }
+
+    @Test
+    void aFlushDeletesOnlyInItsOwnKeyGroups() {
+        // Two writers of one table, as two subtasks: each deletes only what lies in its range.
+        KeyGroupSpan low = new KeyGroupSpan(0, 63);
+        KeyGroupSpan high = new KeyGroupSpan(64, 127);
+        try (var a = new PostgresTotalsStore(config);
+                var b = new PostgresTotalsStore(config)) {
+            a.takeOwnership(low, "job", "a");
+            b.takeOwnership(high, "job", "b");
+            a.write(java.util.List.of(new StoredRow<>(M1, new DailyTotal(1, 1), 10, C)));
+            b.write(java.util.List.of(new StoredRow<>(M2, new DailyTotal(2, 1), 100, C)));
+            assertThat(a.keysTaggedSince(C)).containsExactly(M1);
+            a.delete(java.util.List.of(M1, M2));
+            assertThat(table.totals()).containsExactly(Map.entry(M2, 2L));
+        }
+    }
+
+    private FlushableSink.Builder<MerchantDayKey, DailyTotal> sink() {
+        return FlushableSink.<MerchantDayKey, DailyTotal>builder()
+                .store(PostgresTotalsStore.factory(config))
+                .valueType(TypeInformation.of(DailyTotal.class));
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
+            open(FlushableSink<MerchantDayKey, DailyTotal> sink) throws Exception {
+        var h = harness(sink, TypeInformation.of(MerchantDayKey.class), 1, 0);
+        h.open();
+        return h;
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
+            restore(FlushableSink<MerchantDayKey, DailyTotal> sink, OperatorSubtaskState state)
+                    throws Exception {
+        var h = harness(sink, TypeInformation.of(MerchantDayKey.class), 1, 0);
+        h.setRestoredCheckpointId(C);
+        h.initializeState(state);
+        h.open();
+        return h;
+    }
+
+    private static void upsert(
+            KeyedOneInputStreamOperatorTestHarness<
+                            MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
+                    h,
+            MerchantDayKey key,
+            long total,
+            long payments)
+            throws Exception {
+        h.processElement(
+                new StreamRecord<>(SinkChange.upsert(key, new DailyTotal(total, payments))));
+    }
+}

@@ -1,0 +1,77 @@
+package io.effonce.sink.testutils;
+
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.sink.store.MerchantDayKey;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.LocalDate;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Reads {@code merchant_daily_totals} in tests, as a dashboard would. */
+public final class TotalsTable {
+
+    private final PostgresEndpoint db;
+
+    public TotalsTable(PostgresEndpoint db) {
+        this.db = db;
+    }
+
+    public void truncate() {
+        execute("TRUNCATE merchant_daily_totals, sink_fences");
+    }
+
+    /** total_minor of every key. */
+    public Map<MerchantDayKey, Long> totals() {
+        Map<MerchantDayKey, Long> totals =
+                new TreeMap<>(java.util.Comparator.comparing(MerchantDayKey::toString));
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT merchant_id, day, currency, total_minor"
+                                        + " FROM merchant_daily_totals")) {
+            while (rs.next()) {
+                totals.put(
+                        new MerchantDayKey(
+                                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
+                        rs.getLong(4));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return totals;
+    }
+
+    public long tagOf(MerchantDayKey key) {
+        try (Connection c = db.connect();
+                PreparedStatement s =
+                        c.prepareStatement(
+                                "SELECT barrier_tag FROM merchant_daily_totals"
+                                        + " WHERE merchant_id = ? AND day = ? AND currency = ?")) {
+            s.setString(1, key.merchantId());
+            s.setObject(2, key.day());
+            s.setString(3, key.currency());
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    throw new AssertionError("no row for " + key);
+                }
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public void execute(String sql) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
