@@ -1,0 +1,85 @@
+package io.effonce.sink.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.sink.testutils.TotalsTable;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** A writer whose key groups were taken over cannot commit, even while it races the takeover. */
+@ExtendWith(PostgresExtension.class)
+class PostgresFencingITCase {
+
+    private static final KeyGroupSpan SPAN = new KeyGroupSpan(0, 127);
+    private static final int KEYS = 50;
+
+    @Test
+    void aZombieWriterRacingTheTakeoverNeverCommitsAfterIt(PostgresEndpoint db) throws Exception {
+        TotalsTable table = new TotalsTable(db);
+        table.truncate();
+        PostgresStoreConfig config =
+                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+
+        PostgresTotalsStore zombie = new PostgresTotalsStore(config);
+        zombie.takeOwnership(SPAN, "job-1", "attempt 0");
+        AtomicLong lastCommitted = new AtomicLong();
+        AtomicReference<Throwable> zombieFailure = new AtomicReference<>();
+        CompletableFuture<Void> zombieLoop =
+                CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                for (long v = 1; ; v++) {
+                                    zombie.write(rows(v));
+                                    lastCommitted.set(v);
+                                }
+                            } catch (Throwable t) {
+                                zombieFailure.set(t);
+                            }
+                        });
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> lastCommitted.get() >= 20);
+        Map<MerchantDayKey, Long> atTakeover;
+        try (PostgresTotalsStore successor = new PostgresTotalsStore(config)) {
+            Ownership ownership = successor.takeOwnership(SPAN, "job-1", "attempt 1");
+            atTakeover = table.totals();
+            assertThat(ownership.previousJobs()).containsExactly("job-1");
+
+            await().atMost(Duration.ofSeconds(30)).until(zombieLoop::isDone);
+            assertThat(zombieFailure.get()).isInstanceOf(FencedException.class);
+            assertThat(table.totals()).as("nothing the zombie wrote landed after the takeover")
+                    .isEqualTo(atTakeover);
+            assertThat(atTakeover.values()).allMatch(v -> v <= lastCommitted.get() * KEYS + KEYS);
+
+            successor.write(rows(1_000_000));
+            assertThat(table.totals().values()).allMatch(v -> v >= 1_000_000L * KEYS);
+        } finally {
+            zombie.close();
+        }
+    }
+
+    private static List<StoredRow<MerchantDayKey, DailyTotal>> rows(long version) {
+        List<StoredRow<MerchantDayKey, DailyTotal>> rows = new ArrayList<>();
+        for (int k = 0; k < KEYS; k++) {
+            MerchantDayKey key = new MerchantDayKey("m" + k, LocalDate.of(2026, 11, 29), "EUR");
+            rows.add(
+                    new StoredRow<>(
+                            key,
+                            new DailyTotal(version * KEYS + k, version),
+                            org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignToKeyGroup(
+                                    key, 128),
+                            1));
+        }
+        return rows;
+    }
+}

@@ -1,0 +1,67 @@
+package io.effonce.sink.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.local.EmbeddedPostgres;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.sink.testutils.TotalsTable;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** PostgreSQL restarts while the sink writes: every acknowledged write is there afterwards. */
+@ExtendWith(PostgresExtension.class)
+class PostgresRestartITCase {
+
+    @Test
+    void aDatabaseRestartDuringWritesLosesNoAcknowledgedWrite(
+            PostgresEndpoint db, EmbeddedPostgres server) throws Exception {
+        TotalsTable table = new TotalsTable(db);
+        table.truncate();
+        PostgresStoreConfig config =
+                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
+                        .withRetries(8, Duration.ofMillis(100));
+        Map<MerchantDayKey, Long> acknowledged = new ConcurrentHashMap<>();
+        AtomicBoolean stop = new AtomicBoolean();
+
+        try (PostgresTotalsStore store = new PostgresTotalsStore(config)) {
+            store.takeOwnership(new KeyGroupSpan(0, 127), "job", "writer");
+            CompletableFuture<Void> writer =
+                    CompletableFuture.runAsync(
+                            () -> {
+                                for (long i = 0; !stop.get(); i++) {
+                                    MerchantDayKey key =
+                                            new MerchantDayKey("m" + i, LocalDate.of(2026, 11, 29), "EUR");
+                                    store.write(
+                                            List.of(
+                                                    new StoredRow<>(
+                                                            key,
+                                                            new DailyTotal(i, 1),
+                                                            KeyGroupRangeAssignment.assignToKeyGroup(
+                                                                    key, 128),
+                                                            1)));
+                                    acknowledged.put(key, i);
+                                }
+                            });
+            await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() >= 200);
+            server.restart();
+            int afterRestart = acknowledged.size();
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> acknowledged.size() >= afterRestart + 200 || writer.isDone());
+            stop.set(true);
+            writer.join(); // rethrows if a write failed for good
+        }
+        Map<MerchantDayKey, Long> stored = table.totals();
+        assertThat(stored).containsAllEntriesOf(acknowledged);
+        assertThat(acknowledged.size()).isGreaterThan(400);
+    }
+}
