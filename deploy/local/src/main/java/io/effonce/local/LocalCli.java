@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
 @Command(
         name = "effonce-local",
         mixinStandardHelpOptions = true,
+        version = "effonce-local 0.1.0-SNAPSHOT",
         description =
                 "Local tools of effonce: schema, ledger workload, oracle, embedded PostgreSQL.",
         subcommands = {

@@ -16,6 +16,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "oracle",
         mixinStandardHelpOptions = true,
+        version = "effonce-local 0.1.0-SNAPSHOT",
         description = {
             "Computes the expected totals per (merchant, day, currency) from the ledger's SUCCEEDED"
                     + " payments and compares them with merchant_daily_totals. Prints every"

@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "postgres",
         mixinStandardHelpOptions = true,
+        version = "effonce-local 0.1.0-SNAPSHOT",
         description = {
             "Starts an embedded PostgreSQL (wal_level=logical) on 127.0.0.1, prints the"
                     + " environment to reach it and runs until Ctrl-C."

@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "schema",
         mixinStandardHelpOptions = true,
+        version = "effonce-local 0.1.0-SNAPSHOT",
         description = {
             "Applies deploy/sql (ledger.sql, sink.sql, roles.sql) to the database named by"
                     + " EFFONCE_PG_URL. Idempotent: safe to run again. roles.sql needs a superuser."

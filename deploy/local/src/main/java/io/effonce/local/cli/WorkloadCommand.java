@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "workload",
         mixinStandardHelpOptions = true,
+        version = "effonce-local 0.1.0-SNAPSHOT",
         sortOptions = false,
         description = {
             "Writes payments into the payments table the way the payment API would: a PENDING row"
@@ -129,7 +130,8 @@ public final class WorkloadCommand implements Callable<Integer> {
             names = "--zone",
             paramLabel = "ZONE",
             defaultValue = "UTC",
-            description = "Zone of the days in the printed summary (default: ${DEFAULT-VALUE}).")
+            description =
+                    "Zone whose dates the run's record of successes uses, as the oracle's --zone (default: ${DEFAULT-VALUE}).")
     private ZoneId zone;
 
     @Option(
