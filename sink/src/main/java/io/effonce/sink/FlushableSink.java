@@ -8,6 +8,7 @@ import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
@@ -41,10 +42,14 @@ public final class FlushableSink<K, V> {
         return new FlushableSinkOperator<>(storeFactory, valueType, settings);
     }
 
-    /** Adds the sink to {@code changes} with a stable uid, so savepoints find its state. */
+    /**
+     * Keys {@code changes} by their key and adds the sink with a stable uid, so savepoints find its
+     * state.
+     */
     public SingleOutputStreamOperator<Void> writeFrom(
-            KeyedStream<SinkChange<K, V>, K> changes, String uid) {
-        return changes.transform("flushable-sink", Types.VOID, createOperator())
+            DataStream<SinkChange<K, V>> changes, TypeInformation<K> keyType, String uid) {
+        KeyedStream<SinkChange<K, V>, K> keyed = changes.keyBy(SinkChange::key, keyType);
+        return keyed.transform("flushable-sink", Types.VOID, createOperator())
                 .uid(uid)
                 .name("Flushable sink: " + uid);
     }

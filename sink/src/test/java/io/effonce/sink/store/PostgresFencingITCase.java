@@ -29,7 +29,8 @@ class PostgresFencingITCase {
         TotalsTable table = new TotalsTable(db);
         table.truncate();
         PostgresStoreConfig config =
-                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+                PostgresStoreConfig.of(
+                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
 
         PostgresTotalsStore zombie = new PostgresTotalsStore(config);
         zombie.takeOwnership(SPAN, "job-1", "attempt 0");
@@ -57,7 +58,8 @@ class PostgresFencingITCase {
 
             await().atMost(Duration.ofSeconds(30)).until(zombieLoop::isDone);
             assertThat(zombieFailure.get()).isInstanceOf(FencedException.class);
-            assertThat(table.totals()).as("nothing the zombie wrote landed after the takeover")
+            assertThat(table.totals())
+                    .as("nothing the zombie wrote landed after the takeover")
                     .isEqualTo(atTakeover);
             assertThat(atTakeover.values()).allMatch(v -> v <= lastCommitted.get() * KEYS + KEYS);
 

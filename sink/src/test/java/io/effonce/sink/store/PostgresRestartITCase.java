@@ -28,7 +28,8 @@ class PostgresRestartITCase {
         TotalsTable table = new TotalsTable(db);
         table.truncate();
         PostgresStoreConfig config =
-                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
+                PostgresStoreConfig.of(
+                                db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
                         .withRetries(8, Duration.ofMillis(100));
         Map<MerchantDayKey, Long> acknowledged = new ConcurrentHashMap<>();
         AtomicBoolean stop = new AtomicBoolean();
@@ -40,14 +41,15 @@ class PostgresRestartITCase {
                             () -> {
                                 for (long i = 0; !stop.get(); i++) {
                                     MerchantDayKey key =
-                                            new MerchantDayKey("m" + i, LocalDate.of(2026, 11, 29), "EUR");
+                                            new MerchantDayKey(
+                                                    "m" + i, LocalDate.of(2026, 11, 29), "EUR");
                                     store.write(
                                             List.of(
                                                     new StoredRow<>(
                                                             key,
                                                             new DailyTotal(i, 1),
-                                                            KeyGroupRangeAssignment.assignToKeyGroup(
-                                                                    key, 128),
+                                                            KeyGroupRangeAssignment
+                                                                    .assignToKeyGroup(key, 128),
                                                             1)));
                                     acknowledged.put(key, i);
                                 }

@@ -1,0 +1,129 @@
+package io.effonce.sink.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.sink.FlushableSink;
+import io.effonce.sink.SinkChange;
+import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.testutils.RunningTotals;
+import io.effonce.sink.testutils.TestPayment;
+import io.effonce.sink.testutils.TotalsTable;
+import java.time.Duration;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeHint;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A keyed pipeline into the flushable sink on a MiniCluster; a task manager is terminated several
+ * times mid-run. Each restore flushes, the replay rewrites, and the table ends equal to the totals.
+ */
+@ExtendWith(PostgresExtension.class)
+class FlushableSinkFailoverITCase {
+
+    private static final long PAYMENTS = 12_000;
+    private static final int KILLS = 3;
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @Test
+    void totalsAreExactAfterTaskManagersAreTerminatedMidRun(
+            PostgresEndpoint db, @InjectMiniCluster MiniCluster cluster) throws Exception {
+        TotalsTable table = new TotalsTable(db);
+        table.truncate();
+
+        JobClient job = pipeline(db).executeAsync("flushable-sink-failover");
+        JobID id = job.getJobID();
+        for (int kill = 0; kill < KILLS; kill++) {
+            long before = completedCheckpoints(cluster, id);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> completedCheckpoints(cluster, id) >= before + 2);
+            cluster.terminateTaskManager(kill).get();
+            cluster.startTaskManager();
+        }
+        job.getJobExecutionResult().get();
+
+        assertThat(table.totals()).isEqualTo(TestPayment.expectedTotals(PAYMENTS));
+        assertThat(restores(cluster, id)).isGreaterThanOrEqualTo(KILLS);
+    }
+
+    private static StreamExecutionEnvironment pipeline(PostgresEndpoint db) {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.setMaxParallelism(128);
+        env.enableCheckpointing(200);
+
+        DataGeneratorSource<TestPayment> source =
+                new DataGeneratorSource<>(
+                        TestPayment::of,
+                        PAYMENTS,
+                        RateLimiterStrategy.perSecond(2_000),
+                        TypeInformation.of(TestPayment.class));
+        FlushableSink<MerchantDayKey, DailyTotal> sink =
+                FlushableSink.<MerchantDayKey, DailyTotal>builder()
+                        .store(
+                                PostgresTotalsStore.factory(
+                                        PostgresStoreConfig.of(
+                                                db.jdbcUrl(),
+                                                db.user(),
+                                                db.password(),
+                                                "merchant_daily_totals")))
+                        .valueType(TypeInformation.of(DailyTotal.class))
+                        .build();
+
+        var changes =
+                env.fromSource(source, WatermarkStrategy.noWatermarks(), "payments")
+                        .uid("payments")
+                        .keyBy(TestPayment::key, TypeInformation.of(MerchantDayKey.class))
+                        .process(new RunningTotals())
+                        .uid("running-totals")
+                        .returns(new TypeHint<SinkChange<MerchantDayKey, DailyTotal>>() {});
+        sink.writeFrom(changes, TypeInformation.of(MerchantDayKey.class), "totals-sink");
+        return env;
+    }
+
+    private static long completedCheckpoints(MiniCluster cluster, JobID id) throws Exception {
+        return cluster.getExecutionGraph(id)
+                .get()
+                .getCheckpointStatsSnapshot()
+                .getCounts()
+                .getNumberOfCompletedCheckpoints();
+    }
+
+    private static long restores(MiniCluster cluster, JobID id) throws Exception {
+        return cluster.getExecutionGraph(id)
+                .get()
+                .getCheckpointStatsSnapshot()
+                .getCounts()
+                .getNumberOfRestoredCheckpoints();
+    }
+}
