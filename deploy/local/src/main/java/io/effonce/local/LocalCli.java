@@ -32,11 +32,11 @@ import picocli.CommandLine.Command;
         footer = {
             "",
             "Environment:",
-            "  EFFONCE_PG_URL            JDBC URL of the database, e.g."
-                    + " jdbc:postgresql://127.0.0.1:5432/postgres",
+            "  EFFONCE_PG_URL            JDBC URL of the database,",
+            "                            e.g. jdbc:postgresql://127.0.0.1:54329/postgres",
             "  EFFONCE_PG_USER           user (default postgres)",
-            "  EFFONCE_PG_PASSWORD       password, or EFFONCE_PG_PASSWORD_FILE naming a file whose"
-                    + " first line is it",
+            "  EFFONCE_PG_PASSWORD       password; or EFFONCE_PG_PASSWORD_FILE, a file",
+            "                            whose first line is the password",
             "Exit codes: 0 success, 1 the oracle found differences, 2 usage or runtime error."
         })
 public final class LocalCli implements Runnable {

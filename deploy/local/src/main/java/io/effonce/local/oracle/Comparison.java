@@ -80,7 +80,7 @@ public record Comparison(int keys, List<Difference> differences) {
         StringBuilder s =
                 new StringBuilder(
                         String.format(
-                                "%,d merchant-days, %,d differences (%d missing, %d extra, %d"
+                                "%,d merchant-days, %,d differences (%,d missing, %,d extra, %,d"
                                         + " wrong)",
                                 keys,
                                 differences.size(),

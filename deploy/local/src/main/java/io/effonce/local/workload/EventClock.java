@@ -2,6 +2,7 @@ package io.effonce.local.workload;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -50,8 +51,15 @@ public final class EventClock {
         return new EventClock(start, 0, stepPerPayment, System::nanoTime);
     }
 
-    /** The event time now, when {@code paymentsStarted} payments have been started. */
+    /**
+     * The event time now, when {@code paymentsStarted} payments have been started, in whole
+     * microseconds: PostgreSQL's precision, so the day of an instant is the same in Java and SQL.
+     */
     public synchronized Instant now(long paymentsStarted) {
+        return raw(paymentsStarted).truncatedTo(ChronoUnit.MICROS);
+    }
+
+    private Instant raw(long paymentsStarted) {
         if (stepPerPayment != null) {
             return start.plus(stepPerPayment.multipliedBy(paymentsStarted));
         }

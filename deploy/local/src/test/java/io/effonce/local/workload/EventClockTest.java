@@ -28,6 +28,9 @@ class EventClockTest {
         nanos.addAndGet(Duration.ofSeconds(24).toNanos());
         // One wall second is an event hour: 24 seconds cross a day.
         assertThat(clock.now(123)).isEqualTo(START.plus(Duration.ofDays(1)));
+        // Whole microseconds, as PostgreSQL stores them: the day is the same on both sides.
+        nanos.addAndGet(1);
+        assertThat(clock.now(124)).isEqualTo(START.plus(Duration.ofDays(1)).plusNanos(3_000));
     }
 
     @Test
