@@ -30,12 +30,20 @@ public final class RestoreFlush<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RestoreFlush.class);
 
+    /**
+     * Restored keys are SET in batches of at least this many rows: the flush holds up the whole
+     * subtask, so it trades the live path's small batches for fewer, larger statements.
+     */
+    static final int MIN_FLUSH_BATCH = 10_000;
+
     private final TotalsStore<K, V> store;
     private final ToIntFunction<K> keyGroupOf;
     private final int batchSize;
     private final boolean deleteStale;
 
     /**
+     * @param batchSize the live path's batch size; the flush uses at least {@link
+     *     #MIN_FLUSH_BATCH}
      * @param deleteStale {@code false} skips step 3; only for tests that show why it exists
      */
     public RestoreFlush(
@@ -45,7 +53,7 @@ public final class RestoreFlush<K, V> {
             boolean deleteStale) {
         this.store = store;
         this.keyGroupOf = keyGroupOf;
-        this.batchSize = batchSize;
+        this.batchSize = Math.max(batchSize, MIN_FLUSH_BATCH);
         this.deleteStale = deleteStale;
     }
 
