@@ -1,0 +1,57 @@
+package io.effonce.cdc;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Logs the relay's position, events per second and lag at a fixed interval. */
+final class HealthLog implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HealthLog.class);
+
+    private final RelayMetrics metrics;
+    private final ScheduledExecutorService timer;
+    private long lastChanges;
+    private long lastAtNanos = System.nanoTime();
+
+    HealthLog(RelayMetrics metrics, Duration interval) {
+        this.metrics = metrics;
+        this.timer =
+                Executors.newSingleThreadScheduledExecutor(
+                        r -> {
+                            Thread t = new Thread(r, "relay-health");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        long ms = interval.toMillis();
+        timer.scheduleAtFixedRate(this::log, ms, ms, TimeUnit.MILLISECONDS);
+    }
+
+    private void log() {
+        long now = System.nanoTime();
+        long changes = metrics.changesPublished();
+        double seconds = Math.max(1e-9, (now - lastAtNanos) / 1e9);
+        double rate = (changes - lastChanges) / seconds;
+        lastChanges = changes;
+        lastAtNanos = now;
+        long sourceTs = metrics.lastSourceTsMs();
+        long ackedAt = metrics.lastAckedAtMs();
+        String lag = sourceTs < 0 || ackedAt < 0 ? "n/a" : (ackedAt - sourceTs) + " ms";
+        LOG.info(
+                "Relay health: lsn {}, {} changes/s, lag of last change {} (commit to ack),"
+                        + " {} changes and {} heartbeats published",
+                RelayMetrics.formatLsn(metrics.lastLsn()),
+                String.format("%.0f", rate),
+                lag,
+                changes,
+                metrics.heartbeatsPublished());
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

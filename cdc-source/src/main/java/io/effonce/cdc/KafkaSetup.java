@@ -1,0 +1,127 @@
+package io.effonce.cdc;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Kafka client settings, the reachability check and the topic: created if missing. */
+final class KafkaSetup {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaSetup.class);
+
+    private KafkaSetup() {}
+
+    /** Common client settings: bootstrap plus the operator's extra properties. */
+    static Map<String, Object> clientConfig(RelayOptions o) {
+        Map<String, Object> config = new HashMap<>(o.kafkaProperties);
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, o.kafkaBootstrap);
+        return config;
+    }
+
+    /**
+     * Producer settings; acks=all and idempotence are enforced whatever the extra properties say.
+     */
+    static Map<String, Object> producerConfig(RelayOptions o) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        config.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, "effonce-relay-" + o.topicPrefix);
+        config.putAll(clientConfig(o));
+        for (String weak :
+                List.of(ProducerConfig.ACKS_CONFIG, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG)) {
+            if (config.containsKey(weak)) {
+                LOG.warn(
+                        "Ignoring Kafka property {}: the relay always uses acks=all and idempotence",
+                        weak);
+            }
+        }
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        return config;
+    }
+
+    /**
+     * Checks Kafka answers, creates the topic with the configured partitions if it is missing, and
+     * returns the topic's partition numbers.
+     */
+    static List<Integer> prepareTopic(RelayOptions o) {
+        Map<String, Object> config = clientConfig(o);
+        int timeoutMs = (int) Math.min(Integer.MAX_VALUE, o.kafkaTimeout.toMillis());
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs);
+        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(timeoutMs, 30_000));
+        try (Admin admin = Admin.create(config)) {
+            try {
+                admin.describeCluster().clusterId().get(timeoutMs, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                throw unreachable(o, e);
+            }
+            Optional<Short> rf =
+                    o.replicationFactor < 0 ? Optional.empty() : Optional.of(o.replicationFactor);
+            try {
+                admin.createTopics(List.of(new NewTopic(o.topic(), Optional.of(o.partitions), rf)))
+                        .all()
+                        .get(timeoutMs, TimeUnit.MILLISECONDS);
+                LOG.info("Created topic {} with {} partitions", o.topic(), o.partitions);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw new RelayStartupException(
+                            "cannot create topic "
+                                    + o.topic()
+                                    + " ("
+                                    + e.getCause()
+                                    + "). Fix: create it yourself or grant the relay CREATE on it.",
+                            e);
+                }
+            }
+            TopicDescription d =
+                    admin.describeTopics(List.of(o.topic()))
+                            .allTopicNames()
+                            .get(timeoutMs, TimeUnit.MILLISECONDS)
+                            .get(o.topic());
+            int n = d.partitions().size();
+            if (n != o.partitions) {
+                LOG.warn(
+                        "Topic {} exists with {} partitions (asked for {}); using it as it is",
+                        o.topic(),
+                        n,
+                        o.partitions);
+            }
+            return IntStream.range(0, n).boxed().toList();
+        } catch (ExecutionException | TimeoutException e) {
+            throw unreachable(o, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RelayStartupException("interrupted while preparing Kafka", e);
+        }
+    }
+
+    private static RelayStartupException unreachable(RelayOptions o, Exception e) {
+        Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+        return new RelayStartupException(
+                "Kafka at "
+                        + o.kafkaBootstrap
+                        + " did not answer within "
+                        + o.kafkaTimeout.toMillis()
+                        + " ms ("
+                        + cause
+                        + "). Fix: check that the brokers run and --kafka-bootstrap is right"
+                        + " (and any security settings given with --kafka-property).",
+                e);
+    }
+}

@@ -1,0 +1,115 @@
+package io.effonce.cdc;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * The command line of {@link LedgerRelay#main}: parses options (command line, then environment),
+ * reads the password, starts the relay and runs it until the process is stopped. Exit codes: 0
+ * after a clean stop, 1 if the running relay failed, 2 for a wrong option, 3 if it could not start.
+ */
+final class RelayCli {
+
+    static final int EXIT_OK = 0;
+    static final int EXIT_FAILED = 1;
+    static final int EXIT_USAGE = 2;
+    static final int EXIT_STARTUP = 3;
+    static final int EXIT_HALTED = 99;
+
+    private RelayCli() {}
+
+    /** Parses {@code args} with defaults from {@code env}; throws for a wrong option. */
+    static RelayOptions parse(String[] args, Map<String, String> env) {
+        RelayOptions options = new RelayOptions();
+        CommandLine cli = commandLine(options, env);
+        cli.parseArgs(args);
+        options.dbPassword = password(options, env);
+        options.validate();
+        return options;
+    }
+
+    static CommandLine commandLine(RelayOptions options, Map<String, String> env) {
+        CommandLine cli = new CommandLine(options);
+        cli.setDefaultValueProvider(new EnvDefaults(env));
+        return cli;
+    }
+
+    /** Runs the relay as the main does; returns the exit code. */
+    static int run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err) {
+        RelayOptions options = new RelayOptions();
+        CommandLine cli = commandLine(options, env);
+        try {
+            ParseResult parsed = cli.parseArgs(args);
+            if (parsed.isUsageHelpRequested()) {
+                cli.usage(out);
+                return EXIT_OK;
+            }
+            if (parsed.isVersionHelpRequested()) {
+                out.println("effonce ledger relay");
+                return EXIT_OK;
+            }
+            options.dbPassword = password(options, env);
+            options.validate();
+        } catch (ParameterException | IllegalArgumentException e) {
+            err.println("ledger-relay: " + e.getMessage());
+            err.println("Run with --help to see every option.");
+            return EXIT_USAGE;
+        }
+        LedgerRelay relay;
+        try {
+            relay = LedgerRelay.start(options);
+        } catch (RelayStartupException e) {
+            err.println("ledger-relay could not start: " + e.getMessage());
+            return EXIT_STARTUP;
+        } catch (RuntimeException e) {
+            err.println("ledger-relay could not start: " + RelayErrors.explain(e, options));
+            return EXIT_STARTUP;
+        }
+        Thread hook = new Thread(relay::close, "relay-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            Optional<Throwable> failure = relay.awaitTermination();
+            if (failure.isPresent()) {
+                err.println("ledger-relay failed: " + RelayErrors.explain(failure.get(), options));
+                relay.close();
+                return EXIT_FAILED;
+            }
+            return EXIT_OK;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            relay.close();
+            return EXIT_FAILED;
+        }
+    }
+
+    /** The password: {@code --db-password-file}, else EFFONCE_PG_PASSWORD, else empty. */
+    static String password(RelayOptions options, Map<String, String> env) {
+        if (options.dbPasswordFile != null) {
+            return firstLine(options.dbPasswordFile);
+        }
+        String value = env.get("EFFONCE_PG_PASSWORD");
+        return value == null ? "" : value;
+    }
+
+    private static String firstLine(Path file) {
+        try {
+            String text = Files.readString(file, StandardCharsets.UTF_8);
+            int end = text.indexOf('\n');
+            return (end < 0 ? text : text.substring(0, end)).strip();
+        } catch (IOException e) {
+            throw new IllegalArgumentException(
+                    "--db-password-file names "
+                            + file
+                            + ", which cannot be read: "
+                            + e.getMessage());
+        }
+    }
+}

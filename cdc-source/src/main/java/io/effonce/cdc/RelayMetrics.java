@@ -1,0 +1,93 @@
+package io.effonce.cdc;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Counters of one relay run, safe to read from any thread. Every count is of records Kafka has
+ * acknowledged; {@link #markedChanges()} trails {@link #changesPublished()} by the batch in flight.
+ */
+public final class RelayMetrics {
+
+    private final AtomicLong changesPublished = new AtomicLong();
+    private final AtomicLong heartbeatsPublished = new AtomicLong();
+    private final AtomicLong markedChanges = new AtomicLong();
+    private final AtomicLong batches = new AtomicLong();
+    private final AtomicLong lastLsn = new AtomicLong(-1);
+    private final AtomicLong lastSourceTsMs = new AtomicLong(-1);
+    private final AtomicLong lastAckedAtMs = new AtomicLong(-1);
+
+    /** Change records acknowledged by Kafka in this run. */
+    public long changesPublished() {
+        return changesPublished.get();
+    }
+
+    /**
+     * Heartbeats forwarded (one per Debezium heartbeat, each written to every partition) in this
+     * run.
+     */
+    public long heartbeatsPublished() {
+        return heartbeatsPublished.get();
+    }
+
+    /** Change records whose source position was handed to the engine for committing. */
+    public long markedChanges() {
+        return markedChanges.get();
+    }
+
+    /** Batches handled. */
+    public long batches() {
+        return batches.get();
+    }
+
+    /** The WAL position ({@code source.lsn}) of the last acknowledged change, or -1. */
+    public long lastLsn() {
+        return lastLsn.get();
+    }
+
+    /** The commit time ({@code source.ts_ms}) of the last acknowledged change, or -1. */
+    public long lastSourceTsMs() {
+        return lastSourceTsMs.get();
+    }
+
+    /** Wall-clock time of the last acknowledgement, or -1. */
+    public long lastAckedAtMs() {
+        return lastAckedAtMs.get();
+    }
+
+    void published(long changes, long heartbeats, long lsn, long sourceTsMs, long nowMs) {
+        changesPublished.addAndGet(changes);
+        heartbeatsPublished.addAndGet(heartbeats);
+        batches.incrementAndGet();
+        if (lsn >= 0) {
+            lastLsn.set(lsn);
+        }
+        if (sourceTsMs >= 0) {
+            lastSourceTsMs.set(sourceTsMs);
+        }
+        lastAckedAtMs.set(nowMs);
+    }
+
+    void marked(long changes) {
+        markedChanges.addAndGet(changes);
+    }
+
+    /** {@code 0/16B3748} form of a PostgreSQL LSN, or {@code none}. */
+    static String formatLsn(long lsn) {
+        if (lsn < 0) {
+            return "none";
+        }
+        return Long.toHexString(lsn >>> 32).toUpperCase()
+                + "/"
+                + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase();
+    }
+
+    @Override
+    public String toString() {
+        return "changes="
+                + changesPublished()
+                + ", heartbeats="
+                + heartbeatsPublished()
+                + ", lsn="
+                + formatLsn(lastLsn());
+    }
+}

@@ -1,0 +1,310 @@
+package io.effonce.cdc;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Everything the relay can be told, as picocli options. Each option can also come from the
+ * environment variable named in its description (see {@link EnvDefaults}); the command line wins.
+ * The password is never part of an option value on the command line, and never printed: it comes
+ * from {@code EFFONCE_PG_PASSWORD} or from a file.
+ */
+@Command(
+        name = "ledger-relay",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Streams every committed change of the ledger's public.payments table (PostgreSQL,"
+                    + " logical decoding with pgoutput, through Debezium's embedded engine) to the"
+                    + " Kafka topic <prefix>.public.payments, key = payment_id, value = Debezium's"
+                    + " JSON envelope. At-least-once: a change's position is committed only after"
+                    + " Kafka acknowledged it.",
+            "Every option can also be set from the environment variable shown in brackets."
+        })
+public final class RelayOptions {
+
+    static final Set<String> SNAPSHOT_MODES =
+            Set.of("no_data", "initial", "when_needed", "always", "initial_only");
+    static final Set<String> LSN_FLUSH_MODES =
+            Set.of("connector", "manual", "connector_and_driver");
+    private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,63}");
+    private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,200}");
+
+    @Option(
+            names = "--db-url",
+            paramLabel = "JDBC_URL",
+            description =
+                    "Ledger database, jdbc:postgresql://HOST:PORT/DB (one host)."
+                            + " [EFFONCE_PG_URL] Default: ${DEFAULT-VALUE}",
+            defaultValue = "jdbc:postgresql://127.0.0.1:5432/effonce")
+    String dbUrl;
+
+    @Option(
+            names = "--db-user",
+            paramLabel = "ROLE",
+            description =
+                    "Role to log in as; needs LOGIN, REPLICATION and SELECT on payments."
+                            + " [EFFONCE_PG_USER] Default: ${DEFAULT-VALUE}",
+            defaultValue = "effonce_relay")
+    String dbUser;
+
+    @Option(
+            names = "--db-password-file",
+            paramLabel = "FILE",
+            description =
+                    "File whose first line is the password. Without it the password comes from"
+                            + " the environment. [EFFONCE_PG_PASSWORD, or EFFONCE_PG_PASSWORD_FILE]")
+    Path dbPasswordFile;
+
+    @Option(
+            names = "--slot",
+            paramLabel = "NAME",
+            description =
+                    "Logical replication slot, created if missing (lower case, digits, _)."
+                            + " [EFFONCE_RELAY_SLOT] Default: ${DEFAULT-VALUE}",
+            defaultValue = "effonce_relay")
+    String slot;
+
+    @Option(
+            names = "--publication",
+            paramLabel = "NAME",
+            description =
+                    "Publication to stream; used as it is if it exists, else created FOR TABLE"
+                            + " public.payments (needs ownership of the table)."
+                            + " [EFFONCE_RELAY_PUBLICATION] Default: ${DEFAULT-VALUE}",
+            defaultValue = "effonce_payments")
+    String publication;
+
+    @Option(
+            names = "--topic-prefix",
+            paramLabel = "PREFIX",
+            description =
+                    "Topic prefix: changes go to <prefix>.public.payments; also Debezium's"
+                            + " logical server name. [EFFONCE_TOPIC_PREFIX] Default: ${DEFAULT-VALUE}",
+            defaultValue = "effonce")
+    String topicPrefix;
+
+    @Option(
+            names = "--partitions",
+            paramLabel = "N",
+            description =
+                    "Partitions of the topic when the relay creates it (an existing topic is used"
+                            + " as it is). [EFFONCE_RELAY_PARTITIONS] Default: ${DEFAULT-VALUE}",
+            defaultValue = "4")
+    int partitions;
+
+    @Option(
+            names = "--replication-factor",
+            paramLabel = "N",
+            description =
+                    "Replication factor of a topic the relay creates; -1 for the broker's default."
+                            + " [EFFONCE_RELAY_REPLICATION_FACTOR] Default: ${DEFAULT-VALUE}",
+            defaultValue = "-1")
+    short replicationFactor;
+
+    @Option(
+            names = "--kafka-bootstrap",
+            paramLabel = "HOST:PORT[,...]",
+            description =
+                    "Kafka bootstrap servers. [EFFONCE_KAFKA_BOOTSTRAP] Default: ${DEFAULT-VALUE}",
+            defaultValue = "127.0.0.1:9092")
+    String kafkaBootstrap;
+
+    @Option(
+            names = "--kafka-property",
+            paramLabel = "KEY=VALUE",
+            description =
+                    "Extra Kafka client property for the producer, the admin client and a Kafka"
+                            + " offset store (security, compression, ...); repeatable. acks and"
+                            + " idempotence cannot be weakened.")
+    Map<String, String> kafkaProperties = new LinkedHashMap<>();
+
+    @Option(
+            names = "--kafka-timeout",
+            paramLabel = "DURATION",
+            description =
+                    "How long start-up waits for Kafka (ISO-8601 like PT30S, or 30s, 500ms)."
+                            + " [EFFONCE_RELAY_KAFKA_TIMEOUT] Default: ${DEFAULT-VALUE}",
+            defaultValue = "30s",
+            converter = Durations.class)
+    Duration kafkaTimeout;
+
+    @Option(
+            names = "--offsets-file",
+            paramLabel = "FILE",
+            description =
+                    "Durable offset store: a file (Kafka Connect's FileOffsetBackingStore)."
+                            + " [EFFONCE_RELAY_OFFSETS_FILE] Default: ${DEFAULT-VALUE}",
+            defaultValue = "effonce-relay.offsets")
+    Path offsetsFile;
+
+    @Option(
+            names = "--offsets-topic",
+            paramLabel = "TOPIC",
+            description =
+                    "Store offsets in this compacted Kafka topic instead of a file"
+                            + " (KafkaOffsetBackingStore). [EFFONCE_RELAY_OFFSETS_TOPIC]")
+    String offsetsTopic;
+
+    @Option(
+            names = "--offset-flush-interval",
+            paramLabel = "DURATION",
+            description =
+                    "How often acknowledged positions are committed to the offset store and"
+                            + " confirmed to the slot; a crash re-sends at most this much."
+                            + " [EFFONCE_RELAY_OFFSET_FLUSH_INTERVAL] Default: ${DEFAULT-VALUE}",
+            defaultValue = "1s",
+            converter = Durations.class)
+    Duration offsetFlushInterval;
+
+    @Option(
+            names = "--heartbeat-interval",
+            paramLabel = "DURATION",
+            description =
+                    "Heartbeat records on every partition while the ledger is quiet; 0 switches"
+                            + " them off. [EFFONCE_RELAY_HEARTBEAT_INTERVAL] Default: ${DEFAULT-VALUE}",
+            defaultValue = "1s",
+            converter = Durations.class)
+    Duration heartbeatInterval;
+
+    @Option(
+            names = "--snapshot-mode",
+            paramLabel = "MODE",
+            description =
+                    "Debezium snapshot.mode: no_data streams only changes after the slot exists;"
+                            + " initial first sends every existing row (op r), once; also"
+                            + " when_needed, always, initial_only."
+                            + " [EFFONCE_RELAY_SNAPSHOT_MODE] Default: ${DEFAULT-VALUE}",
+            defaultValue = "no_data")
+    String snapshotMode;
+
+    @Option(
+            names = "--lsn-flush-mode",
+            paramLabel = "MODE",
+            description =
+                    "Debezium lsn.flush.mode: connector confirms committed positions to the slot so"
+                            + " PostgreSQL can recycle WAL; manual never does (an operator moves the"
+                            + " slot), which lets a restored older offset file replay."
+                            + " [EFFONCE_RELAY_LSN_FLUSH_MODE] Default: ${DEFAULT-VALUE}",
+            defaultValue = "connector")
+    String lsnFlushMode;
+
+    @Option(
+            names = "--health-interval",
+            paramLabel = "DURATION",
+            description =
+                    "How often the relay logs position, events/s and lag."
+                            + " [EFFONCE_RELAY_HEALTH_INTERVAL] Default: ${DEFAULT-VALUE}",
+            defaultValue = "30s",
+            converter = Durations.class)
+    Duration healthInterval;
+
+    @Option(
+            names = "--max-batch-size",
+            paramLabel = "N",
+            description =
+                    "Largest batch the engine hands over; each batch is acknowledged by Kafka"
+                            + " before its positions are marked."
+                            + " [EFFONCE_RELAY_MAX_BATCH_SIZE] Default: ${DEFAULT-VALUE}",
+            defaultValue = "2048")
+    int maxBatchSize;
+
+    /** Test only: halt the JVM after Kafka acknowledged this many changes, before marking them. */
+    @Option(names = "--test-halt-after-changes", hidden = true, defaultValue = "0")
+    long haltAfterChanges;
+
+    /** Set from the password file or the environment; never printed. */
+    String dbPassword = "";
+
+    /** The topic the changes go to. */
+    public String topic() {
+        return topicPrefix + ".public.payments";
+    }
+
+    /** The destination Debezium gives its heartbeat records. */
+    String heartbeatDestination() {
+        return "__debezium-heartbeat." + topicPrefix;
+    }
+
+    /** Checks every value; the message says how to fix the first wrong one. */
+    void validate() {
+        check(
+                dbUrl.startsWith("jdbc:postgresql://"),
+                "--db-url must look like jdbc:postgresql://HOST:PORT/DB, was " + dbUrl);
+        JdbcUrl.parse(dbUrl);
+        check(!dbUser.isBlank(), "--db-user must not be empty");
+        check(
+                NAME.matcher(slot).matches(),
+                "--slot must be 1-63 lower-case letters, digits or _, was '" + slot + "'");
+        check(
+                NAME.matcher(publication).matches(),
+                "--publication must be 1-63 lower-case letters, digits or _, was '"
+                        + publication
+                        + "'");
+        check(
+                PREFIX.matcher(topicPrefix).matches(),
+                "--topic-prefix may hold letters, digits, '.', '_' and '-', was '"
+                        + topicPrefix
+                        + "'");
+        check(partitions >= 1, "--partitions must be >= 1, was " + partitions);
+        check(
+                replicationFactor == -1 || replicationFactor >= 1,
+                "--replication-factor must be -1 or >= 1");
+        check(!kafkaBootstrap.isBlank(), "--kafka-bootstrap must name at least one HOST:PORT");
+        check(
+                SNAPSHOT_MODES.contains(snapshotMode),
+                "--snapshot-mode must be one of " + SNAPSHOT_MODES + ", was " + snapshotMode);
+        check(
+                LSN_FLUSH_MODES.contains(lsnFlushMode),
+                "--lsn-flush-mode must be one of " + LSN_FLUSH_MODES + ", was " + lsnFlushMode);
+        check(!offsetFlushInterval.isNegative(), "--offset-flush-interval must be >= 0");
+        check(!heartbeatInterval.isNegative(), "--heartbeat-interval must be >= 0 (0 = off)");
+        check(
+                healthInterval.toMillis() > 0,
+                "--health-interval must be > 0, e.g. 30s; it only sets how often health is logged");
+        check(maxBatchSize >= 1, "--max-batch-size must be >= 1");
+        check(offsetsTopic == null || !offsetsTopic.isBlank(), "--offsets-topic must not be empty");
+    }
+
+    private static void check(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RelayOptions[db="
+                + dbUrl
+                + ", user="
+                + dbUser
+                + ", slot="
+                + slot
+                + ", publication="
+                + publication
+                + ", topic="
+                + topic()
+                + ", partitions="
+                + partitions
+                + ", kafka="
+                + kafkaBootstrap
+                + ", offsets="
+                + (offsetsTopic != null ? "topic " + offsetsTopic : offsetsFile)
+                + ", flush="
+                + offsetFlushInterval
+                + ", heartbeat="
+                + heartbeatInterval
+                + ", snapshot="
+                + snapshotMode
+                + ", lsnFlush="
+                + lsnFlushMode
+                + "]";
+    }
+}
