@@ -14,25 +14,25 @@ import org.slf4j.LoggerFactory;
  * the retry budget; any other error, and the last retry's, is thrown at once so the task fails and
  * Flink restores. Retrying is safe because every write is an absolute SET.
  */
-final class RetryingSession implements AutoCloseable {
+public final class RetryingSession implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RetryingSession.class);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
 
     /** Work inside one transaction. */
     @FunctionalInterface
-    interface Work<T> {
+    public interface Work<T> {
         T run(Connection connection) throws SQLException;
     }
 
     private final PostgresStoreConfig config;
     private Connection connection;
 
-    RetryingSession(PostgresStoreConfig config) {
+    public RetryingSession(PostgresStoreConfig config) {
         this.config = config;
     }
 
-    <T> T inTransaction(String what, Work<T> work) {
+    public <T> T inTransaction(String what, Work<T> work) {
         long backoff = config.retryBackoff().toMillis();
         for (int attempt = 0; ; attempt++) {
             try {

@@ -1,0 +1,104 @@
+package io.effonce.job;
+
+import io.effonce.job.decode.DeadLetter;
+import io.effonce.job.decode.PaymentChange;
+import io.effonce.job.decode.RejectReason;
+import io.effonce.sink.SinkChange;
+import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.MerchantDayKey;
+import java.time.ZoneId;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Each merchant's day in one currency: adds every accepted change, emits the new absolute total,
+ * and when the watermark passes the end of the day plus the acceptance horizon emits {@code
+ * Retire} and clears its state. Deduplication sends anything that late to {@code late_events}, so
+ * a retired day is closed. A sum that would overflow a {@code long} is a dead letter, never a
+ * wrap-around.
+ */
+public final class DailyTotals
+        extends KeyedProcessFunction<
+                MerchantDayKey, PaymentChange, SinkChange<MerchantDayKey, DailyTotal>> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** State name; fixed for savepoints. */
+    public static final String TOTAL_STATE = "daily-total";
+
+    private final ZoneId zone;
+    private final long horizonMillis;
+    private final OutputTag<DeadLetter> deadLetters;
+
+    private transient ValueState<DailyTotal> total;
+    private transient Counter overflows;
+
+    public DailyTotals(ZoneId zone, long horizonMillis, OutputTag<DeadLetter> deadLetters) {
+        this.zone = zone;
+        this.horizonMillis = horizonMillis;
+        this.deadLetters = deadLetters;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        total =
+                getRuntimeContext()
+                        .getState(new ValueStateDescriptor<>(TOTAL_STATE, DailyTotal.class));
+        overflows = getRuntimeContext().getMetricGroup().counter("totalOverflows");
+    }
+
+    @Override
+    public void processElement(
+            PaymentChange change,
+            Context ctx,
+            Collector<SinkChange<MerchantDayKey, DailyTotal>> out)
+            throws Exception {
+        DailyTotal before = total.value();
+        DailyTotal after;
+        try {
+            after =
+                    before == null
+                            ? new DailyTotal(change.amount(), 1)
+                            : new DailyTotal(
+                                    Math.addExact(before.totalMinor(), change.amount()),
+                                    before.payments() + 1);
+        } catch (ArithmeticException e) {
+            overflows.inc();
+            ctx.output(
+                    deadLetters,
+                    new DeadLetter(
+                            change.topic(),
+                            change.partition(),
+                            change.offset(),
+                            RejectReason.TOTAL_OVERFLOW.describe(
+                                    ctx.getCurrentKey() + " at " + before.totalMinor()),
+                            change.eventId()));
+            return;
+        }
+        total.update(after);
+        if (before == null) {
+            ctx.timerService().registerEventTimeTimer(retireAt(ctx.getCurrentKey()));
+        }
+        out.collect(SinkChange.upsert(ctx.getCurrentKey(), after));
+    }
+
+    @Override
+    public void onTimer(
+            long timestamp,
+            OnTimerContext ctx,
+            Collector<SinkChange<MerchantDayKey, DailyTotal>> out) {
+        total.clear();
+        out.collect(SinkChange.retire(ctx.getCurrentKey()));
+    }
+
+    /** The end of the key's day in the job's zone, plus the horizon. */
+    long retireAt(MerchantDayKey key) {
+        long endOfDay = key.day().plusDays(1).atStartOfDay(zone).toInstant().toEpochMilli();
+        return endOfDay + horizonMillis;
+    }
+}

@@ -1,0 +1,112 @@
+package io.effonce.job;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/**
+ * The job's options, from the command line ({@code --key value}) or Flink configuration. The
+ * sink's ({@code sink.*}) and deduplication's ({@code dedup.*}) options are read as well.
+ */
+public final class JobOptions {
+
+    private JobOptions() {}
+
+    public static final ConfigOption<String> KAFKA_BOOTSTRAP =
+            ConfigOptions.key("kafka.bootstrap-servers")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Kafka bootstrap servers of the relay's topic. Required.");
+
+    public static final ConfigOption<String> TOPIC =
+            ConfigOptions.key("kafka.topic")
+                    .stringType()
+                    .defaultValue("effonce.public.payments")
+                    .withDescription("The relay's change topic: <prefix>.public.payments.");
+
+    public static final ConfigOption<String> GROUP_ID =
+            ConfigOptions.key("kafka.group-id")
+                    .stringType()
+                    .defaultValue("effonce-ledger-totals")
+                    .withDescription(
+                            "Consumer group; offsets live in checkpoints, the group only shows lag.");
+
+    public static final ConfigOption<String> STARTING_OFFSETS =
+            ConfigOptions.key("kafka.starting-offsets")
+                    .stringType()
+                    .defaultValue("earliest")
+                    .withDescription(
+                            "Where a job without restored state starts: earliest, latest or"
+                                    + " committed (the group's offsets, else earliest).");
+
+    public static final ConfigOption<String> PG_URL =
+            ConfigOptions.key("postgres.url")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("JDBC URL of the database with the sink tables. Required.");
+
+    public static final ConfigOption<String> PG_USER =
+            ConfigOptions.key("postgres.user")
+                    .stringType()
+                    .defaultValue("effonce_sink")
+                    .withDescription("Database role of the sink (see deploy/sql/roles.sql).");
+
+    public static final ConfigOption<String> PG_PASSWORD_FILE =
+            ConfigOptions.key("postgres.password-file")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "File holding the role's password, read on each task manager.");
+
+    public static final ConfigOption<String> PG_PASSWORD_ENV =
+            ConfigOptions.key("postgres.password-env")
+                    .stringType()
+                    .defaultValue("EFFONCE_SINK_PASSWORD")
+                    .withDescription(
+                            "Environment variable of the task managers holding the password,"
+                                    + " used when no password file is given.");
+
+    public static final ConfigOption<String> ZONE =
+            ConfigOptions.key("totals.zone")
+                    .stringType()
+                    .defaultValue("UTC")
+                    .withDescription("Time zone whose calendar days the totals are for.");
+
+    public static final ConfigOption<List<String>> COUNTED_STATES =
+            ConfigOptions.key("totals.counted-states")
+                    .stringType()
+                    .asList()
+                    .defaultValues("SUCCEEDED")
+                    .withDescription(
+                            "Payment states whose changes count toward a total; only these are"
+                                    + " keyed, deduplicated and remembered.");
+
+    public static final ConfigOption<Duration> OUT_OF_ORDERNESS =
+            ConfigOptions.key("watermark.out-of-orderness")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(5))
+                    .withDescription("How far behind the newest event time a change may arrive.");
+
+    public static final ConfigOption<Duration> IDLENESS =
+            ConfigOptions.key("watermark.idleness")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(30))
+                    .withDescription(
+                            "A partition silent this long stops holding back the watermark. The"
+                                    + " relay's heartbeats normally keep every partition alive.");
+
+    public static final ConfigOption<Integer> MAX_PARALLELISM =
+            ConfigOptions.key("job.max-parallelism")
+                    .intType()
+                    .defaultValue(128)
+                    .withDescription(
+                            "Key groups of the job. Fixed for the job's life: the sink's key_group"
+                                    + " column and every savepoint depend on it.");
+
+    public static final ConfigOption<Integer> DEAD_LETTER_MAX_CHARS =
+            ConfigOptions.key("dead-letters.max-chars")
+                    .intType()
+                    .defaultValue(4096)
+                    .withDescription("Characters of a rejected record's value kept in dead_letters.");
+}

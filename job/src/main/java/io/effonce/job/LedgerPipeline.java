@@ -1,0 +1,111 @@
+package io.effonce.job;
+
+import io.effonce.dedup.EventTimeDedup;
+import io.effonce.job.decode.DeadLetter;
+import io.effonce.job.decode.LedgerRecord;
+import io.effonce.job.decode.PaymentChange;
+import io.effonce.job.sidetables.LateEvent;
+import io.effonce.sink.FlushableSink;
+import io.effonce.sink.SinkChange;
+import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.store.TotalsStoreFactory;
+import java.time.ZoneId;
+import java.util.Set;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeHint;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * The job's graph, with its endpoints injected: {@code LedgerTotalsJob} passes the real Kafka
+ * source and PostgreSQL sinks, tests pass their own. Every operator has a stable uid.
+ */
+public final class LedgerPipeline {
+
+    /** Operator uids: savepoints map state by these, so they never change. */
+    public static final String SOURCE_UID = "ledger-changes-source";
+
+    public static final String ROUTE_UID = "route-changes";
+    public static final String DEDUP_UID = "dedup-by-event-id";
+    public static final String TOTALS_UID = "daily-totals";
+    public static final String SINK_UID = "merchant-daily-totals-sink";
+    public static final String LATE_SINK_UID = "late-events-sink";
+    public static final String DEAD_LETTER_SINK_UID = "dead-letters-sink";
+
+    static final OutputTag<DeadLetter> DEAD_LETTERS =
+            new OutputTag<>("dead-letters", TypeInformation.of(DeadLetter.class));
+
+    /** Where the job reads and writes. */
+    public record Endpoints(
+            Source<LedgerRecord, ?, ?> source,
+            TotalsStoreFactory<MerchantDayKey, DailyTotal> totals,
+            Sink<LateEvent> lateEvents,
+            Sink<DeadLetter> deadLetters) {}
+
+    private LedgerPipeline() {}
+
+    /** Adds the whole job to {@code env}. */
+    public static void build(StreamExecutionEnvironment env, ReadableConfig config, Endpoints io) {
+        env.setMaxParallelism(config.get(JobOptions.MAX_PARALLELISM));
+        ZoneId zone = ZoneId.of(config.get(JobOptions.ZONE));
+        Set<String> counted = Set.copyOf(config.get(JobOptions.COUNTED_STATES));
+
+        WatermarkStrategy<LedgerRecord> watermarks =
+                WatermarkStrategy.<LedgerRecord>forBoundedOutOfOrderness(
+                                config.get(JobOptions.OUT_OF_ORDERNESS))
+                        .withTimestampAssigner((record, kafkaTime) -> record.eventTime())
+                        .withIdleness(config.get(JobOptions.IDLENESS));
+        DataStream<LedgerRecord> records =
+                env.fromSource(io.source(), watermarks, "Ledger changes").uid(SOURCE_UID);
+
+        SingleOutputStreamOperator<PaymentChange> changes =
+                records.process(new RouteChanges(counted, DEAD_LETTERS))
+                        .uid(ROUTE_UID)
+                        .name("Route changes");
+
+        EventTimeDedup<PaymentChange> dedup =
+                EventTimeDedup.<PaymentChange>builder()
+                        .configure(config)
+                        .uid(DEDUP_UID)
+                        .name("Dedup by event id")
+                        .build();
+        SingleOutputStreamOperator<PaymentChange> accepted =
+                dedup.apply(changes.keyBy(PaymentChange::eventId, Types.STRING));
+
+        SingleOutputStreamOperator<SinkChange<MerchantDayKey, DailyTotal>> totals =
+                accepted.keyBy(PaymentChange::dayKey, TypeInformation.of(MerchantDayKey.class))
+                        .process(
+                                new DailyTotals(zone, dedup.horizon().toMillis(), DEAD_LETTERS))
+                        .returns(new TypeHint<SinkChange<MerchantDayKey, DailyTotal>>() {})
+                        .uid(TOTALS_UID)
+                        .name("Daily totals");
+
+        FlushableSink.<MerchantDayKey, DailyTotal>builder()
+                .store(io.totals())
+                .valueType(TypeInformation.of(DailyTotal.class))
+                .options(config)
+                .build()
+                .writeFrom(totals, TypeInformation.of(MerchantDayKey.class), SINK_UID);
+
+        EventTimeDedup.lateCopies(accepted)
+                .map(LateEvent::of)
+                .uid("late-events-map")
+                .name("Late events")
+                .sinkTo(io.lateEvents())
+                .uid(LATE_SINK_UID)
+                .name("late_events");
+        changes.getSideOutput(DEAD_LETTERS)
+                .union(totals.getSideOutput(DEAD_LETTERS))
+                .sinkTo(io.deadLetters())
+                .uid(DEAD_LETTER_SINK_UID)
+                .name("dead_letters");
+    }
+}

@@ -1,0 +1,95 @@
+package io.effonce.job;
+
+import io.effonce.job.decode.ChangeDecoder;
+import io.effonce.job.decode.LedgerRecord;
+import io.effonce.job.decode.LedgerRecordDeserializer;
+import io.effonce.job.sidetables.SideTables;
+import io.effonce.sink.FlushableSinkOptions;
+import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.store.PostgresTotalsStore;
+import java.time.ZoneId;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+
+/**
+ * The job users submit: merchants' daily totals from the ledger's change topic, written
+ * effectively once to {@code merchant_daily_totals}. Run with {@code --help} for the options.
+ */
+public final class LedgerTotalsJob {
+
+    private LedgerTotalsJob() {}
+
+    public static void main(String[] args) throws Exception {
+        if (CommandLine.wantsHelp(args)) {
+            System.out.println(CommandLine.help());
+            return;
+        }
+        Configuration config = CommandLine.parse(args);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        LedgerPipeline.build(env, config, endpoints(config));
+        env.execute("effonce ledger totals");
+    }
+
+    /** The real Kafka source and PostgreSQL sinks, from options. */
+    static LedgerPipeline.Endpoints endpoints(ReadableConfig config) {
+        String bootstrap = require(config, JobOptions.KAFKA_BOOTSTRAP.key(), config.get(JobOptions.KAFKA_BOOTSTRAP));
+        PostgresStoreConfig postgres = postgres(config);
+        ChangeDecoder decoder =
+                new ChangeDecoder(
+                        ZoneId.of(config.get(JobOptions.ZONE)),
+                        config.get(JobOptions.DEAD_LETTER_MAX_CHARS));
+        KafkaSource<LedgerRecord> source =
+                KafkaSource.<LedgerRecord>builder()
+                        .setBootstrapServers(bootstrap)
+                        .setTopics(config.get(JobOptions.TOPIC))
+                        .setGroupId(config.get(JobOptions.GROUP_ID))
+                        .setStartingOffsets(startingOffsets(config.get(JobOptions.STARTING_OFFSETS)))
+                        .setDeserializer(new LedgerRecordDeserializer(decoder))
+                        .setProperty("isolation.level", "read_committed")
+                        .build();
+        return new LedgerPipeline.Endpoints(
+                source,
+                PostgresTotalsStore.factory(postgres),
+                SideTables.lateEvents(postgres),
+                SideTables.deadLetters(postgres));
+    }
+
+    static PostgresStoreConfig postgres(ReadableConfig config) {
+        String url = require(config, JobOptions.PG_URL.key(), config.get(JobOptions.PG_URL));
+        String file = config.get(JobOptions.PG_PASSWORD_FILE);
+        return new PostgresStoreConfig(
+                url,
+                config.get(JobOptions.PG_USER),
+                file == null ? config.get(JobOptions.PG_PASSWORD_ENV) : null,
+                file,
+                null,
+                config.get(FlushableSinkOptions.TABLE),
+                config.get(FlushableSinkOptions.MAX_RETRIES),
+                config.get(FlushableSinkOptions.RETRY_BACKOFF));
+    }
+
+    static OffsetsInitializer startingOffsets(String value) {
+        return switch (value) {
+            case "earliest" -> OffsetsInitializer.earliest();
+            case "latest" -> OffsetsInitializer.latest();
+            case "committed" -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+            default -> throw new IllegalArgumentException(
+                    JobOptions.STARTING_OFFSETS.key()
+                            + " must be earliest, latest or committed, was '"
+                            + value
+                            + "'");
+        };
+    }
+
+    private static String require(ReadableConfig config, String key, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(
+                    "--" + key + " is required; run with --help to list the options");
+        }
+        return value;
+    }
+}

@@ -1,0 +1,222 @@
+package io.effonce.job.decode;
+
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeParseException;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * Turns one record of the relay's topic into a {@link LedgerRecord}. It reads the standard
+ * Debezium JSON envelope with converter schemas off ({@code before, after, source, op, ts_ms}) or
+ * on (the same wrapped in {@code payload}), and the relay's heartbeats ({@code
+ * {"heartbeat":true,"ts_ms":...}}). Anything it cannot use becomes a dead letter with a reason;
+ * it never throws on bad input.
+ */
+public final class ChangeDecoder implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** States a payment row may hold (the ledger's constraint). */
+    public static final Set<String> STATES =
+            Set.of("PENDING", "UNKNOWN", "SUCCEEDED", "FAILED", "VOID");
+
+    /** 10^12 minor units (ten billion in major units): no single payment is that large. */
+    public static final long MAX_AMOUNT = 1_000_000_000_000L;
+
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+
+    private final ZoneId zone;
+    private final int maxRawChars;
+    private transient ObjectMapper mapper;
+
+    public ChangeDecoder(ZoneId zone, int maxRawChars) {
+        this.zone = zone;
+        this.maxRawChars = maxRawChars;
+    }
+
+    /** Decodes one record; {@code null} for a tombstone (a record with no value). */
+    public LedgerRecord decode(String topic, int partition, long offset, byte[] value) {
+        if (value == null) {
+            return null;
+        }
+        Rejecter reject = new Rejecter(topic, partition, offset, value, maxRawChars);
+        JsonNode root;
+        try {
+            root = mapper().readTree(value);
+        } catch (java.io.IOException e) {
+            return reject.because(RejectReason.NOT_JSON, shortMessage(e));
+        }
+        if (root == null || !root.isObject()) {
+            return reject.because(RejectReason.NOT_AN_ENVELOPE, "the value is not a JSON object");
+        }
+        if (root.path("heartbeat").asBoolean(false)) {
+            JsonNode ts = root.get("ts_ms");
+            if (ts == null || !ts.canConvertToLong()) {
+                return reject.because(RejectReason.MISTYPED_FIELD, "heartbeat ts_ms");
+            }
+            return LedgerRecord.heartbeat(ts.asLong());
+        }
+        JsonNode envelope = root.has("payload") && root.has("schema") ? root.get("payload") : root;
+        if (envelope == null || !envelope.isObject() || !envelope.has("op")) {
+            return reject.because(
+                    RejectReason.NOT_AN_ENVELOPE, "no Debezium envelope (op, after, source)");
+        }
+        JsonNode after = envelope.get("after");
+        if (after == null || after.isNull()) {
+            return reject.because(
+                    RejectReason.NO_AFTER, "op " + envelope.path("op").asText("?") + " has no after");
+        }
+        if (!after.isObject()) {
+            return reject.because(RejectReason.MISTYPED_FIELD, "after");
+        }
+        return decodeAfter(after, topic, partition, offset, reject);
+    }
+
+    private LedgerRecord decodeAfter(
+            JsonNode after, String topic, int partition, long offset, Rejecter reject) {
+        Fields f = new Fields(after);
+        String paymentId = f.text("payment_id", true);
+        String state = f.text("state", true);
+        String updatedAt = f.text("updated_at", true);
+        if (f.failure != null) {
+            return reject.because(f.failure, f.failedField);
+        }
+        if (!STATES.contains(state)) {
+            return reject.because(RejectReason.UNKNOWN_STATE, state);
+        }
+        long eventTime;
+        try {
+            eventTime = Instant.parse(updatedAt).toEpochMilli();
+        } catch (DateTimeParseException e) {
+            return reject.because(RejectReason.BAD_TIME, "updated_at '" + updatedAt + "'");
+        }
+        // A VOID row has no merchant, amount or currency; every other row must have all three.
+        boolean voidRow = state.equals("VOID");
+        String merchantId = f.text("merchant_id", !voidRow);
+        long amount = f.number("amount", !voidRow);
+        String currency = f.text("currency", !voidRow);
+        if (f.failure != null) {
+            return reject.because(f.failure, f.failedField);
+        }
+        if (!voidRow) {
+            if (amount < 0) {
+                return reject.because(RejectReason.NEGATIVE_AMOUNT, Long.toString(amount));
+            }
+            if (amount > MAX_AMOUNT) {
+                return reject.because(RejectReason.ABSURD_AMOUNT, Long.toString(amount));
+            }
+            currency = currency.strip();
+            if (!CURRENCY.matcher(currency).matches()) {
+                return reject.because(RejectReason.BAD_CURRENCY, "'" + currency + "'");
+            }
+        }
+        return LedgerRecord.of(
+                new PaymentChange(
+                        paymentId,
+                        merchantId,
+                        amount,
+                        currency,
+                        state,
+                        eventTime,
+                        Instant.ofEpochMilli(eventTime).atZone(zone).toLocalDate(),
+                        topic,
+                        partition,
+                        offset));
+    }
+
+    private ObjectMapper mapper() {
+        if (mapper == null) {
+            mapper = new ObjectMapper();
+        }
+        return mapper;
+    }
+
+    private static String shortMessage(Exception e) {
+        String m = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+        return m == null ? e.getClass().getSimpleName() : m;
+    }
+
+    /** Reads typed fields of {@code after}, keeping the first problem found. */
+    private static final class Fields {
+        private final JsonNode after;
+        RejectReason failure;
+        String failedField;
+
+        Fields(JsonNode after) {
+            this.after = after;
+        }
+
+        String text(String name, boolean required) {
+            JsonNode n = after.get(name);
+            if (n == null || n.isNull()) {
+                missing(name, required);
+                return null;
+            }
+            if (!n.isTextual()) {
+                fail(RejectReason.MISTYPED_FIELD, name);
+                return null;
+            }
+            return n.asText();
+        }
+
+        long number(String name, boolean required) {
+            JsonNode n = after.get(name);
+            if (n == null || n.isNull()) {
+                missing(name, required);
+                return 0;
+            }
+            if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+                fail(RejectReason.MISTYPED_FIELD, name);
+                return 0;
+            }
+            return n.asLong();
+        }
+
+        private void missing(String name, boolean required) {
+            if (required) {
+                fail(RejectReason.MISSING_FIELD, name);
+            }
+        }
+
+        private void fail(RejectReason reason, String name) {
+            if (failure == null) {
+                failure = reason;
+                failedField = "after." + name;
+            }
+        }
+    }
+
+    /** Builds the dead letter of one record. */
+    private static final class Rejecter {
+        private final String topic;
+        private final int partition;
+        private final long offset;
+        private final byte[] value;
+        private final int maxRawChars;
+
+        Rejecter(String topic, int partition, long offset, byte[] value, int maxRawChars) {
+            this.topic = topic;
+            this.partition = partition;
+            this.offset = offset;
+            this.value = value;
+            this.maxRawChars = maxRawChars;
+        }
+
+        LedgerRecord because(RejectReason reason, String detail) {
+            String raw = new String(value, StandardCharsets.UTF_8);
+            if (raw.length() > maxRawChars) {
+                raw = raw.substring(0, maxRawChars);
+            }
+            // PostgreSQL text cannot hold NUL; keep the rest of the value readable.
+            raw = raw.replace('\u0000', '\uFFFD');
+            return LedgerRecord.of(
+                    new DeadLetter(topic, partition, offset, reason.describe(detail), raw));
+        }
+    }
+}
