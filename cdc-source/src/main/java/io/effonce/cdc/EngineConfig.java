@@ -50,6 +50,7 @@ final class EngineConfig {
         p.setProperty("table.include.list", "public.payments");
         p.setProperty("snapshot.mode", o.snapshotMode);
         p.setProperty("lsn.flush.mode", o.lsnFlushMode);
+        p.setProperty("offset.mismatch.strategy", o.offsetMismatchStrategy);
         p.setProperty("heartbeat.interval.ms", Long.toString(o.heartbeatInterval.toMillis()));
         p.setProperty("tombstones.on.delete", "false");
         p.setProperty("max.batch.size", Integer.toString(o.maxBatchSize));

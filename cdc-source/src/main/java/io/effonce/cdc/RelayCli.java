@@ -39,6 +39,7 @@ final class RelayCli {
     static CommandLine commandLine(RelayOptions options, Map<String, String> env) {
         CommandLine cli = new CommandLine(options);
         cli.setDefaultValueProvider(new EnvDefaults(env));
+        cli.setOverwrittenOptionsAllowed(true); // the last value wins, as in most tools
         return cli;
     }
 

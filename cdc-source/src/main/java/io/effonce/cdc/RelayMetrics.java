@@ -76,9 +76,9 @@ public final class RelayMetrics {
         if (lsn < 0) {
             return "none";
         }
-        return Long.toHexString(lsn >>> 32).toUpperCase()
+        return Long.toHexString(lsn >>> 32).toUpperCase(java.util.Locale.ROOT)
                 + "/"
-                + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase();
+                + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase(java.util.Locale.ROOT);
     }
 
     @Override

@@ -32,6 +32,8 @@ public final class RelayOptions {
 
     static final Set<String> SNAPSHOT_MODES =
             Set.of("no_data", "initial", "when_needed", "always", "initial_only");
+    static final Set<String> MISMATCH_STRATEGIES =
+            Set.of("trust_offset", "no_validation", "trust_slot", "trust_greater_lsn");
     static final Set<String> LSN_FLUSH_MODES =
             Set.of("connector", "manual", "connector_and_driver");
     private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,63}");
@@ -197,6 +199,19 @@ public final class RelayOptions {
     String lsnFlushMode;
 
     @Option(
+            names = "--offset-mismatch-strategy",
+            paramLabel = "STRATEGY",
+            description =
+                    "Debezium offset.mismatch.strategy, when the stored offset and the slot's"
+                            + " confirmed position differ: trust_offset moves the slot to the offset"
+                            + " and fails if the slot is ahead (a recreated slot or an offset store"
+                            + " older than the slot would otherwise skip changes silently);"
+                            + " also no_validation, trust_slot, trust_greater_lsn."
+                            + " [EFFONCE_RELAY_OFFSET_MISMATCH_STRATEGY] Default: ${DEFAULT-VALUE}",
+            defaultValue = "trust_offset")
+    String offsetMismatchStrategy;
+
+    @Option(
             names = "--health-interval",
             paramLabel = "DURATION",
             description =
@@ -264,6 +279,12 @@ public final class RelayOptions {
         check(
                 LSN_FLUSH_MODES.contains(lsnFlushMode),
                 "--lsn-flush-mode must be one of " + LSN_FLUSH_MODES + ", was " + lsnFlushMode);
+        check(
+                MISMATCH_STRATEGIES.contains(offsetMismatchStrategy),
+                "--offset-mismatch-strategy must be one of "
+                        + MISMATCH_STRATEGIES
+                        + ", was "
+                        + offsetMismatchStrategy);
         check(!offsetFlushInterval.isNegative(), "--offset-flush-interval must be >= 0");
         check(!heartbeatInterval.isNegative(), "--heartbeat-interval must be >= 0 (0 = off)");
         check(

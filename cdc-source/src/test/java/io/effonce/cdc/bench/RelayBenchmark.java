@@ -1,0 +1,210 @@
+package io.effonce.cdc.bench;
+
+import io.debezium.embedded.Connect;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.debezium.engine.format.ChangeEventFormat;
+import io.debezium.engine.format.Json;
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.cdc.RelayOptions;
+import io.effonce.cdc.RelayTestAccess;
+import io.effonce.local.EmbeddedKafka;
+import io.effonce.local.EmbeddedPostgres;
+import io.effonce.local.LocalServices;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.SchemaTool;
+import io.effonce.local.workload.LedgerWorkload;
+import io.effonce.local.workload.WorkloadOptions;
+import io.effonce.local.workload.WorkloadReport;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * Changes per second from a ledger backlog to Kafka's acknowledgement, beside the raw Debezium
+ * engine delivering the same backlog to a consumer that does nothing (Connect records, and JSON
+ * records converted by the engine). Three slots are created before the workload, so each run reads
+ * the same committed backlog from the WAL. Throughput is measured from the first to the last change
+ * delivered (engine start-up excluded), and printed with the start-up included.
+ *
+ * <p>Run from the repository root after {@code mvn -o install -DskipTests}: {@code mvn -o -q -pl
+ * cdc-source exec:java -Dexec.classpathScope=test
+ * -Dexec.mainClass=io.effonce.cdc.bench.RelayBenchmark -Dexec.args=200000}
+ */
+public final class RelayBenchmark {
+
+    private RelayBenchmark() {}
+
+    public static void main(String[] args) throws Exception {
+        long payments = args.length > 0 ? Long.parseLong(args[0]) : 200_000;
+        Path dir = Files.createTempDirectory("effonce-relay-bench-");
+        try (EmbeddedPostgres pg = EmbeddedPostgres.start();
+                EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            PostgresEndpoint db = LocalServices.newDatabase(pg.endpoint(), "effonce_bench");
+            SchemaTool.applyAll(db);
+            List<String> slots = List.of("bench_raw", "bench_json", "bench_relay");
+            try (Connection c = db.connect();
+                    Statement s = c.createStatement()) {
+                for (String slot : slots) {
+                    s.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+                }
+            }
+            WorkloadReport report =
+                    new LedgerWorkload(
+                                    WorkloadOptions.builder()
+                                            .count(payments)
+                                            .scope("bench")
+                                            .seed(200)
+                                            .batchSize(1000)
+                                            .build())
+                            .run(db);
+            long changes = report.created() + report.stateChanges();
+            System.out.printf(
+                    "Backlog: %,d payments, %,d changes committed in %.1f s%n",
+                    payments, changes, report.elapsedSeconds());
+
+            Result raw = rawEngine(db, kafka, dir, "bench_raw", changes, false);
+            Result json = rawEngine(db, kafka, dir, "bench_json", changes, true);
+            Result relay = relay(db, kafka, dir, "bench_relay", changes);
+
+            System.out.println();
+            System.out.println(
+                    "Settings: pgoutput, public.payments only, max.batch.size 2048, poll.interval.ms"
+                            + " 50, offset flush 1 s (file), heartbeat 1 s; relay: 4 partitions,"
+                            + " acks=all, idempotent, linger.ms 5, batch.size 256 KiB, no compression;"
+                            + " embedded PostgreSQL 14 and a single KRaft broker on this machine.");
+            print("raw engine, Connect records, no-op consumer", raw, changes);
+            print("raw engine, JSON records, no-op consumer", json, changes);
+            print("relay (JSON to Kafka, acked before marking)", relay, changes);
+            System.out.printf(
+                    "Relay / raw Connect: %.1f%%   relay / raw JSON: %.1f%%%n",
+                    100.0 * relay.rate(changes) / raw.rate(changes),
+                    100.0 * relay.rate(changes) / json.rate(changes));
+        }
+    }
+
+    record Result(long startNanos, long firstNanos, long lastNanos) {
+        double rate(long changes) {
+            return changes / ((lastNanos - firstNanos) / 1e9);
+        }
+
+        double totalSeconds() {
+            return (lastNanos - startNanos) / 1e9;
+        }
+    }
+
+    private static void print(String what, Result r, long changes) {
+        System.out.printf(
+                "%-46s %,9.0f changes/s first-to-last; %.1f s including start-up%n",
+                what, r.rate(changes), r.totalSeconds());
+    }
+
+    private static RelayOptions options(
+            PostgresEndpoint db, EmbeddedKafka kafka, Path dir, String slot) {
+        return RelayTestAccess.options(
+                new String[] {
+                    "--db-url", db.jdbcUrl(),
+                    "--db-user", db.user(),
+                    "--slot", slot,
+                    "--topic-prefix", slot,
+                    "--kafka-bootstrap", kafka.bootstrapServers(),
+                    "--offsets-file", dir.resolve(slot + ".offsets").toString(),
+                    "--health-interval", "10s"
+                },
+                Map.of("EFFONCE_PG_PASSWORD", db.password()));
+    }
+
+    private static Result rawEngine(
+            PostgresEndpoint db,
+            EmbeddedKafka kafka,
+            Path dir,
+            String slot,
+            long changes,
+            boolean jsonFormat)
+            throws Exception {
+        RelayOptions o = options(db, kafka, dir, slot);
+        Properties props = RelayTestAccess.engineProperties(o);
+        props.setProperty("converter.schemas.enable", "false");
+        AtomicLong seen = new AtomicLong();
+        String topic = o.topic();
+        long start = System.nanoTime();
+        ExecutorService runner = Executors.newSingleThreadExecutor();
+        DebeziumEngine<?> engine;
+        if (jsonFormat) {
+            engine =
+                    DebeziumEngine.create(Json.class)
+                            .using(props)
+                            .notifying(
+                                    (records, committer) -> {
+                                        for (var r : records) {
+                                            if (topic.equals(r.destination())) {
+                                                seen.incrementAndGet();
+                                            }
+                                            committer.markProcessed(r);
+                                        }
+                                        committer.markBatchFinished();
+                                    })
+                            .build();
+        } else {
+            engine =
+                    DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+                            .using(props)
+                            .notifying(
+                                    (List<RecordChangeEvent<SourceRecord>> records,
+                                            DebeziumEngine.RecordCommitter<
+                                                            RecordChangeEvent<SourceRecord>>
+                                                    committer) -> {
+                                        for (var r : records) {
+                                            if (topic.equals(r.record().topic())) {
+                                                seen.incrementAndGet();
+                                            }
+                                            committer.markProcessed(r);
+                                        }
+                                        committer.markBatchFinished();
+                                    })
+                            .build();
+        }
+        runner.execute(engine);
+        try {
+            return measure(start, seen::get, changes);
+        } finally {
+            engine.close();
+            runner.shutdown();
+        }
+    }
+
+    private static Result relay(
+            PostgresEndpoint db, EmbeddedKafka kafka, Path dir, String slot, long changes)
+            throws Exception {
+        long start = System.nanoTime();
+        try (LedgerRelay relay = LedgerRelay.start(options(db, kafka, dir, slot))) {
+            return measure(start, () -> relay.metrics().changesPublished(), changes);
+        }
+    }
+
+    private static Result measure(long start, LongSupplier count, long changes)
+            throws InterruptedException {
+        long first = 0;
+        long deadline = System.nanoTime() + 600_000_000_000L;
+        while (count.getAsLong() < changes) {
+            if (first == 0 && count.getAsLong() > 0) {
+                first = System.nanoTime();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "Only " + count.getAsLong() + " of " + changes + " changes in 10 minutes");
+            }
+            Thread.sleep(10); // a sampling period, not synchronisation
+        }
+        return new Result(start, first == 0 ? start : first, System.nanoTime());
+    }
+}
