@@ -1,0 +1,196 @@
+package io.effonce.cluster;
+
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Job operations on a {@link LocalFlinkCluster}, each ending when Flink has done it: submit a jar,
+ * wait for a state or for checkpoints, take a savepoint, stop with a savepoint, rescale through a
+ * savepoint, cancel. Timeouts default to {@link #DEFAULT_TIMEOUT}.
+ */
+public final class FlinkJobs {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FlinkJobs.class);
+
+    /** How long each wait lasts unless told otherwise. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(2);
+
+    private static final Duration POLL = Duration.ofMillis(100);
+
+    private final LocalFlinkCluster cluster;
+    private final FlinkRestClient rest;
+
+    FlinkJobs(LocalFlinkCluster cluster) {
+        this.cluster = cluster;
+        this.rest = cluster.rest();
+    }
+
+    /** Uploads the jar and runs it; returns the job id. Remembers the submission for rescale. */
+    public String submit(JobSubmission job) {
+        String jarId = rest.uploadJar(job.jar());
+        String jobId = rest.runJar(jarId, job);
+        ClusterState.recordSubmission(cluster.workDir(), jobId, job);
+        LOG.info(
+                "Submitted {} as job {} (parallelism {}, from savepoint {})",
+                job.entryClass(),
+                jobId,
+                job.parallelism() == 0 ? "default" : job.parallelism(),
+                job.savepointPath());
+        return jobId;
+    }
+
+    /** Waits until the job is in {@code state} (RUNNING, FINISHED, CANCELED...). */
+    public void awaitState(String jobId, String state) {
+        await("job %s in state %s".formatted(jobId, state))
+                .atMost(DEFAULT_TIMEOUT)
+                .pollInterval(POLL)
+                .ignoreExceptions()
+                .until(() -> state.equals(rest.jobState(jobId)));
+    }
+
+    /**
+     * Waits until the job is RUNNING with every task of every vertex RUNNING (the job state alone
+     * turns RUNNING before its tasks are deployed).
+     */
+    public void awaitAllTasksRunning(String jobId, Duration timeout) {
+        await("all tasks of job %s running".formatted(jobId))
+                .atMost(timeout)
+                .pollInterval(POLL)
+                .ignoreExceptions()
+                .until(() -> allTasksRunning(jobId));
+    }
+
+    public void awaitAllTasksRunning(String jobId) {
+        awaitAllTasksRunning(jobId, DEFAULT_TIMEOUT);
+    }
+
+    /** True when the job is RUNNING and so is each of its tasks. */
+    public boolean allTasksRunning(String jobId) {
+        Map<String, Object> job = rest.get("/jobs/" + jobId);
+        if (!"RUNNING".equals(job.get("state"))) {
+            return false;
+        }
+        for (Object vertex : (List<?>) job.get("vertices")) {
+            Object running = Json.at(vertex, "tasks", "RUNNING");
+            Object parallelism = Json.at(vertex, "parallelism");
+            if (!(running instanceof Number r && parallelism instanceof Number p)
+                    || r.longValue() != p.longValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Waits until a checkpoint newer than {@code afterCheckpointId} has completed. */
+    public CheckpointStats awaitCheckpointAfter(String jobId, long afterCheckpointId) {
+        AtomicReference<CheckpointStats> last = new AtomicReference<>();
+        await("a checkpoint of job %s after %d".formatted(jobId, afterCheckpointId))
+                .atMost(DEFAULT_TIMEOUT)
+                .pollInterval(POLL)
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            last.set(rest.checkpoints(jobId));
+                            return last.get().latestCompletedId() > afterCheckpointId;
+                        });
+        return last.get();
+    }
+
+    /** Waits until at least {@code count} checkpoints have completed since submission. */
+    public CheckpointStats awaitCompletedCheckpoints(String jobId, long count) {
+        AtomicReference<CheckpointStats> last = new AtomicReference<>();
+        await("%d completed checkpoints of job %s".formatted(count, jobId))
+                .atMost(DEFAULT_TIMEOUT)
+                .pollInterval(POLL)
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            last.set(rest.checkpoints(jobId));
+                            return last.get().completed() >= count;
+                        });
+        return last.get();
+    }
+
+    /**
+     * Waits until a checkpoint is in progress (triggered, not yet completed); the chaos tests kill a
+     * TaskManager then. Checkpoints may be short: poll with a small interval.
+     */
+    public void awaitCheckpointInProgress(String jobId, Duration timeout) {
+        await("a checkpoint of job %s in progress".formatted(jobId))
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(20))
+                .ignoreExceptions()
+                .until(() -> rest.checkpoints(jobId).checkpointInProgress());
+    }
+
+    /** Resource ids ({@code tm-<index>}) of the TaskManagers running the job's tasks. */
+    public Set<String> taskManagersOf(String jobId) {
+        return rest.taskManagersOf(jobId);
+    }
+
+    /** Takes a savepoint into the cluster's savepoint directory; returns its path. */
+    public String savepoint(String jobId) {
+        String trigger = rest.triggerSavepoint(jobId, cluster.savepointDir().toUri().toString());
+        String path = awaitSavepoint(jobId, trigger);
+        LOG.info("Savepoint of job {}: {}", jobId, path);
+        return path;
+    }
+
+    /** Stops the job with a savepoint (no drain), waits until it is FINISHED; returns the path. */
+    public String stopWithSavepoint(String jobId) {
+        String trigger = rest.triggerStop(jobId, cluster.savepointDir().toUri().toString());
+        String path = awaitSavepoint(jobId, trigger);
+        awaitState(jobId, "FINISHED");
+        LOG.info("Stopped job {} with savepoint {}", jobId, path);
+        return path;
+    }
+
+    /**
+     * Stops the job with a savepoint and submits it again from that savepoint with {@code
+     * parallelism}, using the submission recorded when it was submitted; returns the new job id.
+     */
+    public String rescale(String jobId, int parallelism) {
+        JobSubmission original =
+                ClusterState.submission(cluster.workDir(), jobId)
+                        .orElseThrow(
+                                () ->
+                                        new IllegalArgumentException(
+                                                "Job "
+                                                        + jobId
+                                                        + " was not submitted through this cluster;"
+                                                        + " use rescale(jobId, submission)"));
+        return rescale(jobId, original.withParallelism(parallelism));
+    }
+
+    /** Stops the job with a savepoint and submits {@code next} from that savepoint. */
+    public String rescale(String jobId, JobSubmission next) {
+        String savepoint = stopWithSavepoint(jobId);
+        return submit(next.fromSavepoint(savepoint));
+    }
+
+    /** Cancels the job and waits until it is CANCELED. */
+    public void cancel(String jobId) {
+        rest.cancel(jobId);
+        awaitState(jobId, "CANCELED");
+    }
+
+    private String awaitSavepoint(String jobId, String triggerId) {
+        AtomicReference<String> location = new AtomicReference<>();
+        await("savepoint %s of job %s".formatted(triggerId, jobId))
+                .atMost(DEFAULT_TIMEOUT)
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () -> {
+                            location.set(rest.savepointLocation(jobId, triggerId));
+                            return location.get() != null;
+                        });
+        return location.get();
+    }
+}

@@ -1,0 +1,127 @@
+package io.effonce.cluster;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One JobManager or TaskManager OS process of a {@link LocalFlinkCluster}, started by this JVM or
+ * found again from the cluster's state file by a later command.
+ */
+public final class FlinkProcess {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FlinkProcess.class);
+
+    /** What the process runs. */
+    public enum Role {
+        JOBMANAGER,
+        TASKMANAGER
+    }
+
+    private final Role role;
+    private final int index;
+    private final ProcessHandle handle;
+    private final Path logFile;
+
+    FlinkProcess(Role role, int index, ProcessHandle handle, Path logFile) {
+        this.role = role;
+        this.index = index;
+        this.handle = handle;
+        this.logFile = logFile;
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    /** The TaskManager's number in this cluster (its resource id is {@code tm-<index>}). */
+    public int index() {
+        return index;
+    }
+
+    /** "jobmanager" or "taskmanager-<index>", also the name of its log files. */
+    public String name() {
+        return name(role, index);
+    }
+
+    /** The TaskManager's Flink resource id, {@code tm-<index>}. */
+    public String resourceId() {
+        return resourceId(index);
+    }
+
+    public long pid() {
+        return handle.pid();
+    }
+
+    public boolean isAlive() {
+        return handle.isAlive();
+    }
+
+    /** The process's log4j file; its stdout and stderr are in the same name with ".out". */
+    public Path logFile() {
+        return logFile;
+    }
+
+    /** Kills the process with SIGKILL ({@code kill -9}) and waits until it is gone. */
+    public void kill() {
+        LOG.info("Killing {} (pid {}) with SIGKILL", name(), pid());
+        handle.destroyForcibly();
+        awaitExit(Duration.ofSeconds(30));
+    }
+
+    /** Asks the process to stop (SIGTERM); kills it when it is still there after {@code grace}. */
+    public void stop(Duration grace) {
+        if (!handle.isAlive()) {
+            return;
+        }
+        handle.destroy();
+        if (!awaitExit(grace)) {
+            LOG.warn("{} (pid {}) did not stop within {}; killing it", name(), pid(), grace);
+            kill();
+        }
+    }
+
+    /** Waits for the process to end; true when it did within the timeout. */
+    public boolean awaitExit(Duration timeout) {
+        try {
+            handle.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !handle.isAlive();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name() + "(pid " + pid() + (isAlive() ? ")" : ", gone)");
+    }
+
+    static String name(Role role, int index) {
+        return role == Role.JOBMANAGER ? "jobmanager" : "taskmanager-" + index;
+    }
+
+    static String resourceId(int index) {
+        return "tm-" + index;
+    }
+
+    /**
+     * The live process with this pid if its command line carries {@code marker} (guards against a
+     * reused pid after the cluster's processes are gone). The launcher puts the marker first, as
+     * the JDK shows only the first 4 KiB of a command line.
+     */
+    static Optional<ProcessHandle> find(long pid, String marker) {
+        return ProcessHandle.of(pid)
+                .filter(ProcessHandle::isAlive)
+                .filter(h -> h.info().commandLine().map(c -> c.contains(marker + " ")).orElse(false));
+    }
+}

@@ -1,0 +1,50 @@
+package io.effonce.cluster;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A job jar and how to run it: entry class, program arguments, parallelism, and optionally the
+ * savepoint or retained checkpoint to restore from.
+ *
+ * @param jar the job jar (uploaded through {@code /jars/upload})
+ * @param entryClass the class with {@code main}
+ * @param args program arguments
+ * @param parallelism the job's parallelism, or 0 for the cluster's {@code parallelism.default}
+ * @param savepointPath a savepoint or retained checkpoint to restore from, or {@code null}
+ * @param allowNonRestoredState allow state in the savepoint that no operator claims
+ */
+public record JobSubmission(
+        Path jar,
+        String entryClass,
+        List<String> args,
+        int parallelism,
+        String savepointPath,
+        boolean allowNonRestoredState) {
+
+    public JobSubmission {
+        args = List.copyOf(args);
+        if (parallelism < 0) {
+            throw new IllegalArgumentException("parallelism must be >= 0, was " + parallelism);
+        }
+    }
+
+    /** A fresh run of {@code entryClass} from {@code jar} with the cluster's parallelism. */
+    public static JobSubmission of(Path jar, String entryClass, String... args) {
+        return new JobSubmission(jar, entryClass, List.of(args), 0, null, false);
+    }
+
+    public JobSubmission withParallelism(int newParallelism) {
+        return new JobSubmission(
+                jar, entryClass, args, newParallelism, savepointPath, allowNonRestoredState);
+    }
+
+    /** Restores from this savepoint or retained checkpoint path. */
+    public JobSubmission fromSavepoint(String path) {
+        return new JobSubmission(jar, entryClass, args, parallelism, path, allowNonRestoredState);
+    }
+
+    public JobSubmission allowNonRestoredState(boolean allow) {
+        return new JobSubmission(jar, entryClass, args, parallelism, savepointPath, allow);
+    }
+}

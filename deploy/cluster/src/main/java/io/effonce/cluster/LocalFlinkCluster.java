@@ -1,0 +1,300 @@
+package io.effonce.cluster;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A standalone Flink session cluster of separate OS processes on 127.0.0.1: one JobManager ({@code
+ * StandaloneSessionClusterEntrypoint}) and N TaskManagers ({@code TaskManagerRunner}), run from
+ * the module's Maven jars or from {@code FLINK_HOME}, configured from deploy/flink-conf.
+ *
+ * <p>{@link #start} owns its processes: {@link #close()} stops them all, and so does a shutdown
+ * hook if the JVM exits first. {@link #attach} finds a cluster that another JVM started (the
+ * command line) through the state file in its work directory. Jobs are driven through {@link
+ * #jobs()}.
+ */
+public final class LocalFlinkCluster implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalFlinkCluster.class);
+    private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+
+    private final Path workDir;
+    private final int restPort;
+    private final String classpath;
+    private final FlinkLauncher launcher;
+    private final FlinkRestClient rest;
+    private final Thread shutdownHook;
+    private final List<FlinkProcess> processes = Collections.synchronizedList(new ArrayList<>());
+
+    private LocalFlinkCluster(Path workDir, int restPort, String classpath, boolean ownsProcesses) {
+        this.workDir = workDir;
+        this.restPort = restPort;
+        this.classpath = classpath;
+        this.launcher =
+                new FlinkLauncher(classpath, workDir.resolve("conf"), logDir(workDir), marker(workDir));
+        this.rest = new FlinkRestClient(URI.create("http://127.0.0.1:" + restPort));
+        this.shutdownHook = ownsProcesses ? new Thread(this::stopProcesses, "flink-cluster-stop") : null;
+        if (shutdownHook != null) {
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        }
+    }
+
+    /**
+     * Writes the cluster's configuration, starts the JobManager and the TaskManagers, and waits
+     * until all TaskManagers are registered. Fails if a cluster from the same work directory is
+     * still running.
+     */
+    public static LocalFlinkCluster start(ClusterSpec spec) {
+        Path workDir = spec.workDir();
+        Optional<LocalFlinkCluster> running = attach(workDir);
+        if (running.isPresent() && running.get().processes().stream().anyMatch(FlinkProcess::isAlive)) {
+            throw new IllegalStateException(
+                    "A cluster from " + workDir + " is still running; stop it first");
+        }
+        long begin = System.nanoTime();
+        int restPort = freePort();
+        writeConfig(spec, restPort, freePort());
+        String classpath =
+                spec.flinkHome()
+                        .map(FlinkLauncher::distributionClasspath)
+                        .orElseGet(FlinkLauncher::mavenClasspath);
+        LocalFlinkCluster cluster = new LocalFlinkCluster(workDir, restPort, classpath, true);
+        try {
+            cluster.add(cluster.launcher.startJobManager());
+            for (int i = 0; i < spec.taskManagers(); i++) {
+                cluster.add(cluster.launcher.startTaskManager(i));
+            }
+            cluster.awaitTaskManagers(spec.taskManagers(), spec.startTimeout());
+        } catch (RuntimeException e) {
+            LOG.error("Cluster did not start; logs in {}", logDir(workDir));
+            cluster.close();
+            throw e;
+        }
+        LOG.info(
+                "Flink cluster up in {} ms: REST {}, {} TaskManagers, work dir {}",
+                (System.nanoTime() - begin) / 1_000_000,
+                cluster.restUri(),
+                spec.taskManagers(),
+                workDir);
+        return cluster;
+    }
+
+    /** The cluster another JVM started from {@code workDir}, if its state file is there. */
+    public static Optional<LocalFlinkCluster> attach(Path workDir) {
+        Path dir = workDir.toAbsolutePath().normalize();
+        Optional<Properties> state = ClusterState.read(dir);
+        if (state.isEmpty()) {
+            return Optional.empty();
+        }
+        Properties p = state.get();
+        LocalFlinkCluster cluster =
+                new LocalFlinkCluster(
+                        dir,
+                        Integer.parseInt(p.getProperty("rest.port")),
+                        ClusterState.classpath(dir),
+                        false);
+        for (String key : p.stringPropertyNames()) {
+            if (!key.endsWith(".pid")) {
+                continue;
+            }
+            String name = key.substring(0, key.length() - 4);
+            FlinkProcess.Role role =
+                    name.equals("jobmanager") ? FlinkProcess.Role.JOBMANAGER : FlinkProcess.Role.TASKMANAGER;
+            int index = role == FlinkProcess.Role.JOBMANAGER ? 0 : Integer.parseInt(name.substring(12));
+            FlinkProcess.find(Long.parseLong(p.getProperty(key)), marker(dir))
+                    .ifPresent(h -> cluster.processes.add(new FlinkProcess(role, index, h, logDir(dir).resolve(name + ".log"))));
+        }
+        cluster.processes.sort(
+                (a, b) -> a.role() != b.role() ? a.role().compareTo(b.role()) : Integer.compare(a.index(), b.index()));
+        return Optional.of(cluster);
+    }
+
+    public FlinkRestClient rest() {
+        return rest;
+    }
+
+    /** Job operations (submit, savepoint, rescale, cancel, waits) on this cluster. */
+    public FlinkJobs jobs() {
+        return new FlinkJobs(this);
+    }
+
+    public URI restUri() {
+        return rest.baseUri();
+    }
+
+    public Path workDir() {
+        return workDir;
+    }
+
+    /** Where retained checkpoints go ({@code execution.checkpointing.dir}). */
+    public Path checkpointDir() {
+        return workDir.resolve("checkpoints");
+    }
+
+    /** Where savepoints go unless a target is given. */
+    public Path savepointDir() {
+        return workDir.resolve("savepoints");
+    }
+
+    public Path logDir() {
+        return logDir(workDir);
+    }
+
+    /** The JobManager and every TaskManager started so far (killed ones included, not alive). */
+    public List<FlinkProcess> processes() {
+        synchronized (processes) {
+            return List.copyOf(processes);
+        }
+    }
+
+    /** TaskManagers still alive, by index. */
+    public List<FlinkProcess> liveTaskManagers() {
+        return processes().stream()
+                .filter(p -> p.role() == FlinkProcess.Role.TASKMANAGER && p.isAlive())
+                .toList();
+    }
+
+    /** The TaskManager with this index. */
+    public FlinkProcess taskManager(int index) {
+        return processes().stream()
+                .filter(p -> p.role() == FlinkProcess.Role.TASKMANAGER && p.index() == index)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("No TaskManager " + index));
+    }
+
+    /** The TaskManager with this Flink resource id ({@code tm-<index>}). */
+    public FlinkProcess taskManager(String resourceId) {
+        return taskManager(Integer.parseInt(resourceId.substring(resourceId.indexOf('-') + 1)));
+    }
+
+    /** Starts one more TaskManager with the next free index; does not wait for it to register. */
+    public FlinkProcess startTaskManager() {
+        int next =
+                processes().stream()
+                        .filter(p -> p.role() == FlinkProcess.Role.TASKMANAGER)
+                        .mapToInt(p -> p.index() + 1)
+                        .max()
+                        .orElse(0);
+        FlinkProcess tm = launcher.startTaskManager(next);
+        add(tm);
+        return tm;
+    }
+
+    /** Kills TaskManager {@code index} with SIGKILL ({@code kill -9}) and waits until it is gone. */
+    public FlinkProcess killTaskManager(int index) {
+        FlinkProcess tm = taskManager(index);
+        tm.kill();
+        writeState();
+        return tm;
+    }
+
+    /** Waits until exactly {@code count} TaskManagers are registered at the JobManager. */
+    public void awaitTaskManagers(int count, Duration timeout) {
+        await("%d TaskManagers registered at %s".formatted(count, restUri()))
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(200))
+                .ignoreExceptions()
+                .until(() -> rest.taskManagerIds().size() == count);
+    }
+
+    /**
+     * Leaves the processes running when this JVM exits (the command line's {@code start}); a later
+     * {@link #attach} finds them through the state file.
+     */
+    public void detach() {
+        if (shutdownHook != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalArgumentException alreadyRemoved) {
+                // detached before
+            }
+        }
+    }
+
+    /** Stops every process (SIGTERM, then SIGKILL after 10 s) and removes the state file. */
+    public void stop() {
+        stopProcesses();
+        ClusterState.delete(workDir);
+        if (shutdownHook != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException | IllegalArgumentException goneOrRunning) {
+                // the JVM is shutting down, or detach() removed the hook already
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void stopProcesses() {
+        List<FlinkProcess> all = new ArrayList<>(processes());
+        Collections.reverse(all); // TaskManagers first, the JobManager last
+        all.stream().filter(FlinkProcess::isAlive).forEach(p -> p.stop(STOP_GRACE));
+    }
+
+    private void add(FlinkProcess process) {
+        processes.add(process);
+        writeState();
+    }
+
+    private void writeState() {
+        ClusterState.write(
+                workDir, restPort, classpath, processes().stream().filter(FlinkProcess::isAlive).toList());
+    }
+
+    private static void writeConfig(ClusterSpec spec, int restPort, int rpcPort) {
+        Path dir = spec.workDir();
+        try {
+            for (String sub : List.of("log", "tmp", "upload", "work", "checkpoints", "savepoints")) {
+                Files.createDirectories(dir.resolve(sub));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        FlinkConfigFile.projectDefault()
+                .set("rest.port", Integer.toString(restPort))
+                .set("jobmanager.rpc.port", Integer.toString(rpcPort))
+                .set("execution.checkpointing.dir", dir.resolve("checkpoints").toUri().toString())
+                .set("execution.checkpointing.savepoint-dir", dir.resolve("savepoints").toUri().toString())
+                .set("io.tmp.dirs", dir.resolve("tmp").toString())
+                .set("web.upload.dir", dir.resolve("upload").toString())
+                .set("process.working-dir", dir.resolve("work").toString())
+                .setAll(spec.effectiveOverrides())
+                .writeTo(dir.resolve("conf"));
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path logDir(Path workDir) {
+        return workDir.resolve("log");
+    }
+
+    /** A JVM flag on every process of this cluster, so a pid is only trusted if it carries it. */
+    static String marker(Path workDir) {
+        return "-Deffonce.cluster.dir=" + workDir;
+    }
+}

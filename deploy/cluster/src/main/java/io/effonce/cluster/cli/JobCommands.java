@@ -1,0 +1,121 @@
+package io.effonce.cluster.cli;
+
+import io.effonce.cluster.JobSubmission;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** The job commands of {@code flink-local}: submit, savepoint, stop-job, cancel, rescale. */
+final class JobCommands {
+
+    private JobCommands() {}
+
+    @Command(name = "submit", description = "Upload a job jar and run it; prints the job id.")
+    static final class Submit implements Callable<Integer> {
+        @ParentCommand ClusterCli parent;
+
+        @Parameters(index = "0", description = "The job jar.")
+        Path jar;
+
+        @Parameters(index = "1..*", description = "Program arguments (after --).")
+        List<String> args = new ArrayList<>();
+
+        @Option(names = "--class", required = true, description = "Entry class.")
+        String entryClass;
+
+        @Option(names = {"-p", "--parallelism"}, defaultValue = "0", description = "Parallelism (0: cluster default).")
+        int parallelism;
+
+        @Option(names = {"-s", "--savepoint"}, description = "Savepoint or retained checkpoint to restore from.")
+        String savepoint;
+
+        @Option(names = "--allow-non-restored-state", description = "Skip state no operator claims.")
+        boolean allowNonRestoredState;
+
+        @Option(names = "--wait", description = "Wait until every task is RUNNING.")
+        boolean waitRunning;
+
+        @Override
+        public Integer call() {
+            JobSubmission job =
+                    new JobSubmission(jar, entryClass, args, parallelism, savepoint, allowNonRestoredState);
+            var jobs = parent.cluster().jobs();
+            String jobId = jobs.submit(job);
+            if (waitRunning) {
+                jobs.awaitAllTasksRunning(jobId);
+            }
+            System.out.println(jobId);
+            return 0;
+        }
+    }
+
+    @Command(name = "savepoint", description = "Take a savepoint; prints its path.")
+    static final class Savepoint implements Callable<Integer> {
+        @ParentCommand ClusterCli parent;
+
+        @Parameters(index = "0", description = "Job id.")
+        String jobId;
+
+        @Override
+        public Integer call() {
+            System.out.println(parent.cluster().jobs().savepoint(jobId));
+            return 0;
+        }
+    }
+
+    @Command(name = "stop-job", description = "Stop a job with a savepoint; prints its path.")
+    static final class StopJob implements Callable<Integer> {
+        @ParentCommand ClusterCli parent;
+
+        @Parameters(index = "0", description = "Job id.")
+        String jobId;
+
+        @Override
+        public Integer call() {
+            System.out.println(parent.cluster().jobs().stopWithSavepoint(jobId));
+            return 0;
+        }
+    }
+
+    @Command(name = "cancel", description = "Cancel a job (its retained checkpoints stay).")
+    static final class Cancel implements Callable<Integer> {
+        @ParentCommand ClusterCli parent;
+
+        @Parameters(index = "0", description = "Job id.")
+        String jobId;
+
+        @Override
+        public Integer call() {
+            parent.cluster().jobs().cancel(jobId);
+            System.out.println("Cancelled " + jobId);
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "rescale",
+            description = "Stop with a savepoint, resubmit from it with a new parallelism; prints the new job id.")
+    static final class Rescale implements Callable<Integer> {
+        @ParentCommand ClusterCli parent;
+
+        @Parameters(index = "0", description = "Job id (submitted through this cluster).")
+        String jobId;
+
+        @Parameters(index = "1", description = "New parallelism.")
+        int parallelism;
+
+        @Override
+        public Integer call() {
+            var jobs = parent.cluster().jobs();
+            String newJobId = jobs.rescale(jobId, parallelism);
+            jobs.awaitAllTasksRunning(newJobId);
+            System.out.println(newJobId);
+            return 0;
+        }
+    }
+}

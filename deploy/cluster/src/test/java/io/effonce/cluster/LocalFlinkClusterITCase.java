@@ -1,0 +1,132 @@
+package io.effonce.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.cluster.cli.ClusterCli;
+import io.effonce.cluster.testjob.CountingJob;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+
+/**
+ * A real multi-process cluster (one JobManager, two TaskManagers, each a separate JVM) running the
+ * counting test job from its jar: failover after {@code kill -9}, savepoint, rescale, and no
+ * process left behind.
+ */
+class LocalFlinkClusterITCase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalFlinkClusterITCase.class);
+
+    @TempDir static Path workDir;
+
+    private static LocalFlinkCluster cluster;
+    private static JobSubmission countingJob;
+
+    @BeforeAll
+    static void startCluster() {
+        long begin = System.nanoTime();
+        cluster =
+                LocalFlinkCluster.start(
+                        ClusterSpec.builder(workDir)
+                                .taskManagers(2)
+                                .fastFailover()
+                                .config("execution.checkpointing.interval", "1s")
+                                .config("execution.checkpointing.min-pause", "200ms")
+                                .build());
+        LOG.info("Cluster start took {} ms", (System.nanoTime() - begin) / 1_000_000);
+        Path jar = Path.of(System.getProperty("effonce.testjob.jar"));
+        assertThat(jar).exists();
+        countingJob = JobSubmission.of(jar, CountingJob.class.getName(), "500");
+    }
+
+    @AfterAll
+    static void stopClusterLeavesNoProcessBehind() {
+        if (cluster == null) {
+            return;
+        }
+        cluster.stop();
+        assertThat(cluster.processes()).noneMatch(FlinkProcess::isAlive);
+        String marker = LocalFlinkCluster.marker(cluster.workDir()) + " ";
+        assertThat(ProcessHandle.allProcesses())
+                .noneMatch(p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false));
+        assertThat(LocalFlinkCluster.attach(workDir)).isEmpty();
+    }
+
+    @Test
+    void jobRestoresFromLatestCheckpointAfterTaskManagerIsKilled() {
+        FlinkJobs jobs = cluster.jobs();
+        String jobId = jobs.submit(countingJob.withParallelism(2));
+        jobs.awaitAllTasksRunning(jobId);
+        CheckpointStats before = jobs.awaitCompletedCheckpoints(jobId, 2);
+        assertThat(before.hasRestored()).isFalse();
+
+        Set<String> busy = jobs.taskManagersOf(jobId);
+        FlinkProcess victim = cluster.taskManager(busy.iterator().next());
+        long killedAt = System.nanoTime();
+        cluster.killTaskManager(victim.index());
+        assertThat(victim.isAlive()).isFalse();
+
+        jobs.awaitAllTasksRunning(jobId, Duration.ofMinutes(1));
+        long recoveryMs = (System.nanoTime() - killedAt) / 1_000_000;
+        LOG.info("kill -9 of {} -> all tasks RUNNING again in {} ms", victim.name(), recoveryMs);
+
+        CheckpointStats after = cluster.rest().checkpoints(jobId);
+        assertThat(after.hasRestored()).isTrue();
+        assertThat(after.latestRestoredId()).isGreaterThanOrEqualTo(before.latestCompletedId());
+        assertThat(after.latestRestoredIsSavepoint()).isFalse();
+        assertThat(jobs.taskManagersOf(jobId)).doesNotContain(victim.resourceId());
+        jobs.awaitCheckpointAfter(jobId, after.latestRestoredId());
+
+        FlinkProcess replacement = cluster.startTaskManager();
+        cluster.awaitTaskManagers(2, Duration.ofMinutes(1));
+        assertThat(cluster.rest().taskManagerIds()).contains(replacement.resourceId());
+        jobs.cancel(jobId);
+    }
+
+    @Test
+    void rescaleTwoToOneRestoresFromTheStopSavepoint() throws Exception {
+        FlinkJobs jobs = cluster.jobs();
+        String jobId = jobs.submit(countingJob.withParallelism(2));
+        jobs.awaitAllTasksRunning(jobId);
+        jobs.awaitCompletedCheckpoints(jobId, 1);
+
+        String savepoint = jobs.savepoint(jobId);
+        assertThat(Path.of(java.net.URI.create(savepoint))).isDirectory();
+        assertThat(savepoint).startsWith(cluster.savepointDir().toUri().toString().replace("file:///", "file:/"));
+
+        String rescaled = jobs.rescale(jobId, 1);
+        jobs.awaitAllTasksRunning(rescaled);
+        assertThat(cluster.rest().jobState(jobId)).isEqualTo("FINISHED");
+        java.util.Map<String, Object> job = cluster.rest().get("/jobs/" + rescaled);
+        assertThat((java.util.List<?>) job.get("vertices"))
+                .allSatisfy(v -> assertThat(Json.at(v, "parallelism")).isEqualTo(1L));
+        CheckpointStats restored = cluster.rest().checkpoints(rescaled);
+        assertThat(restored.latestRestoredIsSavepoint()).isTrue();
+        assertThat(restored.latestRestoredPath()).isNotNull();
+        jobs.cancel(rescaled);
+    }
+
+    @Test
+    void commandLineFindsTheRunningClusterThroughItsStateFile() {
+        LocalFlinkCluster attached = LocalFlinkCluster.attach(workDir).orElseThrow();
+        assertThat(attached.restUri()).isEqualTo(cluster.restUri());
+        assertThat(attached.processes().stream().map(FlinkProcess::pid))
+                .containsAll(cluster.liveTaskManagers().stream().map(FlinkProcess::pid).toList());
+
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new ClusterCli()).setOut(new PrintWriter(out));
+        int exit = cli.execute("--work-dir", workDir.toString(), "status");
+        assertThat(exit).isZero();
+        assertThat(Files.exists(workDir.resolve("cluster.properties"))).isTrue();
+    }
+}
