@@ -11,6 +11,7 @@ import java.time.ZoneId;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
@@ -36,30 +37,34 @@ public final class LedgerTotalsJob {
 
     /** The real Kafka source and PostgreSQL sinks, from options. */
     static LedgerPipeline.Endpoints endpoints(ReadableConfig config) {
-        String bootstrap = require(config, JobOptions.KAFKA_BOOTSTRAP.key(), config.get(JobOptions.KAFKA_BOOTSTRAP));
         PostgresStoreConfig postgres = postgres(config);
-        ChangeDecoder decoder =
-                new ChangeDecoder(
-                        ZoneId.of(config.get(JobOptions.ZONE)),
-                        config.get(JobOptions.DEAD_LETTER_MAX_CHARS));
-        KafkaSource<LedgerRecord> source =
-                KafkaSource.<LedgerRecord>builder()
-                        .setBootstrapServers(bootstrap)
-                        .setTopics(config.get(JobOptions.TOPIC))
-                        .setGroupId(config.get(JobOptions.GROUP_ID))
-                        .setStartingOffsets(startingOffsets(config.get(JobOptions.STARTING_OFFSETS)))
-                        .setDeserializer(new LedgerRecordDeserializer(decoder))
-                        .setProperty("isolation.level", "read_committed")
-                        .build();
         return new LedgerPipeline.Endpoints(
-                source,
+                kafkaSource(config).build(),
                 PostgresTotalsStore.factory(postgres),
                 SideTables.lateEvents(postgres),
                 SideTables.deadLetters(postgres));
     }
 
+    /** The relay's topic, decoded in the source; offsets live in checkpoints. */
+    static KafkaSourceBuilder<LedgerRecord> kafkaSource(ReadableConfig config) {
+        String bootstrap =
+                require(
+                        JobOptions.KAFKA_BOOTSTRAP.key(), config.get(JobOptions.KAFKA_BOOTSTRAP));
+        ChangeDecoder decoder =
+                new ChangeDecoder(
+                        ZoneId.of(config.get(JobOptions.ZONE)),
+                        config.get(JobOptions.DEAD_LETTER_MAX_CHARS));
+        return KafkaSource.<LedgerRecord>builder()
+                .setBootstrapServers(bootstrap)
+                .setTopics(config.get(JobOptions.TOPIC))
+                .setGroupId(config.get(JobOptions.GROUP_ID))
+                .setStartingOffsets(startingOffsets(config.get(JobOptions.STARTING_OFFSETS)))
+                .setDeserializer(new LedgerRecordDeserializer(decoder))
+                .setProperty("isolation.level", "read_committed");
+    }
+
     static PostgresStoreConfig postgres(ReadableConfig config) {
-        String url = require(config, JobOptions.PG_URL.key(), config.get(JobOptions.PG_URL));
+        String url = require(JobOptions.PG_URL.key(), config.get(JobOptions.PG_URL));
         String file = config.get(JobOptions.PG_PASSWORD_FILE);
         return new PostgresStoreConfig(
                 url,
@@ -85,7 +90,7 @@ public final class LedgerTotalsJob {
         };
     }
 
-    private static String require(ReadableConfig config, String key, String value) {
+    private static String require(String key, String value) {
         if (value == null || value.isBlank()) {
             throw new IllegalArgumentException(
                     "--" + key + " is required; run with --help to list the options");

@@ -213,8 +213,6 @@ public final class ChangeDecoder implements Serializable {
             if (raw.length() > maxRawChars) {
                 raw = raw.substring(0, maxRawChars);
             }
-            // PostgreSQL text cannot hold NUL; keep the rest of the value readable.
-            raw = raw.replace('\u0000', '\uFFFD');
             return LedgerRecord.of(
                     new DeadLetter(topic, partition, offset, reason.describe(detail), raw));
         }

@@ -1,0 +1,134 @@
+package io.effonce.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.job.decode.BadRecords;
+import io.effonce.job.sidetables.SideTables;
+import io.effonce.job.testutils.SyntheticLedger;
+import io.effonce.job.testutils.Topics;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.store.PostgresTotalsStore;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The whole pipeline on a MiniCluster over a real Kafka topic and a real PostgreSQL: re-delivered
+ * changes are dropped, bad records become dead letters without a restart, and the totals equal
+ * what the change stream says.
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class LedgerPipelineITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @Test
+    void totalsEqualTheLedgerDuplicatesAreDroppedAndBadRecordsAreDeadLetters(
+            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+        String topic = "pipeline.public.payments";
+        Topics.create(kafka.servers(), topic, 2);
+        SyntheticLedger ledger = new SyntheticLedger(3_000, Instant.parse("2026-11-28T00:00:00Z"), 2);
+        List<SyntheticLedger.Change> records = new ArrayList<>(ledger.changes());
+        for (BadRecords.Bad bad : BadRecords.ALL) {
+            records.add(records.size() / 2, new SyntheticLedger.Change("bad", bad.value()));
+        }
+        Topics.publish(kafka.servers(), topic, records);
+
+        Configuration config = new Configuration();
+        config.set(JobOptions.KAFKA_BOOTSTRAP, kafka.servers());
+        config.set(JobOptions.TOPIC, topic);
+        // No restarts: a bad record must never fail the job, so any failure fails the test.
+        Configuration cluster = new Configuration();
+        cluster.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(cluster);
+        env.setParallelism(2);
+        env.enableCheckpointing(500);
+        PostgresStoreConfig postgres =
+                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+        LedgerPipeline.build(
+                env,
+                config,
+                new LedgerPipeline.Endpoints(
+                        LedgerTotalsJob.kafkaSource(config)
+                                .setBounded(OffsetsInitializer.latest())
+                                .build(),
+                        PostgresTotalsStore.factory(postgres),
+                        SideTables.lateEvents(postgres),
+                        SideTables.deadLetters(postgres)));
+        env.execute("ledger-pipeline-itcase");
+
+        assertThat(totals(db)).isEqualTo(ledger.expectedTotals());
+        assertThat(totals(db).keySet()).extracting(MerchantDayKey::day)
+                .containsOnly(LocalDate.of(2026, 11, 28), LocalDate.of(2026, 11, 29));
+        assertThat(deadLetterReasons(db))
+                .hasSize(BadRecords.ALL.size())
+                .allSatisfy(
+                        reason ->
+                                assertThat(BadRecords.ALL)
+                                        .anySatisfy(b -> assertThat(reason).startsWith(b.reason())));
+        assertThat(count(db, "SELECT count(*) FROM late_events")).isZero();
+    }
+
+    static Map<MerchantDayKey, Long> totals(PostgresEndpoint db) throws Exception {
+        Map<MerchantDayKey, Long> totals = new HashMap<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT merchant_id, day, currency, total_minor FROM merchant_daily_totals")) {
+            while (rs.next()) {
+                totals.put(
+                        new MerchantDayKey(rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
+                        rs.getLong(4));
+            }
+        }
+        return totals;
+    }
+
+    private static List<String> deadLetterReasons(PostgresEndpoint db) throws Exception {
+        List<String> reasons = new ArrayList<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT reason FROM dead_letters")) {
+            while (rs.next()) {
+                reasons.add(rs.getString(1));
+            }
+        }
+        return reasons;
+    }
+
+    private static long count(PostgresEndpoint db, String sql) throws Exception {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
