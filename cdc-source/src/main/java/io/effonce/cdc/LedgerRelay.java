@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -37,6 +38,7 @@ public final class LedgerRelay implements AutoCloseable {
     private final CountDownLatch started = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private Producer<byte[], byte[]> producer;
     private DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
     private ExecutorService runner;
@@ -149,11 +151,14 @@ public final class LedgerRelay implements AutoCloseable {
     /** Stops the engine (committing what Kafka acknowledged) and closes the producer. */
     @Override
     public void close() {
-        if (engine != null) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (engine != null && isRunning()) {
             try {
                 engine.close();
-            } catch (IOException e) {
-                LOG.warn("The engine did not close cleanly", e);
+            } catch (IOException | IllegalStateException e) {
+                LOG.warn("The engine did not close cleanly", e); // e.g. it stopped meanwhile
             }
         }
         if (runner != null) {

@@ -20,6 +20,8 @@ final class Preflight {
     /** What the checks found that the engine configuration depends on. */
     record Findings(boolean publicationExists) {}
 
+    private static final long SLOT_GRACE_NANOS = 5_000_000_000L;
+
     private Preflight() {}
 
     static Findings check(RelayOptions o) {
@@ -172,10 +174,34 @@ final class Preflight {
                                     + "'. Fix: choose another --slot for this database.");
                 }
                 if (rs.getBoolean(3)) {
-                    throw slotActive(o, rs.getString(4));
+                    waitUntilInactive(ps, o, rs.getString(4));
                 }
             }
         }
+    }
+
+    /**
+     * A relay restarted right after a crash can find its slot still held by the dead relay's WAL
+     * sender until PostgreSQL notices; give that a few seconds before calling the slot busy.
+     */
+    private static void waitUntilInactive(PreparedStatement ps, RelayOptions o, String pid)
+            throws SQLException {
+        long deadline = System.nanoTime() + SLOT_GRACE_NANOS;
+        while (System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(250); // polling the server's view of the slot
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || !rs.getBoolean(3)) {
+                    return;
+                }
+                pid = rs.getString(4);
+            }
+        }
+        throw slotActive(o, pid);
     }
 
     static RelayStartupException slotActive(RelayOptions o, String pid) {

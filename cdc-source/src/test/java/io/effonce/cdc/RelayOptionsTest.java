@@ -60,7 +60,8 @@ class RelayOptionsTest {
                         new String[] {"--db-password-file", file.toString()},
                         Map.of("EFFONCE_PG_PASSWORD", "from-env"));
         assertThat(fromFile.dbPassword).isEqualTo("from-file");
-        RelayOptions fromEnv = RelayCli.parse(new String[0], Map.of("EFFONCE_PG_PASSWORD", "from-env"));
+        RelayOptions fromEnv =
+                RelayCli.parse(new String[0], Map.of("EFFONCE_PG_PASSWORD", "from-env"));
         assertThat(fromEnv.dbPassword).isEqualTo("from-env");
         assertThat(fromEnv.toString()).doesNotContain("from-env");
         RelayOptions viaFileEnv =
@@ -108,9 +109,15 @@ class RelayOptionsTest {
         assertThat(err.toString()).contains("--snapshot-mode must be one of");
         assertThatThrownBy(() -> RelayCli.parse(new String[] {"--slot", "Bad-Name"}, Map.of()))
                 .hasMessageContaining("--slot must be 1-63 lower-case letters");
-        assertThatThrownBy(() -> RelayCli.parse(new String[] {"--db-url", "jdbc:mysql://x/y"}, Map.of()))
+        assertThatThrownBy(
+                        () ->
+                                RelayCli.parse(
+                                        new String[] {"--db-url", "jdbc:mysql://x/y"}, Map.of()))
                 .hasMessageContaining("jdbc:postgresql://HOST:PORT/DB");
-        assertThatThrownBy(() -> RelayCli.parse(new String[] {"--heartbeat-interval", "soon"}, Map.of()))
+        assertThatThrownBy(
+                        () ->
+                                RelayCli.parse(
+                                        new String[] {"--heartbeat-interval", "soon"}, Map.of()))
                 .hasMessageContaining("not a duration");
     }
 

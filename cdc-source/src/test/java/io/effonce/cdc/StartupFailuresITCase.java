@@ -1,6 +1,7 @@
 package io.effonce.cdc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.testutils.RelayProcess;
 import io.effonce.cdc.testutils.RelaySetup;
@@ -13,6 +14,7 @@ import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -77,13 +79,16 @@ class StartupFailuresITCase {
         RelaySetup setup = new RelaySetup(db, nowhere, "nokafka", dir);
         Outcome o = run(setup, Map.of(), "--kafka-timeout", "2s");
         assertThat(o.code).isEqualTo(3);
-        assertThat(o.err).contains("Kafka at " + nowhere.servers() + " did not answer within 2000 ms");
+        assertThat(o.err)
+                .contains("Kafka at " + nowhere.servers() + " did not answer within 2000 ms");
 
         // The same through a real JVM: the process exit code an operator's supervisor sees.
         List<String> args = setup.args("--kafka-timeout", "2s");
         try (RelayProcess p =
                 RelayProcess.start(
-                        args, setup.env(), Path.of("target", "startup-failure-logs", "kafka.log"))) {
+                        args,
+                        setup.env(),
+                        Path.of("target", "startup-failure-logs", "kafka.log"))) {
             assertThat(p.waitFor(60)).isEqualTo(3);
             assertThat(p.output()).contains("did not answer within 2000 ms");
         }
@@ -92,7 +97,9 @@ class StartupFailuresITCase {
     @Test
     void slotAlreadyActiveIsExplained(PostgresEndpoint db, KafkaBootstrap kafka) {
         RelaySetup setup = new RelaySetup(db, kafka, "busy", dir);
-        try (LedgerRelay running = LedgerRelay.start(RelayCli.parse(setup.argsArray(), setup.env()))) {
+        try (LedgerRelay running =
+                LedgerRelay.start(RelayCli.parse(setup.argsArray(), setup.env()))) {
+            await().atMost(Duration.ofSeconds(30)).until(setup::slotActive);
             Outcome o = run(setup, setup.env(), "--offsets-file", dir.resolve("other").toString());
             assertThat(o.code).isEqualTo(3);
             assertThat(o.err)
@@ -108,12 +115,7 @@ class StartupFailuresITCase {
     void theMainNeverPrintsThePassword(PostgresEndpoint db) {
         KafkaBootstrap nowhere = new KafkaBootstrap("127.0.0.1:" + freePort());
         RelaySetup setup = new RelaySetup(db, nowhere, "secret", dir);
-        Outcome o =
-                run(
-                        setup,
-                        Map.of("EFFONCE_PG_PASSWORD", "s3cr3t-pw"),
-                        "--kafka-timeout",
-                        "1s");
+        Outcome o = run(setup, Map.of("EFFONCE_PG_PASSWORD", "s3cr3t-pw"), "--kafka-timeout", "1s");
         assertThat(o.code).isEqualTo(3);
         assertThat(o.out + o.err).doesNotContain("s3cr3t-pw");
     }

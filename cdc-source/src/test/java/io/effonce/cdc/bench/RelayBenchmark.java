@@ -23,8 +23,8 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -55,7 +55,10 @@ public final class RelayBenchmark {
             try (Connection c = db.connect();
                     Statement s = c.createStatement()) {
                 for (String slot : slots) {
-                    s.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+                    s.execute(
+                            "SELECT pg_create_logical_replication_slot('"
+                                    + slot
+                                    + "', 'pgoutput')");
                 }
             }
             WorkloadReport report =

@@ -41,7 +41,7 @@ public final class RelayProcess implements AutoCloseable {
         command.addAll(args);
         Files.createDirectories(log.getParent());
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
         pb.environment().putAll(env);
         return new RelayProcess(pb.start(), log);
     }
