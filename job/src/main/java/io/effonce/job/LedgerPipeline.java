@@ -55,6 +55,8 @@ public final class LedgerPipeline {
     /** Adds the whole job to {@code env}. */
     public static void build(StreamExecutionEnvironment env, ReadableConfig config, Endpoints io) {
         env.setMaxParallelism(config.get(JobOptions.MAX_PARALLELISM));
+        // Every record type is immutable, so chained operators may hand objects on uncopied.
+        env.getConfig().enableObjectReuse();
         ZoneId zone = ZoneId.of(config.get(JobOptions.ZONE));
         Set<String> counted = Set.copyOf(config.get(JobOptions.COUNTED_STATES));
 
