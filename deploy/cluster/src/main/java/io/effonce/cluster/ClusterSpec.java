@@ -32,8 +32,8 @@ public record ClusterSpec(
 
     /**
      * What {@link Builder#fastFailover()} sets: a killed TaskManager is declared dead within about
-     * 2 to 5 s, restarts back off at most 5 s, and the REST API shows checkpoint statistics at
-     * most 100 ms old (the chaos tests watch for a checkpoint in progress).
+     * 2 to 5 s, restarts back off at most 5 s, and the REST API shows checkpoint statistics at most
+     * 100 ms old (the chaos tests watch for a checkpoint in progress).
      */
     public static final Map<String, String> FAST_FAILOVER =
             Map.of(
@@ -133,13 +133,7 @@ public record ClusterSpec(
                         }
                     });
             return new ClusterSpec(
-                    workDir,
-                    taskManagers,
-                    slots,
-                    fastFailover,
-                    overrides,
-                    flinkHome,
-                    startTimeout);
+                    workDir, taskManagers, slots, fastFailover, overrides, flinkHome, startTimeout);
         }
 
         private static Optional<Path> flinkHomeFromEnvironment() {

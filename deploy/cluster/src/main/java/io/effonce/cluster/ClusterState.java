@@ -14,8 +14,8 @@ import java.util.TreeMap;
 
 /**
  * The small files in a cluster's work directory that let a later command (another JVM) find the
- * cluster again: ports and process ids in {@code cluster.properties}, the Flink class path, and
- * the submission of each job (so {@code rescale} can resubmit it).
+ * cluster again: ports and process ids in {@code cluster.properties}, the Flink class path, and the
+ * submission of each job (so {@code rescale} can resubmit it).
  */
 final class ClusterState {
 

@@ -71,6 +71,39 @@ public final class FlinkJobs {
         awaitAllTasksRunning(jobId, DEFAULT_TIMEOUT);
     }
 
+    /**
+     * Waits until the job has restored once more than {@code restoredBefore} (the {@link
+     * CheckpointStats#restored()} count read before a fault) and every task is RUNNING again; the
+     * way to see a failover complete, since the job state may still read RUNNING right after a
+     * kill.
+     */
+    public CheckpointStats awaitRestoredAndRunning(
+            String jobId, long restoredBefore, Duration timeout) {
+        AtomicReference<CheckpointStats> last = new AtomicReference<>();
+        await("job %s restored and running again".formatted(jobId))
+                .atMost(timeout)
+                .pollInterval(POLL)
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            last.set(rest.checkpoints(jobId));
+                            return last.get().restored() > restoredBefore && allTasksRunning(jobId);
+                        });
+        return last.get();
+    }
+
+    /** Cancels every job that is not yet finished, failed or cancelled. */
+    public void cancelAll() {
+        rest.jobs()
+                .forEach(
+                        (id, state) -> {
+                            if (!Set.of("FINISHED", "FAILED", "CANCELED", "CANCELLING")
+                                    .contains(state)) {
+                                cancel(id);
+                            }
+                        });
+    }
+
     /** True when the job is RUNNING and so is each of its tasks. */
     public boolean allTasksRunning(String jobId) {
         Map<String, Object> job = rest.get("/jobs/" + jobId);
@@ -119,8 +152,8 @@ public final class FlinkJobs {
     }
 
     /**
-     * Waits until a checkpoint is in progress (triggered, not yet completed); the chaos tests kill a
-     * TaskManager then. Checkpoints may be short: poll with a small interval.
+     * Waits until a checkpoint is in progress (triggered, not yet completed); the chaos tests kill
+     * a TaskManager then. Checkpoints may be short: poll with a small interval.
      */
     public void awaitCheckpointInProgress(String jobId, Duration timeout) {
         await("a checkpoint of job %s in progress".formatted(jobId))

@@ -15,8 +15,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Builds and starts the JVM command lines of Flink's JobManager and TaskManager, the way Flink's
  * bin/jobmanager.sh and bin/taskmanager.sh do: memory flags and dynamic properties from {@code
- * BashJavaUtils}, JVM options from {@code env.java.opts.*}, log4j from the configuration
- * directory.
+ * BashJavaUtils}, JVM options from {@code env.java.opts.*}, log4j from the configuration directory.
  */
 final class FlinkLauncher {
 
@@ -24,8 +23,10 @@ final class FlinkLauncher {
 
     static final String JOBMANAGER_CLASS =
             "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
-    static final String TASKMANAGER_CLASS = "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
-    private static final String BASH_JAVA_UTILS = "org.apache.flink.runtime.util.bash.BashJavaUtils";
+    static final String TASKMANAGER_CLASS =
+            "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
+    private static final String BASH_JAVA_UTILS =
+            "org.apache.flink.runtime.util.bash.BashJavaUtils";
     private static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
     private static final String CLASSPATH_RESOURCE = "/io/effonce/cluster/flink-classpath.txt";
 
@@ -90,7 +91,8 @@ final class FlinkLauncher {
     FlinkProcess startTaskManager(int index) {
         prefetch();
         List<String> params = taskManagerParams.join();
-        List<String> extra = List.of("-D", "taskmanager.resource-id=" + FlinkProcess.resourceId(index));
+        List<String> extra =
+                List.of("-D", "taskmanager.resource-id=" + FlinkProcess.resourceId(index));
         return start(FlinkProcess.Role.TASKMANAGER, index, params.get(0), params.get(1), extra);
     }
 
@@ -125,7 +127,8 @@ final class FlinkLauncher {
                     new ProcessBuilder(cmd)
                             .redirectErrorStream(true)
                             .redirectOutput(logDir.resolve(name + ".out").toFile())
-                            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                            .redirectInput(
+                                    ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                             .start();
             LOG.info("Started {} (pid {}), log {}", name, process.pid(), logFile);
             return new FlinkProcess(role, index, process.toHandle(), logFile);
@@ -139,7 +142,8 @@ final class FlinkLauncher {
         List<String> cmd =
                 List.of(
                         javaExecutable(),
-                        "-Dlog4j.configurationFile=file:" + confDir.resolve("log4j-console.properties"),
+                        "-Dlog4j.configurationFile=file:"
+                                + confDir.resolve("log4j-console.properties"),
                         "-classpath",
                         classpath,
                         BASH_JAVA_UTILS,
@@ -148,7 +152,8 @@ final class FlinkLauncher {
                         confDir.toString());
         try {
             Process process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String output =
+                    new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             int exit = process.waitFor();
             List<String> results =
                     output.lines()

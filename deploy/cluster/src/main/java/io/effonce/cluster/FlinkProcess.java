@@ -122,6 +122,11 @@ public final class FlinkProcess {
     static Optional<ProcessHandle> find(long pid, String marker) {
         return ProcessHandle.of(pid)
                 .filter(ProcessHandle::isAlive)
-                .filter(h -> h.info().commandLine().map(c -> c.contains(marker + " ")).orElse(false));
+                .filter(
+                        h ->
+                                h.info()
+                                        .commandLine()
+                                        .map(c -> c.contains(marker + " "))
+                                        .orElse(false));
     }
 }

@@ -153,7 +153,12 @@ public final class FlinkRestClient {
         Object failure = Json.at(answer, "operation", "failure-cause");
         if (failure != null) {
             throw new FlinkRestException(
-                    "Savepoint " + triggerId + " of job " + jobId + " failed: " + Json.write(failure));
+                    "Savepoint "
+                            + triggerId
+                            + " of job "
+                            + jobId
+                            + " failed: "
+                            + Json.write(failure));
         }
         return (String) Json.at(answer, "operation", "location");
     }
@@ -186,7 +191,13 @@ public final class FlinkRestClient {
         String text = response.body();
         if (response.statusCode() / 100 != 2) {
             throw new FlinkRestException(
-                    built.method() + " " + built.uri() + " -> " + response.statusCode() + ": " + text);
+                    built.method()
+                            + " "
+                            + built.uri()
+                            + " -> "
+                            + response.statusCode()
+                            + ": "
+                            + text);
         }
         return text == null || text.isBlank() ? Map.of() : Json.parseObject(text);
     }

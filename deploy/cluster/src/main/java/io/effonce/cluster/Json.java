@@ -8,8 +8,8 @@ import java.util.Map;
 /**
  * A minimal JSON reader and writer for Flink's REST API, so the control code needs no JSON library
  * (and brings none to the modules that use it). Objects become {@code Map<String, Object>}, arrays
- * {@code List<Object>}, numbers {@code Long} or {@code Double}, plus {@code String}, {@code Boolean}
- * and {@code null}.
+ * {@code List<Object>}, numbers {@code Long} or {@code Double}, plus {@code String}, {@code
+ * Boolean} and {@code null}.
  */
 public final class Json {
 
@@ -49,8 +49,8 @@ public final class Json {
     }
 
     /**
-     * Follows a path of object keys and array indexes ({@code "latest", "completed", "id"}); returns
-     * {@code null} when any step is missing.
+     * Follows a path of object keys and array indexes ({@code "latest", "completed", "id"});
+     * returns {@code null} when any step is missing.
      */
     public static Object at(Object root, Object... path) {
         Object node = root;

@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A standalone Flink session cluster of separate OS processes on 127.0.0.1: one JobManager ({@code
- * StandaloneSessionClusterEntrypoint}) and N TaskManagers ({@code TaskManagerRunner}), run from
- * the module's Maven jars or from {@code FLINK_HOME}, configured from deploy/flink-conf.
+ * StandaloneSessionClusterEntrypoint}) and N TaskManagers ({@code TaskManagerRunner}), run from the
+ * module's Maven jars or from {@code FLINK_HOME}, configured from deploy/flink-conf.
  *
  * <p>{@link #start} owns its processes: {@link #close()} stops them all, and so does a shutdown
  * hook if the JVM exits first. {@link #attach} finds a cluster that another JVM started (the
@@ -45,9 +45,11 @@ public final class LocalFlinkCluster implements AutoCloseable {
         this.restPort = restPort;
         this.classpath = classpath;
         this.launcher =
-                new FlinkLauncher(classpath, workDir.resolve("conf"), logDir(workDir), marker(workDir));
+                new FlinkLauncher(
+                        classpath, workDir.resolve("conf"), logDir(workDir), marker(workDir));
         this.rest = new FlinkRestClient(URI.create("http://127.0.0.1:" + restPort));
-        this.shutdownHook = ownsProcesses ? new Thread(this::stopProcesses, "flink-cluster-stop") : null;
+        this.shutdownHook =
+                ownsProcesses ? new Thread(this::stopProcesses, "flink-cluster-stop") : null;
         if (shutdownHook != null) {
             Runtime.getRuntime().addShutdownHook(shutdownHook);
         }
@@ -61,7 +63,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
     public static LocalFlinkCluster start(ClusterSpec spec) {
         Path workDir = spec.workDir();
         Optional<LocalFlinkCluster> running = attach(workDir);
-        if (running.isPresent() && running.get().processes().stream().anyMatch(FlinkProcess::isAlive)) {
+        if (running.isPresent()
+                && running.get().processes().stream().anyMatch(FlinkProcess::isAlive)) {
             throw new IllegalStateException(
                     "A cluster from " + workDir + " is still running; stop it first");
         }
@@ -113,13 +116,26 @@ public final class LocalFlinkCluster implements AutoCloseable {
             }
             String name = key.substring(0, key.length() - 4);
             FlinkProcess.Role role =
-                    name.equals("jobmanager") ? FlinkProcess.Role.JOBMANAGER : FlinkProcess.Role.TASKMANAGER;
-            int index = role == FlinkProcess.Role.JOBMANAGER ? 0 : Integer.parseInt(name.substring(12));
+                    name.equals("jobmanager")
+                            ? FlinkProcess.Role.JOBMANAGER
+                            : FlinkProcess.Role.TASKMANAGER;
+            int index =
+                    role == FlinkProcess.Role.JOBMANAGER ? 0 : Integer.parseInt(name.substring(12));
             FlinkProcess.find(Long.parseLong(p.getProperty(key)), marker(dir))
-                    .ifPresent(h -> cluster.processes.add(new FlinkProcess(role, index, h, logDir(dir).resolve(name + ".log"))));
+                    .ifPresent(
+                            h ->
+                                    cluster.processes.add(
+                                            new FlinkProcess(
+                                                    role,
+                                                    index,
+                                                    h,
+                                                    logDir(dir).resolve(name + ".log"))));
         }
         cluster.processes.sort(
-                (a, b) -> a.role() != b.role() ? a.role().compareTo(b.role()) : Integer.compare(a.index(), b.index()));
+                (a, b) ->
+                        a.role() != b.role()
+                                ? a.role().compareTo(b.role())
+                                : Integer.compare(a.index(), b.index()));
         return Optional.of(cluster);
     }
 
@@ -194,7 +210,9 @@ public final class LocalFlinkCluster implements AutoCloseable {
         return tm;
     }
 
-    /** Kills TaskManager {@code index} with SIGKILL ({@code kill -9}) and waits until it is gone. */
+    /**
+     * Kills TaskManager {@code index} with SIGKILL ({@code kill -9}) and waits until it is gone.
+     */
     public FlinkProcess killTaskManager(int index) {
         FlinkProcess tm = taskManager(index);
         tm.kill();
@@ -256,13 +274,17 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     private void writeState() {
         ClusterState.write(
-                workDir, restPort, classpath, processes().stream().filter(FlinkProcess::isAlive).toList());
+                workDir,
+                restPort,
+                classpath,
+                processes().stream().filter(FlinkProcess::isAlive).toList());
     }
 
     private static void writeConfig(ClusterSpec spec, int restPort, int rpcPort) {
         Path dir = spec.workDir();
         try {
-            for (String sub : List.of("log", "tmp", "upload", "work", "checkpoints", "savepoints")) {
+            for (String sub :
+                    List.of("log", "tmp", "upload", "work", "checkpoints", "savepoints")) {
                 Files.createDirectories(dir.resolve(sub));
             }
         } catch (IOException e) {
@@ -272,7 +294,9 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 .set("rest.port", Integer.toString(restPort))
                 .set("jobmanager.rpc.port", Integer.toString(rpcPort))
                 .set("execution.checkpointing.dir", dir.resolve("checkpoints").toUri().toString())
-                .set("execution.checkpointing.savepoint-dir", dir.resolve("savepoints").toUri().toString())
+                .set(
+                        "execution.checkpointing.savepoint-dir",
+                        dir.resolve("savepoints").toUri().toString())
                 .set("io.tmp.dirs", dir.resolve("tmp").toString())
                 .set("web.upload.dir", dir.resolve("upload").toString())
                 .set("process.working-dir", dir.resolve("work").toString())

@@ -66,7 +66,9 @@ class FlinkConfigFileTest {
         for (String line : FlinkConfigFile.resource("config.yaml").lines().toList()) {
             Matcher m = entry.matcher(line);
             if (m.matches()) {
-                assertThat(known).as("known, non-deprecated key %s", m.group(1)).contains(m.group(1));
+                assertThat(known)
+                        .as("known, non-deprecated key %s", m.group(1))
+                        .contains(m.group(1));
             }
         }
     }
@@ -80,11 +82,13 @@ class FlinkConfigFileTest {
         assertThat(conf.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
         assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE))
                 .isEqualTo(CheckpointingMode.EXACTLY_ONCE);
-        assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL)).isEqualTo(Duration.ofSeconds(10));
+        assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL))
+                .isEqualTo(Duration.ofSeconds(10));
         assertThat(conf.get(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER)).isEqualTo(3);
         assertThat(conf.get(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION).name())
                 .isEqualTo("RETAIN_ON_CANCELLATION");
-        assertThat(conf.get(RestartStrategyOptions.RESTART_STRATEGY)).isEqualTo("exponential-delay");
+        assertThat(conf.get(RestartStrategyOptions.RESTART_STRATEGY))
+                .isEqualTo("exponential-delay");
         assertThat(conf.get(org.apache.flink.configuration.TaskManagerOptions.TOTAL_PROCESS_MEMORY))
                 .isEqualTo(MemorySize.parse("2048m"));
         assertThat(conf.get(org.apache.flink.configuration.CoreOptions.FLINK_JVM_OPTIONS))

@@ -53,17 +53,27 @@ public final class ClusterCli {
                 .orElseThrow(
                         () ->
                                 new IllegalStateException(
-                                        "No cluster in " + workDir.toAbsolutePath() + "; run start first"));
+                                        "No cluster in "
+                                                + workDir.toAbsolutePath()
+                                                + "; run start first"));
     }
 
-    @Command(name = "start", description = "Start a JobManager and N TaskManagers; wait until registered.")
+    @Command(
+            name = "start",
+            description = "Start a JobManager and N TaskManagers; wait until registered.")
     static final class Start implements Callable<Integer> {
         @CommandLine.ParentCommand ClusterCli parent;
 
-        @Option(names = "--taskmanagers", defaultValue = "2", description = "TaskManagers (default 2).")
+        @Option(
+                names = "--taskmanagers",
+                defaultValue = "2",
+                description = "TaskManagers (default 2).")
         int taskManagers;
 
-        @Option(names = "--slots", defaultValue = "2", description = "Slots per TaskManager (default 2).")
+        @Option(
+                names = "--slots",
+                defaultValue = "2",
+                description = "Slots per TaskManager (default 2).")
         int slots;
 
         @Option(
@@ -79,7 +89,9 @@ public final class ClusterCli {
         @Override
         public Integer call() {
             ClusterSpec.Builder spec =
-                    ClusterSpec.builder(parent.workDir).taskManagers(taskManagers).slotsPerTaskManager(slots);
+                    ClusterSpec.builder(parent.workDir)
+                            .taskManagers(taskManagers)
+                            .slotsPerTaskManager(slots);
             if (fastFailover) {
                 spec.fastFailover();
             }
@@ -104,7 +116,8 @@ public final class ClusterCli {
                 System.out.println("No cluster in " + parent.workDir.toAbsolutePath());
                 return 0;
             }
-            int count = (int) cluster.get().processes().stream().filter(FlinkProcess::isAlive).count();
+            int count =
+                    (int) cluster.get().processes().stream().filter(FlinkProcess::isAlive).count();
             cluster.get().stop();
             System.out.printf("Stopped %d processes%n", count);
             return 0;
@@ -120,16 +133,24 @@ public final class ClusterCli {
             LocalFlinkCluster cluster = parent.cluster();
             System.out.println("REST " + cluster.restUri() + ", work dir " + cluster.workDir());
             for (FlinkProcess p : cluster.processes()) {
-                System.out.printf("  %-16s pid %-8d %s%n", p.name(), p.pid(), p.isAlive() ? "alive" : "gone");
+                System.out.printf(
+                        "  %-16s pid %-8d %s%n", p.name(), p.pid(), p.isAlive() ? "alive" : "gone");
             }
             try {
                 System.out.println("Registered TaskManagers: " + cluster.rest().taskManagerIds());
-                cluster.rest().jobs().forEach((id, state) -> {
-                    var cp = cluster.rest().checkpoints(id);
-                    System.out.printf(
-                            "  job %s %s, checkpoints completed %d, in progress %d, restored %d%n",
-                            id, state, cp.completed(), cp.inProgress(), cp.restored());
-                });
+                cluster.rest()
+                        .jobs()
+                        .forEach(
+                                (id, state) -> {
+                                    var cp = cluster.rest().checkpoints(id);
+                                    System.out.printf(
+                                            "  job %s %s, checkpoints completed %d, in progress %d, restored %d%n",
+                                            id,
+                                            state,
+                                            cp.completed(),
+                                            cp.inProgress(),
+                                            cp.restored());
+                                });
             } catch (RuntimeException e) {
                 System.out.println("REST API not answering: " + e.getMessage());
                 return 1;
@@ -138,7 +159,9 @@ public final class ClusterCli {
         }
     }
 
-    @Command(name = "kill-tm", description = "kill -9 a TaskManager (default: the lowest live index).")
+    @Command(
+            name = "kill-tm",
+            description = "kill -9 a TaskManager (default: the lowest live index).")
     static final class KillTaskManager implements Callable<Integer> {
         @CommandLine.ParentCommand ClusterCli parent;
 
@@ -153,7 +176,8 @@ public final class ClusterCli {
                 System.err.println("No live TaskManager");
                 return 1;
             }
-            FlinkProcess killed = cluster.killTaskManager(index == null ? live.get(0).index() : index);
+            FlinkProcess killed =
+                    cluster.killTaskManager(index == null ? live.get(0).index() : index);
             System.out.printf("Killed %s (pid %d)%n", killed.name(), killed.pid());
             return 0;
         }

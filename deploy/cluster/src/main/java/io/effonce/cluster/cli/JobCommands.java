@@ -28,13 +28,20 @@ final class JobCommands {
         @Option(names = "--class", required = true, description = "Entry class.")
         String entryClass;
 
-        @Option(names = {"-p", "--parallelism"}, defaultValue = "0", description = "Parallelism (0: cluster default).")
+        @Option(
+                names = {"-p", "--parallelism"},
+                defaultValue = "0",
+                description = "Parallelism (0: cluster default).")
         int parallelism;
 
-        @Option(names = {"-s", "--savepoint"}, description = "Savepoint or retained checkpoint to restore from.")
+        @Option(
+                names = {"-s", "--savepoint"},
+                description = "Savepoint or retained checkpoint to restore from.")
         String savepoint;
 
-        @Option(names = "--allow-non-restored-state", description = "Skip state no operator claims.")
+        @Option(
+                names = "--allow-non-restored-state",
+                description = "Skip state no operator claims.")
         boolean allowNonRestoredState;
 
         @Option(names = "--wait", description = "Wait until every task is RUNNING.")
@@ -43,7 +50,8 @@ final class JobCommands {
         @Override
         public Integer call() {
             JobSubmission job =
-                    new JobSubmission(jar, entryClass, args, parallelism, savepoint, allowNonRestoredState);
+                    new JobSubmission(
+                            jar, entryClass, args, parallelism, savepoint, allowNonRestoredState);
             var jobs = parent.cluster().jobs();
             String jobId = jobs.submit(job);
             if (waitRunning) {
@@ -99,7 +107,8 @@ final class JobCommands {
 
     @Command(
             name = "rescale",
-            description = "Stop with a savepoint, resubmit from it with a new parallelism; prints the new job id.")
+            description =
+                    "Stop with a savepoint, resubmit from it with a new parallelism; prints the new job id.")
     static final class Rescale implements Callable<Integer> {
         @ParentCommand ClusterCli parent;
 

@@ -9,10 +9,9 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
 /**
  * The small streaming job the cluster tests submit as a real jar: generated numbers at a fixed
- * rate, keyed by {@code n % 16}, summed in keyed state (RocksDB on the cluster), discarded.
- * The datagen connector comes from the cluster's class path, as in Flink's distribution;
- * checkpointing comes from the cluster's configuration. Argument: records per second (default
- * 200).
+ * rate, keyed by {@code n % 16}, summed in keyed state (RocksDB on the cluster), discarded. The
+ * datagen connector comes from the cluster's class path, as in Flink's distribution; checkpointing
+ * comes from the cluster's configuration. Argument: records per second (default 200).
  */
 public final class CountingJob {
 
