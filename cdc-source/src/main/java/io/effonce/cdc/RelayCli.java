@@ -16,7 +16,7 @@ import picocli.CommandLine.ParseResult;
  * reads the password, starts the relay and runs it until the process is stopped. Exit codes: 0
  * after a clean stop, 1 if the running relay failed, 2 for a wrong option, 3 if it could not start.
  */
-final class RelayCli {
+public final class RelayCli {
 
     static final int EXIT_OK = 0;
     static final int EXIT_FAILED = 1;
@@ -27,7 +27,7 @@ final class RelayCli {
     private RelayCli() {}
 
     /** Parses {@code args} with defaults from {@code env}; throws for a wrong option. */
-    static RelayOptions parse(String[] args, Map<String, String> env) {
+    public static RelayOptions parse(String[] args, Map<String, String> env) {
         RelayOptions options = new RelayOptions();
         CommandLine cli = commandLine(options, env);
         cli.parseArgs(args);

@@ -65,7 +65,8 @@ final class CommandLine {
     static String help() {
         StringBuilder out = new StringBuilder();
         out.append("Usage: LedgerTotalsJob --kafka.bootstrap-servers HOST:PORT --postgres.url URL")
-                .append(" [--option value ...]\n\nOptions (also readable from Flink's config.yaml):\n");
+                .append(
+                        " [--option value ...]\n\nOptions (also readable from Flink's config.yaml):\n");
         knownOptions()
                 .forEach(
                         (key, option) ->

@@ -17,10 +17,9 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * Each merchant's day in one currency: adds every accepted change, emits the new absolute total,
- * and when the watermark passes the end of the day plus the acceptance horizon emits {@code
- * Retire} and clears its state. Deduplication sends anything that late to {@code late_events}, so
- * a retired day is closed. A sum that would overflow a {@code long} is a dead letter, never a
- * wrap-around.
+ * and when the watermark passes the end of the day plus the acceptance horizon emits {@code Retire}
+ * and clears its state. Deduplication sends anything that late to {@code late_events}, so a retired
+ * day is closed. A sum that would overflow a {@code long} is a dead letter, never a wrap-around.
  */
 public final class DailyTotals
         extends KeyedProcessFunction<

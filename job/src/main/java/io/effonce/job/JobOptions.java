@@ -6,8 +6,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
 /**
- * The job's options, from the command line ({@code --key value}) or Flink configuration. The
- * sink's ({@code sink.*}) and deduplication's ({@code dedup.*}) options are read as well.
+ * The job's options, from the command line ({@code --key value}) or Flink configuration. The sink's
+ * ({@code sink.*}) and deduplication's ({@code dedup.*}) options are read as well.
  */
 public final class JobOptions {
 
@@ -108,5 +108,6 @@ public final class JobOptions {
             ConfigOptions.key("dead-letters.max-chars")
                     .intType()
                     .defaultValue(4096)
-                    .withDescription("Characters of a rejected record's value kept in dead_letters.");
+                    .withDescription(
+                            "Characters of a rejected record's value kept in dead_letters.");
 }

@@ -84,8 +84,7 @@ public final class LedgerPipeline {
 
         SingleOutputStreamOperator<SinkChange<MerchantDayKey, DailyTotal>> totals =
                 accepted.keyBy(PaymentChange::dayKey, TypeInformation.of(MerchantDayKey.class))
-                        .process(
-                                new DailyTotals(zone, dedup.horizon().toMillis(), DEAD_LETTERS))
+                        .process(new DailyTotals(zone, dedup.horizon().toMillis(), DEAD_LETTERS))
                         .returns(new TypeHint<SinkChange<MerchantDayKey, DailyTotal>>() {})
                         .uid(TOTALS_UID)
                         .name("Daily totals");

@@ -17,8 +17,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
- * The job users submit: merchants' daily totals from the ledger's change topic, written
- * effectively once to {@code merchant_daily_totals}. Run with {@code --help} for the options.
+ * The job users submit: merchants' daily totals from the ledger's change topic, written effectively
+ * once to {@code merchant_daily_totals}. Run with {@code --help} for the options.
  */
 public final class LedgerTotalsJob {
 
@@ -48,8 +48,7 @@ public final class LedgerTotalsJob {
     /** The relay's topic, decoded in the source; offsets live in checkpoints. */
     static KafkaSourceBuilder<LedgerRecord> kafkaSource(ReadableConfig config) {
         String bootstrap =
-                require(
-                        JobOptions.KAFKA_BOOTSTRAP.key(), config.get(JobOptions.KAFKA_BOOTSTRAP));
+                require(JobOptions.KAFKA_BOOTSTRAP.key(), config.get(JobOptions.KAFKA_BOOTSTRAP));
         ChangeDecoder decoder =
                 new ChangeDecoder(
                         ZoneId.of(config.get(JobOptions.ZONE)),
@@ -82,11 +81,12 @@ public final class LedgerTotalsJob {
             case "earliest" -> OffsetsInitializer.earliest();
             case "latest" -> OffsetsInitializer.latest();
             case "committed" -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
-            default -> throw new IllegalArgumentException(
-                    JobOptions.STARTING_OFFSETS.key()
-                            + " must be earliest, latest or committed, was '"
-                            + value
-                            + "'");
+            default ->
+                    throw new IllegalArgumentException(
+                            JobOptions.STARTING_OFFSETS.key()
+                                    + " must be earliest, latest or committed, was '"
+                                    + value
+                                    + "'");
         };
     }
 

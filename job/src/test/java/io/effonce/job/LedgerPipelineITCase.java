@@ -34,8 +34,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The whole pipeline on a MiniCluster over a real Kafka topic and a real PostgreSQL: re-delivered
- * changes are dropped, bad records become dead letters without a restart, and the totals equal
- * what the change stream says.
+ * changes are dropped, bad records become dead letters without a restart, and the totals equal what
+ * the change stream says.
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class LedgerPipelineITCase {
@@ -53,7 +53,8 @@ class LedgerPipelineITCase {
             PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
         String topic = "pipeline.public.payments";
         Topics.create(kafka.servers(), topic, 2);
-        SyntheticLedger ledger = new SyntheticLedger(3_000, Instant.parse("2026-11-28T00:00:00Z"), 2);
+        SyntheticLedger ledger =
+                new SyntheticLedger(3_000, Instant.parse("2026-11-28T00:00:00Z"), 2);
         List<SyntheticLedger.Change> records = new ArrayList<>(ledger.changes());
         for (BadRecords.Bad bad : BadRecords.ALL) {
             records.add(records.size() / 2, new SyntheticLedger.Change("bad", bad.value()));
@@ -66,11 +67,13 @@ class LedgerPipelineITCase {
         // No restarts: a bad record must never fail the job, so any failure fails the test.
         Configuration cluster = new Configuration();
         cluster.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(cluster);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(cluster);
         env.setParallelism(2);
         env.enableCheckpointing(500);
         PostgresStoreConfig postgres =
-                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+                PostgresStoreConfig.of(
+                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
         LedgerPipeline.build(
                 env,
                 config,
@@ -84,14 +87,16 @@ class LedgerPipelineITCase {
         env.execute("ledger-pipeline-itcase");
 
         assertThat(totals(db)).isEqualTo(ledger.expectedTotals());
-        assertThat(totals(db).keySet()).extracting(MerchantDayKey::day)
+        assertThat(totals(db).keySet())
+                .extracting(MerchantDayKey::day)
                 .containsOnly(LocalDate.of(2026, 11, 28), LocalDate.of(2026, 11, 29));
         assertThat(deadLetterReasons(db))
                 .hasSize(BadRecords.ALL.size())
                 .allSatisfy(
                         reason ->
                                 assertThat(BadRecords.ALL)
-                                        .anySatisfy(b -> assertThat(reason).startsWith(b.reason())));
+                                        .anySatisfy(
+                                                b -> assertThat(reason).startsWith(b.reason())));
         assertThat(count(db, "SELECT count(*) FROM late_events")).isZero();
     }
 
@@ -104,7 +109,8 @@ class LedgerPipelineITCase {
                                 "SELECT merchant_id, day, currency, total_minor FROM merchant_daily_totals")) {
             while (rs.next()) {
                 totals.put(
-                        new MerchantDayKey(rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
+                        new MerchantDayKey(
+                                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
                         rs.getLong(4));
             }
         }

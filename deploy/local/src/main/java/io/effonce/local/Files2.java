@@ -7,12 +7,12 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-/** File helpers the services share. */
-final class Files2 {
+/** File helpers the services and the demo share. */
+public final class Files2 {
 
     private Files2() {}
 
-    static void deleteRecursively(Path dir) {
+    public static void deleteRecursively(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

@@ -12,11 +12,11 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * Turns one record of the relay's topic into a {@link LedgerRecord}. It reads the standard
- * Debezium JSON envelope with converter schemas off ({@code before, after, source, op, ts_ms}) or
- * on (the same wrapped in {@code payload}), and the relay's heartbeats ({@code
- * {"heartbeat":true,"ts_ms":...}}). Anything it cannot use becomes a dead letter with a reason;
- * it never throws on bad input.
+ * Turns one record of the relay's topic into a {@link LedgerRecord}. It reads the standard Debezium
+ * JSON envelope with converter schemas off ({@code before, after, source, op, ts_ms}) or on (the
+ * same wrapped in {@code payload}), and the relay's heartbeats ({@code
+ * {"heartbeat":true,"ts_ms":...}}). Anything it cannot use becomes a dead letter with a reason; it
+ * never throws on bad input.
  */
 public final class ChangeDecoder implements Serializable {
 
@@ -70,7 +70,8 @@ public final class ChangeDecoder implements Serializable {
         JsonNode after = envelope.get("after");
         if (after == null || after.isNull()) {
             return reject.because(
-                    RejectReason.NO_AFTER, "op " + envelope.path("op").asText("?") + " has no after");
+                    RejectReason.NO_AFTER,
+                    "op " + envelope.path("op").asText("?") + " has no after");
         }
         if (!after.isObject()) {
             return reject.because(RejectReason.MISTYPED_FIELD, "after");

@@ -1,6 +1,8 @@
 package io.effonce.job.decode;
 
-/** Why a record became a dead letter; {@link #code()} names its counter and starts its row's reason. */
+/**
+ * Why a record became a dead letter; {@link #code()} names its counter and starts its row's reason.
+ */
 public enum RejectReason {
     NOT_JSON("not-json"),
     NOT_AN_ENVELOPE("not-an-envelope"),

@@ -11,10 +11,10 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Counter;
 
 /**
- * Writes rows to a side table ({@code late_events}, {@code dead_letters}) with {@code INSERT ...
- * ON CONFLICT DO NOTHING} on the row's natural key. Rows are batched and written at the latest
- * before each checkpoint barrier, so nothing is lost; a replay inserts the same keys again, which
- * the conflict clause ignores.
+ * Writes rows to a side table ({@code late_events}, {@code dead_letters}) with {@code INSERT ... ON
+ * CONFLICT DO NOTHING} on the row's natural key. Rows are batched and written at the latest before
+ * each checkpoint barrier, so nothing is lost; a replay inserts the same keys again, which the
+ * conflict clause ignores.
  */
 public final class SideTableSink<T> implements Sink<T> {
 
@@ -26,7 +26,11 @@ public final class SideTableSink<T> implements Sink<T> {
     private final RowBinder<T> binder;
     private final String metricName;
 
-    SideTableSink(PostgresStoreConfig connection, String insertSql, RowBinder<T> binder, String metricName) {
+    SideTableSink(
+            PostgresStoreConfig connection,
+            String insertSql,
+            RowBinder<T> binder,
+            String metricName) {
         this.connection = connection;
         this.insertSql = insertSql;
         this.binder = binder;

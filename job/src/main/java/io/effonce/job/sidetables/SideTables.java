@@ -29,7 +29,8 @@ public final class SideTables {
                     s.setString(4, c.currency());
                     s.setLong(5, c.amount());
                     s.setObject(6, time(c.eventTimeMillis()));
-                    s.setObject(7, late.watermark() == Long.MIN_VALUE ? null : time(late.watermark()));
+                    s.setObject(
+                            7, late.watermark() == Long.MIN_VALUE ? null : time(late.watermark()));
                     s.setObject(8, late.floor() == Long.MIN_VALUE ? null : time(late.floor()));
                 },
                 "lateEventsWritten");

@@ -16,9 +16,12 @@ final class BenchEndpoints {
 
     static LedgerPipeline.Endpoints bounded(ReadableConfig config, PostgresEndpoint db) {
         PostgresStoreConfig postgres =
-                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+                PostgresStoreConfig.of(
+                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
         return new LedgerPipeline.Endpoints(
-                LedgerTotalsJobAccess.kafkaSource(config).setBounded(OffsetsInitializer.latest()).build(),
+                LedgerTotalsJobAccess.kafkaSource(config)
+                        .setBounded(OffsetsInitializer.latest())
+                        .build(),
                 PostgresTotalsStore.factory(postgres),
                 SideTables.lateEvents(postgres),
                 SideTables.deadLetters(postgres));

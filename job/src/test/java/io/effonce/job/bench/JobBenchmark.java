@@ -59,7 +59,8 @@ public final class JobBenchmark {
             config.set(JobOptions.TOPIC, topic);
             config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
             config.setString("state.backend.rocksdb.timer-service.factory", timers);
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.getExecutionEnvironment(config);
             env.setParallelism(2);
             env.enableCheckpointing(10_000);
             LedgerPipeline.build(env, config, BenchEndpoints.bounded(config, db));
@@ -71,9 +72,7 @@ public final class JobBenchmark {
                     "settings: %,d records (%,d of them re-delivered copies), parallelism 2,"
                             + " RocksDB (timers in %s), checkpoints every 10 s, embedded Kafka and"
                             + " PostgreSQL, one JVM%n",
-                    stream.size(),
-                    copies,
-                    timers);
+                    stream.size(), copies, timers);
             System.out.printf(
                     "job: %,d records in %.1f s = %,.0f records/s (job start to finish)%n",
                     stream.size(), seconds, stream.size() / seconds);

@@ -37,13 +37,15 @@ public final class BadRecords {
                             "mistyped-field: after.amount"),
                     new Bad(
                             schemasOff(
-                                    GOOD.replace("\"state\":\"SUCCEEDED\"", "\"state\":\"SETTLED\"")),
+                                    GOOD.replace(
+                                            "\"state\":\"SUCCEEDED\"", "\"state\":\"SETTLED\"")),
                             "unknown-state: SETTLED"),
                     new Bad(
                             schemasOff(GOOD.replace("\"amount\":3000", "\"amount\":-5")),
                             "negative-amount: -5"),
                     new Bad(
-                            schemasOff(GOOD.replace("\"amount\":3000", "\"amount\":9000000000000000")),
+                            schemasOff(
+                                    GOOD.replace("\"amount\":3000", "\"amount\":9000000000000000")),
                             "absurd-amount: 9000000000000000"),
                     new Bad(
                             schemasOff(GOOD.replace("\"currency\":\"EUR\"", "\"currency\":\"eu\"")),

@@ -10,10 +10,10 @@ import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 class ChangeDecoderTest {
 
@@ -30,9 +30,16 @@ class ChangeDecoderTest {
                 .isEqualTo(on.change())
                 .isEqualTo(
                         new PaymentChange(
-                                "pay_7", "m1", 3000, "EUR", "SUCCEEDED",
+                                "pay_7",
+                                "m1",
+                                3000,
+                                "EUR",
+                                "SUCCEEDED",
                                 java.time.Instant.parse("2026-11-29T10:42:00.123Z").toEpochMilli(),
-                                LocalDate.of(2026, 11, 29), "t", 0, 1));
+                                LocalDate.of(2026, 11, 29),
+                                "t",
+                                0,
+                                1));
         assertThat(off.change().eventId()).isEqualTo("pay_7:SUCCEEDED");
     }
 
@@ -57,7 +64,8 @@ class ChangeDecoderTest {
     @Test
     void heartbeatsCarryTheirTime() {
         LedgerRecord hb =
-                decoder.decode("t", 3, 9, bytes("{\"heartbeat\":true,\"ts_ms\":1764410400000,\"lsn\":5}"));
+                decoder.decode(
+                        "t", 3, 9, bytes("{\"heartbeat\":true,\"ts_ms\":1764410400000,\"lsn\":5}"));
         assertThat(hb.isHeartbeat()).isTrue();
         assertThat(hb.eventTime()).isEqualTo(1764410400000L);
     }

@@ -27,7 +27,12 @@ public final class Envelopes {
 
     /** The {@code after} of a payment row. */
     public static String after(
-            String paymentId, String merchant, long amount, String currency, String state, String updatedAt) {
+            String paymentId,
+            String merchant,
+            long amount,
+            String currency,
+            String state,
+            String updatedAt) {
         return "{\"payment_id\":\""
                 + paymentId
                 + "\",\"caller_id\":\"c1\",\"client_key\":\"k-"

@@ -43,10 +43,17 @@ public final class SyntheticLedger {
                     new Change(
                             id,
                             schemasOff(
-                                    after(id, merchant, amount, currency, "PENDING", pendingAt.toString()))));
+                                    after(
+                                            id,
+                                            merchant,
+                                            amount,
+                                            currency,
+                                            "PENDING",
+                                            pendingAt.toString()))));
             String finalAfter = after(id, merchant, amount, currency, state, finalAt.toString());
             // Every seventh change uses the schemas-on form, as Kafka Connect would write it.
-            Change last = new Change(id, i % 7 == 0 ? schemasOn(finalAfter) : schemasOff(finalAfter));
+            Change last =
+                    new Change(id, i % 7 == 0 ? schemasOn(finalAfter) : schemasOff(finalAfter));
             changes.add(last);
             if (i % 10 == 0) {
                 changes.add(last);
@@ -54,7 +61,8 @@ public final class SyntheticLedger {
             }
             if (succeeded) {
                 expected.merge(
-                        new MerchantDayKey(merchant, finalAt.atZone(ZoneOffset.UTC).toLocalDate(), currency),
+                        new MerchantDayKey(
+                                merchant, finalAt.atZone(ZoneOffset.UTC).toLocalDate(), currency),
                         amount,
                         Long::sum);
             }

@@ -19,19 +19,25 @@ public final class Topics {
 
     public static void create(String bootstrap, String topic, int partitions)
             throws ExecutionException, InterruptedException {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
         }
     }
 
     /** Sends each (key, value) and waits until Kafka acknowledged all of them. */
-    public static void publish(String bootstrap, String topic, List<SyntheticLedger.Change> records) {
+    public static void publish(
+            String bootstrap, String topic, List<SyntheticLedger.Change> records) {
         Map<String, Object> props =
                 Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                        ProducerConfig.ACKS_CONFIG, "all",
-                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                        ProducerConfig.LINGER_MS_CONFIG, 5);
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all",
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        true,
+                        ProducerConfig.LINGER_MS_CONFIG,
+                        5);
         try (var producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (SyntheticLedger.Change r : records) {

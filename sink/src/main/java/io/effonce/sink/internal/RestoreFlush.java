@@ -42,8 +42,7 @@ public final class RestoreFlush<K, V> {
     private final boolean deleteStale;
 
     /**
-     * @param batchSize the live path's batch size; the flush uses at least {@link
-     *     #MIN_FLUSH_BATCH}
+     * @param batchSize the live path's batch size; the flush uses at least {@link #MIN_FLUSH_BATCH}
      * @param deleteStale {@code false} skips step 3; only for tests that show why it exists
      */
     public RestoreFlush(

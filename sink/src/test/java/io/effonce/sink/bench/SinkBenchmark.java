@@ -158,8 +158,12 @@ public final class SinkBenchmark {
         h.open(); // runs the full flush
         double seconds = (System.nanoTime() - start) / 1e9;
         h.close();
-        long stale = metric(db, "SELECT count(*) FROM merchant_daily_totals WHERE merchant_id LIKE 'stale%'");
-        long wrong = metric(db, "SELECT count(*) FROM merchant_daily_totals WHERE total_minor = -1");
+        long stale =
+                metric(
+                        db,
+                        "SELECT count(*) FROM merchant_daily_totals WHERE merchant_id LIKE 'stale%'");
+        long wrong =
+                metric(db, "SELECT count(*) FROM merchant_daily_totals WHERE total_minor = -1");
         System.out.printf(
                 "  full flush: %.1f s (%,.0f keys set/s); stale rows left %d, wrong rows left %d%n",
                 seconds, stateKeys / seconds, stale, wrong);

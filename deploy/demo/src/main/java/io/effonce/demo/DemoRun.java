@@ -1,0 +1,155 @@
+package io.effonce.demo;
+
+import io.effonce.cluster.CheckpointStats;
+import io.effonce.local.oracle.Comparison;
+import io.effonce.local.oracle.LedgerOracle;
+import io.effonce.local.oracle.MerchantDay;
+import io.effonce.local.oracle.Total;
+import io.effonce.local.workload.EventClock;
+import io.effonce.local.workload.LedgerWorkload;
+import io.effonce.local.workload.WorkloadOptions;
+import io.effonce.local.workload.WorkloadReport;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Drives the demo: the workload, the kills, the progress line, then the oracle's verdict. */
+final class DemoRun {
+
+    private final Demo options;
+    private final DemoStack stack;
+    private final LedgerOracle oracle;
+    private final AtomicLong paymentsStarted = new AtomicLong();
+    private int killsDone;
+
+    DemoRun(Demo options, DemoStack stack) {
+        this.options = options;
+        this.stack = stack;
+        this.oracle = new LedgerOracle(stack.ledger);
+    }
+
+    /** Returns whether the totals ended equal to the ledger. */
+    boolean run() throws Exception {
+        double seconds = options.payments / options.rate;
+        // Event time runs ahead of the wall clock, so the relay's heartbeats never overtake it.
+        Instant start =
+                Instant.now()
+                        .plus(1, ChronoUnit.HOURS)
+                        .truncatedTo(ChronoUnit.DAYS)
+                        .plus(1, ChronoUnit.DAYS);
+        double speed = options.days * 86_400.0 / seconds;
+        WorkloadOptions workload =
+                WorkloadOptions.builder()
+                        .count(options.payments)
+                        .rate(options.rate)
+                        .scope("demo")
+                        .seed(7)
+                        .clock(EventClock.accelerated(start, speed))
+                        .build();
+        DemoStack.say(
+                String.format(
+                        "Workload: %,d payments at %.0f/s, event time from %s across %d days (%.0fx real time)",
+                        options.payments, options.rate, start, options.days, speed));
+        CompletableFuture<WorkloadReport> running =
+                CompletableFuture.supplyAsync(
+                        () ->
+                                new LedgerWorkload(workload)
+                                        .run(stack.ledger, r -> paymentsStarted.set(r.started())));
+
+        long nextKillAt = options.payments / (options.kills + 1);
+        while (!running.isDone()) {
+            progress();
+            if (killsDone < options.kills
+                    && paymentsStarted.get() >= nextKillAt * (killsDone + 1)) {
+                killMidCheckpoint();
+            }
+            Thread.sleep(1000); // pacing of the progress line, not synchronisation
+        }
+        WorkloadReport report = running.join();
+        System.out.println();
+        DemoStack.say("Workload done: " + report.summary());
+
+        Comparison comparison = settle();
+        printTopMerchants();
+        CheckpointStats stats = stack.cluster.rest().checkpoints(stack.jobId);
+        DemoStack.say(
+                String.format(
+                        "TaskManagers killed mid-checkpoint: %d; restores: %d; checkpoints: %d;"
+                                + " relay published %,d changes",
+                        killsDone,
+                        stats.restored(),
+                        stats.completed(),
+                        stack.relay.metrics().changesPublished()));
+        System.out.println();
+        System.out.println(comparison.summary());
+        return comparison.matches();
+    }
+
+    private void killMidCheckpoint() {
+        stack.cluster.jobs().awaitCheckpointInProgress(stack.jobId, Duration.ofSeconds(30));
+        // A TaskManager that runs some of the job's tasks, so the kill costs a restore.
+        String victim = stack.cluster.jobs().taskManagersOf(stack.jobId).iterator().next();
+        System.out.println();
+        DemoStack.say(
+                "Killing TaskManager " + victim + " (kill -9) while a checkpoint is in progress");
+        stack.cluster.taskManager(victim).kill();
+        stack.cluster.startTaskManager();
+        killsDone++;
+    }
+
+    /** Waits until sink + late equals the ledger, or the timeout; returns the last comparison. */
+    private Comparison settle() throws InterruptedException {
+        long deadline = System.nanoTime() + options.settleTimeout.toNanos();
+        Comparison comparison = oracle.compareWithSinkAndLate();
+        while (!comparison.matches() && System.nanoTime() < deadline) {
+            progress();
+            Thread.sleep(1000); // pacing, as above
+            comparison = oracle.compareWithSinkAndLate();
+        }
+        System.out.println();
+        return comparison;
+    }
+
+    private void progress() {
+        CheckpointStats stats = stack.cluster.rest().checkpoints(stack.jobId);
+        Map<MerchantDay, Total> sink = oracle.sinkTotals();
+        System.out.printf(
+                "\rpayments %,8d | changes relayed %,8d | checkpoints %4d | restores %d | merchant-days in sink %,6d",
+                paymentsStarted.get(),
+                stack.relay.metrics().changesPublished(),
+                stats.completed(),
+                stats.restored(),
+                sink.size());
+        System.out.flush();
+    }
+
+    private void printTopMerchants() {
+        Map<MerchantDay, Total> sink = oracle.sinkTotals();
+        Map<MerchantDay, Total> ledger = oracle.ledgerTotals();
+        System.out.println();
+        System.out.printf(
+                "%-10s %-10s %-4s %18s %18s %9s%n",
+                "merchant", "day", "cur", "sink total", "ledger total", "payments");
+        sink.entrySet().stream()
+                .sorted(
+                        Comparator.comparing(
+                                        (Map.Entry<MerchantDay, Total> e) ->
+                                                e.getValue().totalMinor())
+                                .reversed())
+                .limit(10)
+                .forEach(
+                        e ->
+                                System.out.printf(
+                                        "%-10s %-10s %-4s %,18d %,18d %,9d%n",
+                                        e.getKey().merchantId(),
+                                        e.getKey().day(),
+                                        e.getKey().currency(),
+                                        e.getValue().totalMinor(),
+                                        ledger.getOrDefault(e.getKey(), Total.ZERO).totalMinor(),
+                                        e.getValue().payments()));
+    }
+}

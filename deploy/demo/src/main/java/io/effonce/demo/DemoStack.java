@@ -1,0 +1,164 @@
+package io.effonce.demo;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.cdc.RelayCli;
+import io.effonce.cluster.ClusterSpec;
+import io.effonce.cluster.JobSubmission;
+import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.local.EmbeddedKafka;
+import io.effonce.local.EmbeddedPostgres;
+import io.effonce.local.Files2;
+import io.effonce.local.LocalServices;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.SchemaTool;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.HexFormat;
+import java.util.Map;
+
+/** Everything the demo runs, started in order and stopped in reverse. */
+final class DemoStack implements AutoCloseable {
+
+    static final String TOPIC_PREFIX = "effonce";
+
+    final EmbeddedPostgres postgres;
+    final EmbeddedKafka kafka;
+    final PostgresEndpoint ledger;
+    final LedgerRelay relay;
+    final LocalFlinkCluster cluster;
+    final String jobId;
+
+    private DemoStack(
+            EmbeddedPostgres postgres,
+            EmbeddedKafka kafka,
+            PostgresEndpoint ledger,
+            LedgerRelay relay,
+            LocalFlinkCluster cluster,
+            String jobId) {
+        this.postgres = postgres;
+        this.kafka = kafka;
+        this.ledger = ledger;
+        this.relay = relay;
+        this.cluster = cluster;
+        this.jobId = jobId;
+    }
+
+    static DemoStack start(Demo options) throws IOException {
+        Path work = options.workDir.toAbsolutePath();
+        Files2.deleteRecursively(work);
+        Files.createDirectories(work);
+        if (!Files.isRegularFile(options.jobJar)) {
+            throw new IllegalStateException(
+                    "No job jar at "
+                            + options.jobJar
+                            + "; build it first: mvn -B -DskipTests install");
+        }
+        say("Starting PostgreSQL and Kafka");
+        EmbeddedPostgres postgres = EmbeddedPostgres.start();
+        EmbeddedKafka kafka = EmbeddedKafka.start();
+        PostgresEndpoint ledger = LocalServices.newDatabase(postgres.endpoint(), "effonce_demo");
+        SchemaTool.applyAll(ledger);
+        Path sinkPassword = work.resolve("sink.password");
+        String password = setPassword(ledger, "effonce_sink", sinkPassword);
+
+        say("Starting the relay (Debezium → Kafka topic " + TOPIC_PREFIX + ".public.payments)");
+        LedgerRelay relay =
+                LedgerRelay.start(
+                        RelayCli.parse(
+                                new String[] {
+                                    "--db-url", ledger.jdbcUrl(),
+                                    "--db-user", ledger.user(),
+                                    "--slot", "effonce_demo",
+                                    "--topic-prefix", TOPIC_PREFIX,
+                                    "--partitions", "4",
+                                    "--kafka-bootstrap", kafka.bootstrapServers(),
+                                    "--offsets-file", work.resolve("relay.offsets").toString()
+                                },
+                                Map.of("EFFONCE_PG_PASSWORD", ledger.password())));
+
+        say("Starting a Flink cluster: 1 JobManager, 2 TaskManagers, as OS processes");
+        LocalFlinkCluster cluster =
+                LocalFlinkCluster.start(
+                        ClusterSpec.builder(work.resolve("flink"))
+                                .taskManagers(2)
+                                .slotsPerTaskManager(2)
+                                .fastFailover()
+                                .config("execution.checkpointing.interval", "2s")
+                                .build());
+        String jobId =
+                cluster.jobs()
+                        .submit(
+                                JobSubmission.of(
+                                                options.jobJar,
+                                                "io.effonce.job.LedgerTotalsJob",
+                                                "--kafka.bootstrap-servers",
+                                                kafka.bootstrapServers(),
+                                                "--kafka.topic",
+                                                TOPIC_PREFIX + ".public.payments",
+                                                "--postgres.url",
+                                                ledger.jdbcUrl(),
+                                                "--postgres.user",
+                                                "effonce_sink",
+                                                "--postgres.password-file",
+                                                sinkPassword.toString(),
+                                                // The workload compresses days into seconds, so
+                                                // the relay's lag is hours of event time.
+                                                "--dedup.horizon",
+                                                "12h",
+                                                "--watermark.out-of-orderness",
+                                                "30min")
+                                        .withParallelism(options.parallelism));
+        cluster.jobs().awaitAllTasksRunning(jobId);
+        say(
+                "Job "
+                        + jobId
+                        + " is running; password of effonce_sink is in "
+                        + sinkPassword
+                        + " ("
+                        + password.length()
+                        + " characters)");
+        return new DemoStack(postgres, kafka, ledger, relay, cluster, jobId);
+    }
+
+    private static String setPassword(PostgresEndpoint db, String role, Path file)
+            throws IOException {
+        byte[] bytes = new byte[18];
+        new SecureRandom().nextBytes(bytes);
+        String password = HexFormat.of().formatHex(bytes);
+        Files.writeString(file, password);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            // A role name from this class, a password from hex digits: nothing to escape.
+            s.execute("ALTER ROLE " + role + " PASSWORD '" + password + "'");
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("Cannot set the password of " + role, e);
+        }
+        return password;
+    }
+
+    static void say(String line) {
+        System.out.println("==> " + line);
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(cluster::close);
+        closeQuietly(relay::close);
+        closeQuietly(kafka::close);
+        closeQuietly(postgres::close);
+    }
+
+    private static void closeQuietly(Runnable close) {
+        try {
+            close.run();
+        } catch (RuntimeException e) {
+            System.err.println("While stopping: " + e);
+        }
+    }
+}
