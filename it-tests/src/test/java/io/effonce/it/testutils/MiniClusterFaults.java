@@ -1,0 +1,122 @@
+package io.effonce.it.testutils;
+
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsCounts;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fault injection and observation on a MiniCluster: terminate a task manager while a checkpoint is
+ * in progress and start a replacement; wait for checkpoints and for a restore to complete.
+ */
+public final class MiniClusterFaults {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MiniClusterFaults.class);
+
+    private final MiniCluster cluster;
+    private final JobID job;
+    private int nextTaskManager;
+
+    /** Task managers are terminated in start order: 0, 1, then the replacements. */
+    public MiniClusterFaults(MiniCluster cluster, JobID job) {
+        this.cluster = cluster;
+        this.job = job;
+    }
+
+    public CheckpointStatsCounts counts() {
+        try {
+            return graph().getCheckpointStatsSnapshot().getCounts();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public long restores() {
+        return counts().getNumberOfRestoredCheckpoints();
+    }
+
+    public long completedCheckpoints() {
+        return counts().getNumberOfCompletedCheckpoints();
+    }
+
+    public long failedCheckpoints() {
+        return counts().getNumberOfFailedCheckpoints();
+    }
+
+    /** Waits until at least {@code n} more checkpoints than now have completed. */
+    public void awaitMoreCheckpoints(int n, Duration timeout) {
+        long target = completedCheckpoints() + n;
+        await("%d completed checkpoints of %s".formatted(target, job))
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> completedCheckpoints() >= target);
+    }
+
+    /**
+     * Waits for a checkpoint in progress, terminates the oldest live task manager at that moment
+     * and starts a replacement; then waits until the job has restored and every task runs again.
+     * Returns whether the checkpoint was still in progress right after the termination.
+     */
+    public boolean terminateTaskManagerMidCheckpoint(Duration timeout) throws Exception {
+        long restoresBefore = restores();
+        await("a checkpoint of %s in progress".formatted(job))
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> counts().getNumberOfInProgressCheckpoints() > 0);
+        int victim = nextTaskManager++;
+        var terminated = cluster.terminateTaskManager(victim);
+        boolean stillInProgress = counts().getNumberOfInProgressCheckpoints() > 0;
+        terminated.get();
+        cluster.startTaskManager();
+        LOG.info(
+                "Terminated task manager {} during a checkpoint (in progress right after: {});"
+                        + " replacement started",
+                victim,
+                stillInProgress);
+        awaitRestoredAndRunning(restoresBefore, timeout);
+        return stillInProgress;
+    }
+
+    /** Waits until the job restored more often than {@code restoresBefore} and all tasks run. */
+    public void awaitRestoredAndRunning(long restoresBefore, Duration timeout) {
+        await("%s restored and running".formatted(job))
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
+                .until(() -> restores() > restoresBefore && allTasksRunning());
+    }
+
+    /** Waits until every task of the job is RUNNING. */
+    public void awaitAllTasksRunning(Duration timeout) {
+        await("all tasks of %s running".formatted(job))
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
+                .until(this::allTasksRunning);
+    }
+
+    public boolean allTasksRunning() throws Exception {
+        AccessExecutionGraph graph = graph();
+        if (graph.getState() != JobStatus.RUNNING) {
+            return false;
+        }
+        for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
+            if (v.getExecutionState() != ExecutionState.RUNNING) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private AccessExecutionGraph graph() throws Exception {
+        return cluster.getExecutionGraph(job).get();
+    }
+}

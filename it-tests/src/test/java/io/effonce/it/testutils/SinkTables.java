@@ -1,0 +1,86 @@
+package io.effonce.it.testutils;
+
+import io.effonce.local.PostgresEndpoint;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Reads the sink's side of the database: fences, dead letters, late events, row counts. */
+public final class SinkTables {
+
+    private final PostgresEndpoint db;
+
+    public SinkTables(PostgresEndpoint db) {
+        this.db = db;
+    }
+
+    /**
+     * How many times a sink subtask took ownership of its key groups (the fencing token sequence):
+     * every start and every restore takes a new token, and every restore runs the full flush.
+     */
+    public long ownershipTakeovers() {
+        return number(
+                "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM sink_fence_token");
+    }
+
+    /** Dead letters: raw value to reason. */
+    public Map<String, String> deadLetters() {
+        Map<String, String> rows = new LinkedHashMap<>();
+        query(
+                "SELECT raw_value, reason FROM dead_letters ORDER BY kafka_partition, kafka_offset",
+                rs -> rows.put(rs.getString(1), rs.getString(2)));
+        return rows;
+    }
+
+    /** Event ids in late_events. */
+    public List<String> lateEventIds() {
+        List<String> ids = new ArrayList<>();
+        query("SELECT event_id FROM late_events", rs -> ids.add(rs.getString(1)));
+        return ids;
+    }
+
+    public long count(String table) {
+        return number("SELECT count(*) FROM " + table);
+    }
+
+    /** The first column of the first row of {@code sql}, as a long. */
+    public long number(String sql) {
+        long[] value = {0};
+        query(sql, rs -> value[0] = rs.getLong(1));
+        return value[0];
+    }
+
+    /** Runs a statement that returns nothing. */
+    public void execute(String sql) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Calls {@code row} for every row of {@code sql}. */
+    public void query(String sql, RowConsumer row) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                row.accept(rs);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** One row of a result. */
+    @FunctionalInterface
+    public interface RowConsumer {
+        void accept(ResultSet rs) throws SQLException;
+    }
+}

@@ -1,0 +1,78 @@
+package io.effonce.it.testutils;
+
+import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.KeyGroupSpan;
+import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.store.Ownership;
+import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.StoredRow;
+import io.effonce.sink.store.TotalsStore;
+import io.effonce.sink.store.TotalsStoreFactory;
+import java.util.Collection;
+import java.util.List;
+
+/** Faults injected at the sink's store, the seam the job graph already has for it. */
+public final class StoreFaults {
+
+    private StoreFaults() {}
+
+    /**
+     * The counterfactual of step 3 of the full flush: the store ignores deletes, so a key that the
+     * restored state lacks stays in the table. {@code LedgerPipeline} builds its sink from options,
+     * which cannot switch the delete step off, so the switch is made here, one level down, with the
+     * same effect as {@code FlushableSink.Builder#withoutStaleDeletionForTesting()}.
+     */
+    public static TotalsStoreFactory<MerchantDayKey, DailyTotal> withoutDeletes(
+            PostgresStoreConfig config) {
+        return () -> new IgnoringDeletes(new PostgresTotalsStore(config));
+    }
+
+    private static final class IgnoringDeletes implements TotalsStore<MerchantDayKey, DailyTotal> {
+        private final TotalsStore<MerchantDayKey, DailyTotal> store;
+
+        IgnoringDeletes(TotalsStore<MerchantDayKey, DailyTotal> store) {
+            this.store = store;
+        }
+
+        @Override
+        public Ownership takeOwnership(KeyGroupSpan span, String jobId, String ownerTask) {
+            return store.takeOwnership(span, jobId, ownerTask);
+        }
+
+        @Override
+        public void write(List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
+            store.write(rows);
+        }
+
+        @Override
+        public List<MerchantDayKey> keysTaggedSince(long tag) {
+            return store.keysTaggedSince(tag);
+        }
+
+        @Override
+        public void delete(Collection<MerchantDayKey> keys) {
+            // the fault: step 3 of the flush does nothing
+        }
+
+        @Override
+        public boolean hasRows() {
+            return store.hasRows();
+        }
+
+        @Override
+        public long deleteAll() {
+            return store.deleteAll();
+        }
+
+        @Override
+        public String tableName() {
+            return store.tableName();
+        }
+
+        @Override
+        public void close() {
+            store.close();
+        }
+    }
+}

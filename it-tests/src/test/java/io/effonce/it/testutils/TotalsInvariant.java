@@ -1,0 +1,62 @@
+package io.effonce.it.testutils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.oracle.Comparison;
+import io.effonce.local.oracle.LedgerOracle;
+import io.effonce.local.oracle.MerchantDay;
+import io.effonce.local.oracle.Total;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The invariant every test in this module checks, with the ledger as the oracle: for every
+ * (merchant, day, currency), sink total + late total = ledger total, and the sink holds no key the
+ * ledger lacks (an extra key shows as a difference of kind EXTRA).
+ */
+public final class TotalsInvariant {
+
+    private TotalsInvariant() {}
+
+    /** Waits until the invariant holds; fails with the last differences if it never does. */
+    public static Comparison awaitHolds(PostgresEndpoint db, Duration timeout) {
+        LedgerOracle oracle = new LedgerOracle(db);
+        AtomicReference<Comparison> last = new AtomicReference<>();
+        try {
+            await("sink + late_events equal to the ledger")
+                    .atMost(timeout)
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(
+                            () -> {
+                                last.set(oracle.compareWithSinkAndLate());
+                                return last.get().matches() && last.get().keys() > 0;
+                            });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("The totals never equalled the ledger: " + last.get(), e);
+        }
+        return last.get();
+    }
+
+    /** Checks the invariant now. */
+    public static Comparison assertHolds(PostgresEndpoint db) {
+        Comparison comparison = new LedgerOracle(db).compareWithSinkAndLate();
+        assertThat(comparison.matches()).as("%s", comparison).isTrue();
+        assertThat(comparison.keys()).as("merchant-days compared").isPositive();
+        return comparison;
+    }
+
+    /** Checks that the sink alone equals the ledger (no late change lost to late_events). */
+    public static Comparison assertSinkAloneHolds(PostgresEndpoint db) {
+        Comparison comparison = new LedgerOracle(db).compareWithSink();
+        assertThat(comparison.matches()).as("sink alone vs ledger: %s", comparison).isTrue();
+        return comparison;
+    }
+
+    /** Sum of every total, in minor units (for progress pictures). */
+    public static long grandTotal(Map<MerchantDay, Total> totals) {
+        return totals.values().stream().mapToLong(Total::totalMinor).sum();
+    }
+}
