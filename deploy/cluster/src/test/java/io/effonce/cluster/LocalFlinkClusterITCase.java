@@ -64,7 +64,7 @@ class LocalFlinkClusterITCase {
     }
 
     @Test
-    void jobRestoresFromLatestCheckpointAfterTaskManagerIsKilled() {
+    void jobRestoresFromLatestCheckpointAfterTaskManagerIsKilledMidCheckpoint() {
         FlinkJobs jobs = cluster.jobs();
         String jobId = jobs.submit(countingJob.withParallelism(2));
         jobs.awaitAllTasksRunning(jobId);
@@ -73,6 +73,7 @@ class LocalFlinkClusterITCase {
 
         Set<String> busy = jobs.taskManagersOf(jobId);
         FlinkProcess victim = cluster.taskManager(busy.iterator().next());
+        jobs.awaitCheckpointInProgress(jobId, Duration.ofSeconds(30));
         long killedAt = System.nanoTime();
         cluster.killTaskManager(victim.index());
         assertThat(victim.isAlive()).isFalse();
