@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsCounts;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
@@ -63,26 +65,49 @@ public final class MiniClusterFaults {
     /**
      * Waits for a checkpoint in progress, terminates the oldest live task manager at that moment
      * and starts a replacement; then waits until the job has restored and every task runs again.
-     * Returns whether the checkpoint was still in progress right after the termination.
+     * Returns whether the checkpoint that was in progress failed (the kill hit it mid-flight)
+     * rather than completing first.
      */
     public boolean terminateTaskManagerMidCheckpoint(Duration timeout) throws Exception {
         long restoresBefore = restores();
+        long[] inProgress = {-1};
         await("a checkpoint of %s in progress".formatted(job))
                 .atMost(timeout)
                 .pollInterval(Duration.ofMillis(5))
-                .until(() -> counts().getNumberOfInProgressCheckpoints() > 0);
+                .until(() -> (inProgress[0] = inProgressCheckpoint()) >= 0);
         int victim = nextTaskManager++;
-        var terminated = cluster.terminateTaskManager(victim);
-        boolean stillInProgress = counts().getNumberOfInProgressCheckpoints() > 0;
-        terminated.get();
+        cluster.terminateTaskManager(victim).get();
         cluster.startTaskManager();
-        LOG.info(
-                "Terminated task manager {} during a checkpoint (in progress right after: {});"
-                        + " replacement started",
-                victim,
-                stillInProgress);
         awaitRestoredAndRunning(restoresBefore, timeout);
-        return stillInProgress;
+        boolean hit = status(inProgress[0]) == CheckpointStatsStatus.FAILED;
+        LOG.info(
+                "Terminated task manager {} during checkpoint {} ({}); replacement started,"
+                        + " restored {} times",
+                victim,
+                inProgress[0],
+                hit ? "it failed: killed mid-checkpoint" : "it completed before the kill",
+                restores());
+        return hit;
+    }
+
+    private long inProgressCheckpoint() throws Exception {
+        for (AbstractCheckpointStats c :
+                graph().getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
+            if (c.getStatus() == CheckpointStatsStatus.IN_PROGRESS) {
+                return c.getCheckpointId();
+            }
+        }
+        return -1;
+    }
+
+    private CheckpointStatsStatus status(long checkpointId) throws Exception {
+        for (AbstractCheckpointStats c :
+                graph().getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
+            if (c.getCheckpointId() == checkpointId) {
+                return c.getStatus();
+            }
+        }
+        return CheckpointStatsStatus.IN_PROGRESS;
     }
 
     /** Waits until the job restored more often than {@code restoresBefore} and all tasks run. */

@@ -1,0 +1,107 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.it.testutils.ChaosReport;
+import io.effonce.it.testutils.MiniClusterFaults;
+import io.effonce.it.testutils.PipelineJob;
+import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TotalsInvariant;
+import io.effonce.it.testutils.WorkDirs;
+import io.effonce.it.testutils.Workloads;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.local.oracle.Comparison;
+import io.effonce.local.workload.WorkloadReport;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Task managers terminated while a checkpoint is in progress, on a MiniCluster (two task managers
+ * of one slot, so each holds a subtask of every operator), with a replacement started each time:
+ * the job restores from the last completed checkpoint, every sink subtask runs the full flush, and
+ * the totals end equal to the ledger.
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class TaskManagerTerminatedMidCheckpointITCase {
+
+    private static final int KILLS = Workloads.soak() ? 10 : 3;
+    private static final long PAYMENTS = Workloads.soak() ? 200_000 : 24_000;
+    private static final double RATE = Workloads.soak() ? 3_000 : 1_500;
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(1)
+                            .build());
+
+    private final Path dir = WorkDirs.fresh("tm-terminated-minicluster");
+
+    @Test
+    void totalsAreExactAfterTaskManagersAreTerminatedMidCheckpoint(
+            PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        Relays relays = new Relays(db, kafka.servers(), "tmkill", dir);
+        SinkTables tables = new SinkTables(db);
+        try (LedgerRelay relay = relays.start();
+                ChaosReport report = new ChaosReport("tm-terminated-minicluster", db)) {
+            JobClient job =
+                    PipelineJob.over(
+                                    db, kafka.servers(), relays.topic(), dir.resolve("checkpoints"))
+                            .checkpointInterval(Duration.ofMillis(300))
+                            .start("tm-terminated");
+            MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
+            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
+            long takeoversAtStart = tables.ownershipTakeovers();
+
+            CompletableFuture<WorkloadReport> workload =
+                    Workloads.runAsync(Workloads.options("tmkill", PAYMENTS, RATE), db);
+            int midCheckpoint = 0;
+            for (int kill = 1; kill <= KILLS; kill++) {
+                faults.awaitMoreCheckpoints(2, Duration.ofMinutes(1));
+                report.mark("kill", "terminate task manager " + kill + " mid-checkpoint");
+                if (faults.terminateTaskManagerMidCheckpoint(Duration.ofMinutes(1))) {
+                    midCheckpoint++;
+                }
+                report.mark("restore", "restored " + faults.restores() + ", all tasks running");
+            }
+            assertThat(workload.isDone()).as("the workload outlived the kills").isFalse();
+            WorkloadReport ledger = workload.get();
+            Comparison comparison = TotalsInvariant.awaitHolds(db, Duration.ofMinutes(3));
+
+            long flushes = tables.ownershipTakeovers() - takeoversAtStart;
+            report.figure("payments", ledger.started());
+            report.figure("task managers terminated", KILLS);
+            report.figure("kills that failed the checkpoint in progress", midCheckpoint);
+            report.figure("restores", faults.restores());
+            report.figure("failed checkpoints", faults.failedCheckpoints());
+            report.figure("sink subtask flushes (takeovers)", flushes);
+            report.figure("late events", tables.count("late_events"));
+            report.figure("result", comparison.summary());
+
+            report.close();
+            assertThat(midCheckpoint).as("kills that hit a checkpoint in flight").isPositive();
+            assertThat(faults.restores()).isGreaterThanOrEqualTo(KILLS);
+            // every restore flushes both sink subtasks
+            assertThat(flushes).isGreaterThanOrEqualTo(2L * KILLS);
+            job.cancel().get();
+        } finally {
+            relays.dropSlot();
+        }
+    }
+}

@@ -1,0 +1,288 @@
+package io.effonce.it.testutils;
+
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.oracle.LedgerOracle;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a chaos run did, for a person to read: faults and restores on a timeline, the sink's grand
+ * total (plus late events) against the ledger's, sampled every 500 ms, and the run's figures.
+ * {@link #close()} writes {@code <name>.txt} (a table) and {@code <name>.svg} (totals vs oracle
+ * over time with kills, restores and flushes marked) under {@code target/chaos-reports}.
+ */
+public final class ChaosReport implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChaosReport.class);
+
+    /** A marked moment. */
+    public record Event(long atMillis, String kind, String label) {}
+
+    private record Sample(long atMillis, long ledger, long sinkAndLate, long takeovers) {}
+
+    private final String name;
+    private final long start = System.nanoTime();
+    private final List<Event> events = new ArrayList<>();
+    private final List<Sample> samples = new ArrayList<>();
+    private final Map<String, Object> figures = new LinkedHashMap<>();
+    private final ScheduledExecutorService sampler;
+
+    /** Starts sampling {@code db} for the run {@code name}. */
+    public ChaosReport(String name, PostgresEndpoint db) {
+        this.name = name;
+        LedgerOracle oracle = new LedgerOracle(db);
+        SinkTables tables = new SinkTables(db);
+        this.sampler =
+                Executors.newSingleThreadScheduledExecutor(
+                        r -> {
+                            Thread t = new Thread(r, "chaos-report-sampler");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        sampler.scheduleWithFixedDelay(() -> sample(oracle, tables), 0, 500, TimeUnit.MILLISECONDS);
+    }
+
+    private void sample(LedgerOracle oracle, SinkTables tables) {
+        try {
+            long ledger = TotalsInvariant.grandTotal(oracle.ledgerTotals());
+            long actual =
+                    TotalsInvariant.grandTotal(
+                            LedgerOracle.sum(oracle.sinkTotals(), oracle.lateTotals()));
+            long takeovers = tables.ownershipTakeovers();
+            synchronized (this) {
+                if (!samples.isEmpty() && takeovers > samples.get(samples.size() - 1).takeovers()) {
+                    events.add(
+                            new Event(
+                                    now(),
+                                    "flush",
+                                    (takeovers - samples.get(samples.size() - 1).takeovers())
+                                            + " subtask flush(es)"));
+                }
+                samples.add(new Sample(now(), ledger, actual, takeovers));
+            }
+        } catch (RuntimeException e) {
+            // the database may be restarting; the next sample will tell
+        }
+    }
+
+    /** Marks a moment: {@code kind} is kill, restore, rescale, restart, ... */
+    public synchronized void mark(String kind, String label) {
+        events.add(new Event(now(), kind, label));
+        LOG.info("[{}] {} at {} ms: {}", name, kind, now(), label);
+    }
+
+    /** A figure for the table (restores, flushes, duplicates, ...). */
+    public synchronized void figure(String key, Object value) {
+        figures.put(key, value);
+    }
+
+    public synchronized List<Event> events() {
+        return List.copyOf(events);
+    }
+
+    private long now() {
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (sampler.isShutdown()) {
+            return;
+        }
+        sampler.shutdownNow();
+        try {
+            sampler.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Path dir = Path.of(System.getProperty("effonce.report.dir", "target/chaos-reports"));
+        try {
+            Files.createDirectories(dir);
+            synchronized (this) {
+                figure("run time ms", now());
+                Files.writeString(dir.resolve(name + ".txt"), table());
+                Files.writeString(dir.resolve(name + ".svg"), svg());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        LOG.info("[{}] report in {}: {}", name, dir.toAbsolutePath(), figures);
+    }
+
+    private String table() {
+        StringBuilder s = new StringBuilder();
+        s.append("Chaos run: ").append(name).append("\n\n");
+        figures.forEach((k, v) -> s.append(String.format(Locale.ROOT, "%-34s %s%n", k, v)));
+        s.append(String.format(Locale.ROOT, "%n%10s  %-8s  %s%n", "at (ms)", "event", "what"));
+        for (Event e : events) {
+            s.append(
+                    String.format(
+                            Locale.ROOT, "%10d  %-8s  %s%n", e.atMillis(), e.kind(), e.label()));
+        }
+        s.append(
+                String.format(
+                        Locale.ROOT,
+                        "%n%10s  %20s  %20s  %10s%n",
+                        "at (ms)",
+                        "ledger total",
+                        "sink + late total",
+                        "takeovers"));
+        int step = Math.max(1, samples.size() / 40);
+        for (int i = 0; i < samples.size(); i += step) {
+            Sample p = samples.get(i);
+            s.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%10d  %20d  %20d  %10d%n",
+                            p.atMillis(),
+                            p.ledger(),
+                            p.sinkAndLate(),
+                            p.takeovers()));
+        }
+        return s.toString();
+    }
+
+    private String svg() {
+        int w = 900;
+        int h = 420;
+        int left = 90;
+        int right = 20;
+        int top = 30;
+        int bottom = 60;
+        long tMax = Math.max(1, now());
+        long yMax = 1;
+        for (Sample p : samples) {
+            yMax = Math.max(yMax, Math.max(p.ledger(), p.sinkAndLate()));
+        }
+        double sx = (double) (w - left - right) / tMax;
+        double sy = (double) (h - top - bottom) / yMax;
+        StringBuilder s = new StringBuilder();
+        s.append(
+                String.format(
+                        Locale.ROOT,
+                        "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d'"
+                                + " font-family='sans-serif' font-size='11'>%n",
+                        w,
+                        h));
+        s.append("<rect width='100%' height='100%' fill='white'/>\n");
+        s.append(
+                String.format(
+                        Locale.ROOT,
+                        "<text x='%d' y='18' font-size='14'>%s: totals vs oracle over time</text>%n",
+                        left,
+                        name));
+        s.append(
+                String.format(
+                        Locale.ROOT,
+                        "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>"
+                                + "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>%n",
+                        left,
+                        h - bottom,
+                        w - right,
+                        h - bottom,
+                        left,
+                        top,
+                        left,
+                        h - bottom));
+        s.append(
+                String.format(
+                        Locale.ROOT,
+                        "<text x='%d' y='%d'>0</text><text x='%d' y='%d'>%d ms</text>"
+                                + "<text x='4' y='%d'>%,d</text>%n",
+                        left,
+                        h - bottom + 14,
+                        w - right - 60,
+                        h - bottom + 14,
+                        tMax,
+                        top + 4,
+                        yMax));
+        for (Event e : events) {
+            String color =
+                    switch (e.kind()) {
+                        case "kill" -> "red";
+                        case "restore" -> "orange";
+                        case "flush" -> "purple";
+                        default -> "gray";
+                    };
+            double x = left + e.atMillis() * sx;
+            s.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='%s'"
+                                    + " stroke-dasharray='4,3'><title>%s: %s</title></line>%n",
+                            x,
+                            top,
+                            x,
+                            h - bottom,
+                            color,
+                            e.kind(),
+                            escape(e.label())));
+        }
+        s.append(polyline(samples, true, left, h - bottom, sx, sy, "#1f77b4", 3));
+        s.append(polyline(samples, false, left, h - bottom, sx, sy, "#2ca02c", 1.5));
+        String[][] legend = {
+            {"#1f77b4", "ledger (oracle)"},
+            {"#2ca02c", "sink + late_events"},
+            {"red", "kill"},
+            {"orange", "restore"},
+            {"purple", "flush"},
+            {"gray", "other fault"}
+        };
+        for (int i = 0; i < legend.length; i++) {
+            int x = left + i * 130;
+            s.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<rect x='%d' y='%d' width='12' height='12' fill='%s'/>"
+                                    + "<text x='%d' y='%d'>%s</text>%n",
+                            x,
+                            h - 30,
+                            legend[i][0],
+                            x + 16,
+                            h - 20,
+                            legend[i][1]));
+        }
+        s.append("</svg>\n");
+        return s.toString();
+    }
+
+    private static String polyline(
+            List<Sample> samples,
+            boolean ledger,
+            int left,
+            int base,
+            double sx,
+            double sy,
+            String color,
+            double width) {
+        StringBuilder points = new StringBuilder();
+        for (Sample p : samples) {
+            long y = ledger ? p.ledger() : p.sinkAndLate();
+            points.append(
+                    String.format(
+                            Locale.ROOT, "%.1f,%.1f ", left + p.atMillis() * sx, base - y * sy));
+        }
+        return String.format(
+                Locale.ROOT,
+                "<polyline fill='none' stroke='%s' stroke-width='%.1f' points='%s'/>%n",
+                color,
+                width,
+                points.toString().trim());
+    }
+
+    private static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace("'", "&apos;");
+    }
+}

@@ -1,0 +1,43 @@
+package io.effonce.it.testutils;
+
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.workload.EventClock;
+import io.effonce.local.workload.LedgerWorkload;
+import io.effonce.local.workload.WorkloadOptions;
+import io.effonce.local.workload.WorkloadReport;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Ledger workloads for the tests: deterministic, event times from a simulated clock in the past
+ * (from 2025-03-01T06:00Z, 5 s per payment, so 20,000 payments span two days), optionally paced.
+ */
+public final class Workloads {
+
+    public static final Instant START = Instant.parse("2025-03-01T06:00:00Z");
+
+    private Workloads() {}
+
+    /** {@code count} payments of scope {@code scope}, {@code rate} per second (0 = flat out). */
+    public static WorkloadOptions.Builder options(String scope, long count, double rate) {
+        return WorkloadOptions.builder()
+                .count(count)
+                .rate(rate)
+                .scope(scope)
+                .seed(scope.hashCode())
+                .clock(EventClock.simulated(START, Duration.ofSeconds(5)));
+    }
+
+    /** Runs the workload on another thread. */
+    public static CompletableFuture<WorkloadReport> runAsync(
+            WorkloadOptions.Builder options, PostgresEndpoint db) {
+        WorkloadOptions built = options.build();
+        return CompletableFuture.supplyAsync(() -> new LedgerWorkload(built).run(db));
+    }
+
+    /** Whether the long soak run was asked for ({@code -Deffonce.soak=true}). */
+    public static boolean soak() {
+        return Boolean.getBoolean("effonce.soak");
+    }
+}
