@@ -47,8 +47,10 @@ class FlushableSinkFailoverITCase {
     static final MiniClusterExtension FLINK =
             new MiniClusterExtension(
                     new MiniClusterResourceConfiguration.Builder()
+                            // One slot each: both task managers run a subtask, so every
+                            // termination hits the job and costs a restore.
                             .setNumberTaskManagers(2)
-                            .setNumberSlotsPerTaskManager(2)
+                            .setNumberSlotsPerTaskManager(1)
                             .build());
 
     @Test
@@ -63,8 +65,11 @@ class FlushableSinkFailoverITCase {
             long before = completedCheckpoints(cluster, id);
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> completedCheckpoints(cluster, id) >= before + 2);
+            long restoresBefore = restores(cluster, id);
             cluster.terminateTaskManager(kill).get();
             cluster.startTaskManager();
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> restores(cluster, id) > restoresBefore);
         }
         job.getJobExecutionResult().get();
 
