@@ -1,0 +1,212 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.cluster.ClusterSpec;
+import io.effonce.cluster.FlinkJobs;
+import io.effonce.cluster.JobSubmission;
+import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.it.testutils.ChaosReport;
+import io.effonce.it.testutils.ClusterChaos;
+import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TotalsInvariant;
+import io.effonce.it.testutils.WorkDirs;
+import io.effonce.it.testutils.Workloads;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.local.oracle.Comparison;
+import io.effonce.local.workload.WorkloadReport;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The shaded job jar, as users submit it, on a real multi-process standalone cluster (one
+ * JobManager and two TaskManagers, each its own JVM) over the relay's topic and PostgreSQL. Each
+ * nested class has its own database and relay.
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class JobJarOnLocalClusterITCase {
+
+    private static final int TASK_MANAGERS = 2;
+    private static final Path DIR = WorkDirs.fresh("local-cluster");
+
+    private static LocalFlinkCluster cluster;
+    private static ClusterChaos chaos;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster =
+                LocalFlinkCluster.start(
+                        ClusterSpec.builder(DIR.resolve("flink"))
+                                .taskManagers(TASK_MANAGERS)
+                                .fastFailover()
+                                .config("execution.checkpointing.interval", "500ms")
+                                .config("execution.checkpointing.min-pause", "200ms")
+                                .build());
+        chaos = new ClusterChaos(cluster, TASK_MANAGERS);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.stop();
+        }
+    }
+
+    @AfterEach
+    void cancelJobsAndRestoreTaskManagers() {
+        cluster.jobs().cancelAll();
+        chaos.restoreTaskManagers();
+    }
+
+    private static JobSubmission job(PostgresEndpoint db, KafkaBootstrap kafka, Relays relays)
+            throws Exception {
+        Path jar = Path.of(System.getProperty("effonce.job.jar"));
+        assertThat(jar).exists();
+        Path password = Files.createTempFile(DIR, "pg", ".password");
+        Files.writeString(password, db.password());
+        return JobSubmission.of(
+                        jar,
+                        "io.effonce.job.LedgerTotalsJob",
+                        "--kafka.bootstrap-servers",
+                        kafka.servers(),
+                        "--kafka.topic",
+                        relays.topic(),
+                        "--kafka.group-id",
+                        relays.topic(),
+                        "--postgres.url",
+                        db.jdbcUrl(),
+                        "--postgres.user",
+                        db.user(),
+                        "--postgres.password-file",
+                        password.toString())
+                .withParallelism(2);
+    }
+
+    @Nested
+    class EndToEnd {
+
+        @Test
+        void theJobJarOnTheClusterWritesTotalsEqualToTheLedger(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Relays relays = new Relays(db, kafka.servers(), "jar", DIR);
+            try (LedgerRelay relay = relays.start()) {
+                FlinkJobs jobs = cluster.jobs();
+                String jobId = jobs.submit(job(db, kafka, relays));
+                jobs.awaitAllTasksRunning(jobId);
+                WorkloadReport ledger =
+                        Workloads.runAsync(Workloads.options("jar", 10_000, 0), db).get();
+                Comparison comparison = TotalsInvariant.awaitHolds(db, Duration.ofMinutes(2));
+                assertThat(ledger.started()).isEqualTo(10_000);
+                assertThat(comparison.keys()).isGreaterThan(100);
+                assertThat(cluster.rest().checkpoints(jobId).restored()).isZero();
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+
+    @Nested
+    class TaskManagersKilled {
+
+        @Test
+        void totalsAreExactAfterTaskManagersAreKilledMidCheckpoint(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            int kills = Workloads.soak() ? 12 : 3;
+            long payments = Workloads.soak() ? 200_000 : 30_000;
+            double rate = Workloads.soak() ? 2_000 : 1_000;
+            Relays relays = new Relays(db, kafka.servers(), "kill9", DIR);
+            SinkTables tables = new SinkTables(db);
+            try (LedgerRelay relay = relays.start()) {
+                FlinkJobs jobs = cluster.jobs();
+                String jobId = jobs.submit(job(db, kafka, relays));
+                jobs.awaitAllTasksRunning(jobId);
+                long takeoversAtStart = tables.ownershipTakeovers();
+                ChaosReport report = new ChaosReport("tm-kill9-cluster", db);
+                CompletableFuture<WorkloadReport> workload =
+                        Workloads.runAsync(Workloads.options("kill9", payments, rate), db);
+                int hits = 0;
+                for (int kill = 1; kill <= kills; kill++) {
+                    jobs.awaitCheckpointAfter(
+                            jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                    report.mark("kill", "kill -9 of a TaskManager of the job, mid-checkpoint");
+                    if (chaos.killTaskManagerMidCheckpoint(jobId, Duration.ofMinutes(1))) {
+                        hits++;
+                    }
+                    report.mark("restore", "job restored and running, replacement registered");
+                }
+                assertThat(workload.isDone()).as("the workload outlived the kills").isFalse();
+                WorkloadReport ledger = workload.get();
+                Comparison comparison = TotalsInvariant.awaitHolds(db, Duration.ofMinutes(3));
+
+                long restores = cluster.rest().checkpoints(jobId).restored();
+                long flushes = tables.ownershipTakeovers() - takeoversAtStart;
+                report.figure("payments", ledger.started());
+                report.figure("kill -9 of TaskManagers", kills);
+                report.figure("kills that failed the checkpoint in progress", hits);
+                report.figure("restores", restores);
+                report.figure("failed checkpoints", cluster.rest().checkpoints(jobId).failed());
+                report.figure("sink subtask flushes (takeovers)", flushes);
+                report.figure("late events", tables.count("late_events"));
+                report.figure("result", comparison.summary());
+                report.close();
+
+                assertThat(hits).as("kills that hit a checkpoint in flight").isPositive();
+                assertThat(restores).isGreaterThanOrEqualTo(kills);
+                assertThat(flushes).isGreaterThanOrEqualTo(2L * kills);
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+
+    @Nested
+    class Rescaled {
+
+        @Test
+        void totalsAreExactAfterRescalingTwoToThreeToOneThroughSavepoints(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Relays relays = new Relays(db, kafka.servers(), "rescale", DIR);
+            SinkTables tables = new SinkTables(db);
+            try (LedgerRelay relay = relays.start()) {
+                FlinkJobs jobs = cluster.jobs();
+                String jobId = jobs.submit(job(db, kafka, relays));
+                jobs.awaitAllTasksRunning(jobId);
+                ChaosReport report = new ChaosReport("rescale-cluster", db);
+                CompletableFuture<WorkloadReport> workload =
+                        Workloads.runAsync(Workloads.options("rescale", 20_000, 1_000), db);
+                for (int parallelism : new int[] {3, 1}) {
+                    jobs.awaitCompletedCheckpoints(jobId, 2);
+                    report.mark("rescale", "stop with savepoint, resubmit with p=" + parallelism);
+                    jobId = jobs.rescale(jobId, parallelism);
+                    jobs.awaitAllTasksRunning(jobId);
+                    assertThat(cluster.rest().checkpoints(jobId).latestRestoredIsSavepoint())
+                            .isTrue();
+                    report.mark("restore", "running from the savepoint with p=" + parallelism);
+                }
+                assertThat(workload.isDone()).as("the workload outlived the rescales").isFalse();
+                workload.get();
+                Comparison comparison = TotalsInvariant.awaitHolds(db, Duration.ofMinutes(3));
+                // 2 fresh subtasks, then 3 and 1 restored ones, each flushing its new range
+                report.figure("sink subtask takeovers", tables.ownershipTakeovers());
+                report.figure("result", comparison.summary());
+                report.close();
+                assertThat(tables.ownershipTakeovers()).isEqualTo(2 + 3 + 1);
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+}

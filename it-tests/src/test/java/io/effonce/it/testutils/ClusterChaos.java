@@ -1,0 +1,85 @@
+package io.effonce.it.testutils;
+
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.cluster.CheckpointStats;
+import io.effonce.cluster.FlinkJobs;
+import io.effonce.cluster.FlinkProcess;
+import io.effonce.cluster.LocalFlinkCluster;
+import java.time.Duration;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Faults on the real multi-process cluster: {@code kill -9} of the TaskManager running the job
+ * while a checkpoint is in progress (seen through the REST API's checkpoint statistics), with a
+ * replacement started.
+ */
+public final class ClusterChaos {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterChaos.class);
+
+    private final LocalFlinkCluster cluster;
+    private final int taskManagers;
+
+    public ClusterChaos(LocalFlinkCluster cluster, int taskManagers) {
+        this.cluster = cluster;
+        this.taskManagers = taskManagers;
+    }
+
+    /**
+     * Kills a TaskManager of {@code jobId} as soon as a checkpoint is in progress, starts a
+     * replacement, and waits until the job restored and runs again. Returns whether the checkpoint
+     * in flight failed (the kill hit it) rather than completing first.
+     */
+    public boolean killTaskManagerMidCheckpoint(String jobId, Duration timeout) {
+        FlinkJobs jobs = cluster.jobs();
+        CheckpointStats before = cluster.rest().checkpoints(jobId);
+        FlinkProcess victim = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
+        long[] inFlight = {-1};
+        await("a checkpoint of job %s in progress".formatted(jobId))
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(10))
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            List<Long> ids = cluster.rest().checkpointsInProgress(jobId);
+                            inFlight[0] = ids.isEmpty() ? -1 : ids.get(0);
+                            return inFlight[0] >= 0;
+                        });
+        cluster.killTaskManager(victim.index());
+        cluster.startTaskManager();
+        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), timeout);
+        cluster.awaitTaskManagers(taskManagers, timeout);
+        String status = checkpointStatus(jobId, inFlight[0]);
+        LOG.info(
+                "kill -9 of {} during checkpoint {} (now {}); restored from {}, restores {}",
+                victim.name(),
+                inFlight[0],
+                status,
+                after.latestRestoredId(),
+                after.restored());
+        return "FAILED".equals(status);
+    }
+
+    private String checkpointStatus(String jobId, long id) {
+        try {
+            Object status =
+                    cluster.rest()
+                            .get("/jobs/" + jobId + "/checkpoints/details/" + id)
+                            .get("status");
+            return String.valueOf(status);
+        } catch (RuntimeException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
+    }
+
+    /** Starts TaskManagers until {@code taskManagers} are alive and registered. */
+    public void restoreTaskManagers() {
+        for (int i = cluster.liveTaskManagers().size(); i < taskManagers; i++) {
+            cluster.startTaskManager();
+        }
+        cluster.awaitTaskManagers(taskManagers, Duration.ofMinutes(1));
+    }
+}
