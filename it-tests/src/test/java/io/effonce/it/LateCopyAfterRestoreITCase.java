@@ -1,0 +1,177 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.dedup.DedupOptions;
+import io.effonce.it.testutils.MiniClusterFaults;
+import io.effonce.it.testutils.PipelineJob;
+import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TopicRecords;
+import io.effonce.it.testutils.TotalsInvariant;
+import io.effonce.it.testutils.WorkDirs;
+import io.effonce.it.testutils.Workloads;
+import io.effonce.job.testutils.SyntheticLedger;
+import io.effonce.job.testutils.Topics;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.local.oracle.LedgerOracle;
+import io.effonce.local.oracle.MerchantDay;
+import io.effonce.local.oracle.Total;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.List;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * DESIGN.md 3.3: Flink does not checkpoint watermarks, so right after a restore the live watermark
+ * is gone. A copy of an old SUCCEEDED change, re-published then, whose ID already expired from the
+ * dedup state, must still be rejected as late: the watermark floor (operator state) does that. The
+ * counterfactual runs the same scenario with the floor off and shows the copy counted twice.
+ *
+ * <p>The copy is a duplicate, so with the floor the sink alone equals the ledger and the copy is
+ * recorded once in {@code late_events} (the batch recount matches late events to the ledger by
+ * event ID, so it does not add it again).
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class LateCopyAfterRestoreITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(1)
+                            .build());
+
+    /** The earliest SUCCEEDED payment: its copy is hours behind the watermark at the restore. */
+    private record Copy(String paymentId, MerchantDay key, long amount) {}
+
+    private static Copy restoreThenRepublishAnOldCopy(
+            PostgresEndpoint db,
+            KafkaBootstrap kafka,
+            MiniCluster cluster,
+            String name,
+            boolean floor)
+            throws Exception {
+        Path dir = WorkDirs.fresh(name);
+        Relays relays = new Relays(db, kafka.servers(), name, dir);
+        try (LedgerRelay relay = relays.start()) {
+            JobClient job =
+                    PipelineJob.over(
+                                    db, kafka.servers(), relays.topic(), dir.resolve("checkpoints"))
+                            .set(DedupOptions.WATERMARK_FLOOR_ENABLED, floor)
+                            .start(name);
+            MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
+            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
+            // 8,000 payments, 5 s apart from 06:00: the watermark ends near 17:00 on 1 March.
+            Workloads.runAsync(Workloads.options(name, 8_000, 0), db).get();
+            TotalsInvariant.awaitHolds(db, Duration.ofMinutes(2));
+            faults.awaitMoreCheckpoints(2, Duration.ofMinutes(1));
+
+            SinkTables tables = new SinkTables(db);
+            String[] id = new String[1];
+            long[] amount = new long[1];
+            tables.query(
+                    "SELECT payment_id, amount FROM payments WHERE state = 'SUCCEEDED'"
+                            + " ORDER BY updated_at LIMIT 1",
+                    rs -> {
+                        id[0] = rs.getString(1);
+                        amount[0] = rs.getLong(2);
+                    });
+            ConsumerRecord<byte[], byte[]> original =
+                    TopicRecords.readAll(kafka.servers(), relays.topic()).stream()
+                            .filter(
+                                    r ->
+                                            r.key() != null
+                                                    && id[0].equals(
+                                                            new String(
+                                                                    r.key(),
+                                                                    StandardCharsets.UTF_8)))
+                            .filter(
+                                    r ->
+                                            new String(r.value(), StandardCharsets.UTF_8)
+                                                    .contains("\"state\":\"SUCCEEDED\""))
+                            .findFirst()
+                            .orElseThrow();
+
+            faults.terminateTaskManagerMidCheckpoint(Duration.ofMinutes(1));
+            Topics.publish(
+                    kafka.servers(),
+                    relays.topic(),
+                    List.of(
+                            new SyntheticLedger.Change(
+                                    id[0], new String(original.value(), StandardCharsets.UTF_8))));
+            MerchantDay key =
+                    new LedgerOracle(db)
+                            .ledgerTotals().keySet().stream()
+                                    .filter(k -> k.day().equals(LocalDate.of(2025, 3, 1)))
+                                    .filter(
+                                            k ->
+                                                    tables.number(
+                                                                    "SELECT count(*) FROM payments WHERE payment_id = '"
+                                                                            + id[0]
+                                                                            + "' AND merchant_id = '"
+                                                                            + k.merchantId()
+                                                                            + "' AND currency = '"
+                                                                            + k.currency()
+                                                                            + "'")
+                                                            > 0)
+                                    .findFirst()
+                                    .orElseThrow();
+            return new Copy(id[0], key, amount[0]);
+        } finally {
+            relays.dropSlot();
+        }
+    }
+
+    @Nested
+    class WithTheFloor {
+
+        @Test
+        void lateCopyAfterRestoreIsRejectedByTheFloor(
+                PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
+                throws Exception {
+            Copy copy = restoreThenRepublishAnOldCopy(db, kafka, cluster, "floor", true);
+            SinkTables tables = new SinkTables(db);
+            await("the copy in late_events")
+                    .atMost(Duration.ofMinutes(1))
+                    .until(() -> tables.lateEventIds().contains(copy.paymentId() + ":SUCCEEDED"));
+            TotalsInvariant.assertSinkAloneHolds(db);
+            assertThat(tables.lateEventIds()).containsExactly(copy.paymentId() + ":SUCCEEDED");
+        }
+    }
+
+    @Nested
+    class WithoutTheFloor {
+
+        @Test
+        void lateCopyAfterRestoreIsCountedTwiceWithoutTheFloor(
+                PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
+                throws Exception {
+            Copy copy = restoreThenRepublishAnOldCopy(db, kafka, cluster, "nofloor", false);
+            LedgerOracle oracle = new LedgerOracle(db);
+            Total ledger = oracle.ledgerTotals().get(copy.key());
+            Total doubled = ledger.plus(new Total(copy.amount(), 1));
+            await("the copy counted a second time")
+                    .atMost(Duration.ofMinutes(1))
+                    .until(() -> doubled.equals(oracle.sinkTotals().get(copy.key())));
+            assertThat(new SinkTables(db).lateEventIds()).isEmpty();
+        }
+    }
+}
