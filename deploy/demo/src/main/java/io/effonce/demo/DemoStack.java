@@ -18,7 +18,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 
 /** Everything the demo runs, started in order and stopped in reverse. */
@@ -48,15 +50,25 @@ final class DemoStack implements AutoCloseable {
         this.jobId = jobId;
     }
 
+    /** The demo's stack: its workload compresses days into seconds, hence the wide horizon. */
     static DemoStack start(Demo options) throws IOException {
-        Path work = options.workDir.toAbsolutePath();
+        return start(
+                options.workDir,
+                options.jobJar,
+                options.parallelism,
+                // The relay's lag of a second is an hour of the demo's event time.
+                List.of("--dedup.horizon", "12h", "--watermark.out-of-orderness", "30min"));
+    }
+
+    /** Starts every service and submits the job with the standard and {@code extraJobArgs}. */
+    static DemoStack start(Path workDir, Path jobJar, int parallelism, List<String> extraJobArgs)
+            throws IOException {
+        Path work = workDir.toAbsolutePath();
         Files2.deleteRecursively(work);
         Files.createDirectories(work);
-        if (!Files.isRegularFile(options.jobJar)) {
+        if (!Files.isRegularFile(jobJar)) {
             throw new IllegalStateException(
-                    "No job jar at "
-                            + options.jobJar
-                            + "; build it first: mvn -B -DskipTests install");
+                    "No job jar at " + jobJar + "; build it first: mvn -B -DskipTests install");
         }
         say("Starting PostgreSQL and Kafka");
         EmbeddedPostgres postgres = EmbeddedPostgres.start();
@@ -90,29 +102,23 @@ final class DemoStack implements AutoCloseable {
                                 .fastFailover()
                                 .config("execution.checkpointing.interval", "2s")
                                 .build());
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers", kafka.bootstrapServers(),
+                                "--kafka.topic", TOPIC_PREFIX + ".public.payments",
+                                "--postgres.url", ledger.jdbcUrl(),
+                                "--postgres.user", "effonce_sink",
+                                "--postgres.password-file", sinkPassword.toString()));
+        args.addAll(extraJobArgs);
         String jobId =
                 cluster.jobs()
                         .submit(
                                 JobSubmission.of(
-                                                options.jobJar,
+                                                jobJar,
                                                 "io.effonce.job.LedgerTotalsJob",
-                                                "--kafka.bootstrap-servers",
-                                                kafka.bootstrapServers(),
-                                                "--kafka.topic",
-                                                TOPIC_PREFIX + ".public.payments",
-                                                "--postgres.url",
-                                                ledger.jdbcUrl(),
-                                                "--postgres.user",
-                                                "effonce_sink",
-                                                "--postgres.password-file",
-                                                sinkPassword.toString(),
-                                                // The workload compresses days into seconds, so
-                                                // the relay's lag is hours of event time.
-                                                "--dedup.horizon",
-                                                "12h",
-                                                "--watermark.out-of-orderness",
-                                                "30min")
-                                        .withParallelism(options.parallelism));
+                                                args.toArray(String[]::new))
+                                        .withParallelism(parallelism));
         cluster.jobs().awaitAllTasksRunning(jobId);
         say(
                 "Job "
