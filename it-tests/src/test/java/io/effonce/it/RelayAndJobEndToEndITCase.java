@@ -156,7 +156,7 @@ class RelayAndJobEndToEndITCase {
                     .until(
                             () -> {
                                 List<Long> floors =
-                                        metrics.gauges(job.getJobID(), "watermarkFloor");
+                                        metrics.values(job.getJobID(), "watermarkFloor");
                                 return floors.size() == 2
                                         && floors.stream().allMatch(f -> f >= closed);
                             });
@@ -170,8 +170,8 @@ class RelayAndJobEndToEndITCase {
         JobClient restored = pipeline.fromSavepoint(savepoint).start("e2e-restored");
         new MiniClusterFaults(cluster, restored.getJobID())
                 .awaitAllTasksRunning(Duration.ofMinutes(1));
-        List<Long> keysSet = metrics.gauges(restored.getJobID(), "lastFlushKeysSet");
-        List<Long> tags = metrics.gauges(restored.getJobID(), "currentBarrierTag");
+        List<Long> keysSet = metrics.values(restored.getJobID(), "lastFlushKeysSet");
+        List<Long> tags = metrics.values(restored.getJobID(), "currentBarrierTag");
         LOG.info(
                 "Restored from {}: keys set by the flush {}, barrier tags {}",
                 savepoint,

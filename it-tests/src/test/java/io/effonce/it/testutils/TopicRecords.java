@@ -16,6 +16,34 @@ public final class TopicRecords {
 
     private TopicRecords() {}
 
+    /** How many records the topic holds (the sum of its partitions' end offsets). */
+    public static long size(String bootstrap, String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
+            List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic).stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .toList();
+            return consumer.endOffsets(partitions).values().stream()
+                    .mapToLong(Long::longValue)
+                    .sum();
+        }
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
+        Map<String, Object> props =
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ConsumerConfig.GROUP_ID_CONFIG,
+                        "it-reader-" + UUID.randomUUID(),
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                        false,
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                        "read_committed");
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** Every record of the topic, partition by partition in offset order. */
     public static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
         Map<String, Object> props =
                 Map.of(
