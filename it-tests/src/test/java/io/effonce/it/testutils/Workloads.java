@@ -29,6 +29,13 @@ public final class Workloads {
                 .clock(EventClock.simulated(START, Duration.ofSeconds(5)));
     }
 
+    /** The same, with event times from {@code start}. */
+    public static WorkloadOptions.Builder options(
+            String scope, long count, double rate, Instant start) {
+        return options(scope, count, rate)
+                .clock(EventClock.simulated(start, Duration.ofSeconds(5)));
+    }
+
     /** Runs the workload on another thread. */
     public static CompletableFuture<WorkloadReport> runAsync(
             WorkloadOptions.Builder options, PostgresEndpoint db) {

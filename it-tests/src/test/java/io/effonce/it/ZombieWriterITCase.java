@@ -1,0 +1,108 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.it.testutils.MiniClusterFaults;
+import io.effonce.it.testutils.PipelineJob;
+import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TotalsInvariant;
+import io.effonce.it.testutils.WorkDirs;
+import io.effonce.it.testutils.Workloads;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.local.oracle.LedgerOracle;
+import io.effonce.local.oracle.MerchantDay;
+import io.effonce.local.workload.WorkloadReport;
+import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.FencedException;
+import io.effonce.sink.store.KeyGroupSpan;
+import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.StoredRow;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A zombie writer beside the running job: a sink writer of an attempt that lost its task manager
+ * but whose process still runs. It held the job's key groups (taking them fences the running job,
+ * whose next write fails, so the job restores and takes them back with newer tokens, flushing);
+ * then the zombie wakes up and writes. Every write it tries is refused by the fence, and the totals
+ * stay exact.
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class ZombieWriterITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private final Path dir = WorkDirs.fresh("zombie");
+
+    @Test
+    void aZombieWriterIsFencedAfterTheTakeoverAndTotalsStayExact(
+            PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        Relays relays = new Relays(db, kafka.servers(), "zombie", dir);
+        SinkTables tables = new SinkTables(db);
+        try (LedgerRelay relay = relays.start()) {
+            PipelineJob pipeline =
+                    PipelineJob.over(
+                            db, kafka.servers(), relays.topic(), dir.resolve("checkpoints"));
+            JobClient job = pipeline.start("zombie");
+            MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
+            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
+            CompletableFuture<WorkloadReport> workload =
+                    Workloads.runAsync(Workloads.options("zombie", 15_000, 1_500), db);
+            await().atMost(Duration.ofMinutes(1))
+                    .until(() -> tables.count("merchant_daily_totals") > 50);
+
+            try (PostgresTotalsStore zombie = new PostgresTotalsStore(pipeline.storeConfig())) {
+                // The failed attempt's writer owned every key group of the job.
+                zombie.takeOwnership(new KeyGroupSpan(0, 127), "failed-attempt", "sink 1/1 #0");
+                faults.awaitRestoredAndRunning(0, Duration.ofMinutes(1));
+
+                // It resumes after the takeover and writes a wrong total over a live key.
+                LedgerOracle oracle = new LedgerOracle(db);
+                await().atMost(Duration.ofMinutes(1)).until(() -> !oracle.sinkTotals().isEmpty());
+                MerchantDay live = oracle.sinkTotals().firstKey();
+                MerchantDayKey key =
+                        new MerchantDayKey(live.merchantId(), live.day(), live.currency());
+                int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(key, 128);
+                StoredRow<MerchantDayKey, DailyTotal> wrong =
+                        new StoredRow<>(key, new DailyTotal(1, 1), keyGroup, Long.MAX_VALUE);
+                assertThatThrownBy(() -> zombie.write(List.of(wrong)))
+                        .isInstanceOf(FencedException.class);
+                assertThatThrownBy(() -> zombie.delete(List.of(key)))
+                        .isInstanceOf(FencedException.class);
+            }
+            workload.get();
+            TotalsInvariant.awaitHolds(db, Duration.ofMinutes(2));
+            TotalsInvariant.assertSinkAloneHolds(db);
+            assertThat(faults.restores()).isPositive();
+            job.cancel().get();
+        } finally {
+            relays.dropSlot();
+        }
+    }
+}
