@@ -125,8 +125,10 @@ class JobJarOnLocalClusterITCase {
         void totalsAreExactAfterTaskManagersAreKilledMidCheckpoint(
                 PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
             int kills = Workloads.soak() ? 12 : 3;
-            long payments = Workloads.soak() ? 200_000 : 30_000;
-            double rate = Workloads.soak() ? 2_000 : 1_000;
+            // A kill costs about 10 s here (detection, restore, replacement): the workload must
+            // outlast them all.
+            long payments = Workloads.soak() ? 200_000 : 45_000;
+            double rate = Workloads.soak() ? 1_200 : 1_000;
             Relays relays = new Relays(db, kafka.servers(), "kill9", DIR);
             SinkTables tables = new SinkTables(db);
             try (LedgerRelay relay = relays.start()) {

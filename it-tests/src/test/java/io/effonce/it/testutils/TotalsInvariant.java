@@ -35,7 +35,12 @@ public final class TotalsInvariant {
                                 return last.get().matches() && last.get().keys() > 0;
                             });
         } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError("The totals never equalled the ledger: " + last.get(), e);
+            throw new AssertionError(
+                    "The totals never equalled the ledger ("
+                            + new SinkTables(db).count("late_events")
+                            + " rows in late_events): "
+                            + last.get(),
+                    e);
         }
         return last.get();
     }
