@@ -1,15 +1,18 @@
 package io.effonce.job.decode;
 
+import java.io.IOException;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 
 /**
  * Turns one record of the relay's topic into a {@link LedgerRecord}. It reads the standard Debezium
@@ -33,7 +36,7 @@ public final class ChangeDecoder implements Serializable {
 
     private final ZoneId zone;
     private final int maxRawChars;
-    private transient ObjectMapper mapper;
+    private transient JsonFactory json;
 
     public ChangeDecoder(ZoneId zone, int maxRawChars) {
         this.zone = zone;
@@ -46,41 +49,42 @@ public final class ChangeDecoder implements Serializable {
             return null;
         }
         Rejecter reject = new Rejecter(topic, partition, offset, value, maxRawChars);
-        JsonNode root;
-        try {
-            root = mapper().readTree(value);
-        } catch (java.io.IOException e) {
+        EnvelopeScan root;
+        try (JsonParser parser = json().createParser(value)) {
+            root = EnvelopeScan.read(parser);
+        } catch (IOException e) {
             return reject.because(RejectReason.NOT_JSON, shortMessage(e));
         }
-        if (root == null || !root.isObject()) {
+        if (!root.object) {
             return reject.because(RejectReason.NOT_AN_ENVELOPE, "the value is not a JSON object");
         }
-        if (root.path("heartbeat").asBoolean(false)) {
-            JsonNode ts = root.get("ts_ms");
-            if (ts == null || !ts.canConvertToLong()) {
+        if (root.heartbeat) {
+            EnvelopeScan.Field ts = root.tsMs;
+            if (ts == null || !ts.fitsLong()) {
                 return reject.because(RejectReason.MISTYPED_FIELD, "heartbeat ts_ms");
             }
-            return LedgerRecord.heartbeat(ts.asLong());
+            return LedgerRecord.heartbeat(ts.number());
         }
-        JsonNode envelope = root.has("payload") && root.has("schema") ? root.get("payload") : root;
-        if (envelope == null || !envelope.isObject() || !envelope.has("op")) {
+        EnvelopeScan envelope = root.envelope();
+        if (envelope == null || !envelope.hasOp) {
             return reject.because(
                     RejectReason.NOT_AN_ENVELOPE, "no Debezium envelope (op, after, source)");
         }
-        JsonNode after = envelope.get("after");
-        if (after == null || after.isNull()) {
-            return reject.because(
-                    RejectReason.NO_AFTER,
-                    "op " + envelope.path("op").asText("?") + " has no after");
+        if (envelope.after == null || envelope.after == JsonToken.VALUE_NULL) {
+            return reject.because(RejectReason.NO_AFTER, "op " + envelope.op + " has no after");
         }
-        if (!after.isObject()) {
+        if (envelope.after != JsonToken.START_OBJECT) {
             return reject.because(RejectReason.MISTYPED_FIELD, "after");
         }
-        return decodeAfter(after, topic, partition, offset, reject);
+        return decodeAfter(envelope.afterFields, topic, partition, offset, reject);
     }
 
     private LedgerRecord decodeAfter(
-            JsonNode after, String topic, int partition, long offset, Rejecter reject) {
+            Map<String, EnvelopeScan.Field> after,
+            String topic,
+            int partition,
+            long offset,
+            Rejecter reject) {
         Fields f = new Fields(after);
         String paymentId = f.text("payment_id", true);
         String state = f.text("state", true);
@@ -131,11 +135,11 @@ public final class ChangeDecoder implements Serializable {
                         offset));
     }
 
-    private ObjectMapper mapper() {
-        if (mapper == null) {
-            mapper = new ObjectMapper();
+    private JsonFactory json() {
+        if (json == null) {
+            json = new JsonFactory();
         }
-        return mapper;
+        return json;
     }
 
     private static String shortMessage(Exception e) {
@@ -145,38 +149,38 @@ public final class ChangeDecoder implements Serializable {
 
     /** Reads typed fields of {@code after}, keeping the first problem found. */
     private static final class Fields {
-        private final JsonNode after;
+        private final Map<String, EnvelopeScan.Field> after;
         RejectReason failure;
         String failedField;
 
-        Fields(JsonNode after) {
+        Fields(Map<String, EnvelopeScan.Field> after) {
             this.after = after;
         }
 
         String text(String name, boolean required) {
-            JsonNode n = after.get(name);
-            if (n == null || n.isNull()) {
+            EnvelopeScan.Field f = after.get(name);
+            if (f == null || f.token() == JsonToken.VALUE_NULL) {
                 missing(name, required);
                 return null;
             }
-            if (!n.isTextual()) {
+            if (f.token() != JsonToken.VALUE_STRING) {
                 fail(RejectReason.MISTYPED_FIELD, name);
                 return null;
             }
-            return n.asText();
+            return f.text();
         }
 
         long number(String name, boolean required) {
-            JsonNode n = after.get(name);
-            if (n == null || n.isNull()) {
+            EnvelopeScan.Field f = after.get(name);
+            if (f == null || f.token() == JsonToken.VALUE_NULL) {
                 missing(name, required);
                 return 0;
             }
-            if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+            if (!f.fitsLong()) {
                 fail(RejectReason.MISTYPED_FIELD, name);
                 return 0;
             }
-            return n.asLong();
+            return f.number();
         }
 
         private void missing(String name, boolean required) {
