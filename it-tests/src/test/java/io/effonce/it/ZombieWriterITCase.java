@@ -77,10 +77,15 @@ class ZombieWriterITCase {
             await().atMost(Duration.ofMinutes(1))
                     .until(() -> tables.count("merchant_daily_totals") > 50);
 
+            // A completed checkpoint first, so the fenced job restores from it.
+            faults.awaitMoreCheckpoints(1, Duration.ofMinutes(1));
+
+            long restoresBefore = faults.restores();
             try (PostgresTotalsStore zombie = new PostgresTotalsStore(pipeline.storeConfig())) {
-                // The failed attempt's writer owned every key group of the job.
-                zombie.takeOwnership(new KeyGroupSpan(0, 127), "failed-attempt", "sink 1/1 #0");
-                faults.awaitRestoredAndRunning(0, Duration.ofMinutes(1));
+                // The failed attempt's writer (same job, older attempt) owned every key group.
+                zombie.takeOwnership(
+                        new KeyGroupSpan(0, 127), job.getJobID().toString(), "sink 1/1 #0");
+                faults.awaitRestoredAndRunning(restoresBefore, Duration.ofMinutes(1));
 
                 // It resumes after the takeover and writes a wrong total over a live key.
                 LedgerOracle oracle = new LedgerOracle(db);

@@ -259,9 +259,4 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private int keyGroupOf(K key) {
         return KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism);
     }
-
-    /** The current barrier tag; for tests. */
-    long barrierTag() {
-        return barrierTag;
-    }
 }

@@ -2,7 +2,6 @@ package io.effonce.sink.testutils;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.TotalsStoreFactory;
 import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -21,13 +20,6 @@ public final class SinkHarnesses {
     public static FlushableSink.Builder<String, Long> sink(InMemoryTable<String, Long> table) {
         return FlushableSink.<String, Long>builder()
                 .store(InMemoryTotalsStore.factory(table))
-                .valueType(TypeInformation.of(Long.class))
-                .flushInterval(Duration.ofMillis(200));
-    }
-
-    public static FlushableSink.Builder<String, Long> sink(TotalsStoreFactory<String, Long> store) {
-        return FlushableSink.<String, Long>builder()
-                .store(store)
                 .valueType(TypeInformation.of(Long.class))
                 .flushInterval(Duration.ofMillis(200));
     }
