@@ -2,6 +2,9 @@ package io.effonce.local;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import kafka.server.BrokerServer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.slf4j.Logger;
@@ -62,6 +65,45 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
             throw StartupFailure.explain(SERVICE, baseDir, e);
         }
+    }
+
+    /**
+     * Stops the broker (a controlled shutdown) and starts it again on the same data and the same
+     * port, so clients reconnect to the address they already have. The controller of this combined
+     * node keeps running; returns once the broker is unfenced and serves its partitions again.
+     */
+    public void restartBroker() {
+        restartBroker(Duration.ZERO);
+    }
+
+    /** The same, the broker staying down for {@code down} before it starts again. */
+    public synchronized void restartBroker(Duration down) {
+        String before = bootstrapServers();
+        BrokerServer broker = cluster.brokers().values().iterator().next();
+        try {
+            LOG.info("{} broker stopping", SERVICE);
+            broker.shutdown();
+            broker.awaitShutdown();
+            LOG.info("{} broker stopped", SERVICE);
+            if (!down.isZero()) {
+                Thread.sleep(down.toMillis());
+            }
+            // The same BrokerServer, same config and log directories; its listener was pre-bound
+            // by the test kit, whose socket factory binds the same port again once that socket
+            // is closed. Returns once the broker has caught up with the metadata log, unfenced.
+            broker.startup();
+            cluster.waitForReadyBrokers();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(SERVICE + " restart interrupted", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(SERVICE + " broker did not become ready", e);
+        }
+        if (!before.equals(bootstrapServers())) {
+            throw new IllegalStateException(
+                    SERVICE + " came back on " + bootstrapServers() + " instead of " + before);
+        }
+        LOG.info("{} broker restarted at {}", SERVICE, bootstrapServers());
     }
 
     /** The bootstrap servers, for example {@code 127.0.0.1:39123}. */

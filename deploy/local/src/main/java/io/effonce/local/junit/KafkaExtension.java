@@ -8,7 +8,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Starts one Kafka broker for the whole test run (embedded, or the external cluster the environment
- * names) and resolves parameters of type {@link KafkaBootstrap}.
+ * names) and resolves parameters of type {@link KafkaBootstrap}; parameters of type {@link
+ * EmbeddedKafka} receive the broker itself, for restart tests (embedded only).
  */
 public final class KafkaExtension implements ParameterResolver {
 
@@ -17,15 +18,26 @@ public final class KafkaExtension implements ParameterResolver {
 
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-        return parameter.getParameter().getType() == KafkaBootstrap.class;
+        Class<?> type = parameter.getParameter().getType();
+        return type == KafkaBootstrap.class || type == EmbeddedKafka.class;
     }
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        return context.getRoot()
-                .getStore(NS)
-                .getOrComputeIfAbsent("broker", k -> new Broker(), Broker.class)
-                .bootstrap;
+        Broker broker =
+                context.getRoot()
+                        .getStore(NS)
+                        .getOrComputeIfAbsent("broker", k -> new Broker(), Broker.class);
+        if (parameter.getParameter().getType() == EmbeddedKafka.class) {
+            if (broker.embedded == null) {
+                throw new IllegalStateException(
+                        "This test restarts the Kafka broker and needs the embedded one; unset "
+                                + LocalServices.KAFKA_BOOTSTRAP
+                                + " to run it");
+            }
+            return broker.embedded;
+        }
+        return broker.bootstrap;
     }
 
     /** Bootstrap servers of the Kafka the tests use. */

@@ -1,0 +1,114 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.it.testutils.ChaosReport;
+import io.effonce.it.testutils.MiniClusterFaults;
+import io.effonce.it.testutils.PipelineJob;
+import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TotalsInvariant;
+import io.effonce.it.testutils.WorkDirs;
+import io.effonce.it.testutils.Workloads;
+import io.effonce.local.EmbeddedKafka;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.local.oracle.Comparison;
+import io.effonce.local.workload.WorkloadReport;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The Kafka broker (the only one, holding the change topic and the job's offsets) stopped and
+ * started again on the same data and port while the workload writes, the relay publishes and the
+ * job reads: the relay's producer retries until the broker is back (or, if the relay stops, it is
+ * started again from its offsets), the job's Kafka source reconnects (or its task fails and
+ * restores from a checkpoint); nothing committed to the ledger is lost and nothing is counted
+ * twice.
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class KafkaBrokerRestartedITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private final Path dir = WorkDirs.fresh("kafka-restarted");
+
+    @Test
+    void totalsAreExactAfterTheBrokerRestartsMidRun(
+            PostgresEndpoint db, EmbeddedKafka kafka, @InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        Relays relays = new Relays(db, kafka.bootstrapServers(), "kafkarestart", dir);
+        SinkTables tables = new SinkTables(db);
+        LedgerRelay relay = relays.start();
+        try {
+            JobClient job =
+                    PipelineJob.over(
+                                    db,
+                                    kafka.bootstrapServers(),
+                                    relays.topic(),
+                                    dir.resolve("checkpoints"))
+                            .start("kafka-restarted");
+            MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
+            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
+            ChaosReport report = new ChaosReport("kafka-restarted", db);
+            CompletableFuture<WorkloadReport> before =
+                    Workloads.runAsync(Workloads.options("kafkarestart", 30_000, 1_500), db);
+            await().atMost(Duration.ofMinutes(1))
+                    .until(() -> tables.count("merchant_daily_totals") > 200);
+
+            // The relay and the job stay up: both must ride out the broker's absence.
+            report.mark("restart", "Kafka broker stopped, down 3 s, started");
+            kafka.restartBroker(Duration.ofSeconds(3));
+            report.mark("other", "Kafka broker back at " + kafka.bootstrapServers());
+            before.get();
+            if (!relay.isRunning()) {
+                report.mark(
+                        "restart",
+                        "relay stopped ("
+                                + relay.failure().map(Throwable::getMessage).orElse("no error")
+                                + "); restarted from its offsets");
+                relay.close();
+                relay = relays.start();
+            }
+            // More changes after the restart, event time after the first part.
+            Workloads.runAsync(
+                            Workloads.options(
+                                    "kafkarestart2",
+                                    5_000,
+                                    0,
+                                    Workloads.START.plus(Duration.ofDays(2))),
+                            db)
+                    .get();
+
+            Comparison comparison = TotalsInvariant.awaitHolds(db, Duration.ofMinutes(3));
+            TotalsInvariant.assertSinkAloneHolds(db);
+            report.figure("restores", faults.restores());
+            report.figure("relay", relay.metrics());
+            report.figure("result", comparison.summary());
+            report.close();
+            assertThat(tables.count("payments")).isGreaterThan(30_000);
+            job.cancel().get();
+        } finally {
+            relay.close();
+            relays.dropSlot();
+        }
+    }
+}
