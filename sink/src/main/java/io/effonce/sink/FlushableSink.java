@@ -130,11 +130,7 @@ public final class FlushableSink<K, V> {
                     storeFactory,
                     valueType,
                     new SinkSettings(
-                            batchSize,
-                            flushInterval,
-                            resetOnFreshStart,
-                            FlushableSinkOptions.RESET_ON_FRESH_START.key(),
-                            deleteStaleOnFlush));
+                            batchSize, flushInterval, resetOnFreshStart, deleteStaleOnFlush));
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.effonce.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.effonce.local.junit.KafkaExtension;
 import java.time.Duration;
@@ -60,7 +61,7 @@ class KafkaBrokerRestartITCase {
                                                 }
                                             });
                                     try {
-                                        Thread.sleep(2);
+                                        Thread.sleep(2); // pacing: about 500 sends a second
                                     } catch (InterruptedException e) {
                                         return;
                                     }
@@ -68,9 +69,18 @@ class KafkaBrokerRestartITCase {
                             },
                             "producer-during-restart");
             during.start();
-            Thread.sleep(300);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> acknowledged.stream().anyMatch(v -> v.startsWith("during-")));
             kafka.restartBroker(Duration.ofSeconds(2));
-            Thread.sleep(300);
+            // Keep sending until a record sent while the broker was back is acknowledged too.
+            long duringBefore = acknowledged.stream().filter(v -> v.startsWith("during-")).count();
+            await().atMost(Duration.ofSeconds(60))
+                    .until(
+                            () ->
+                                    acknowledged.stream()
+                                                    .filter(v -> v.startsWith("during-"))
+                                                    .count()
+                                            > duringBefore);
             stop.set(true);
             during.join();
             producer.flush();

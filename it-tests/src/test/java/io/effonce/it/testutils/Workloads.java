@@ -43,6 +43,14 @@ public final class Workloads {
         return CompletableFuture.supplyAsync(() -> new LedgerWorkload(built).run(db));
     }
 
+    /**
+     * A second, unpaced workload of {@code count} payments whose event time starts two days after
+     * {@link #START}: after a fault, the first part's watermark is already hours past its events.
+     */
+    public static WorkloadReport runAfterFault(String scope, long count, PostgresEndpoint db) {
+        return runAsync(options(scope, count, 0, START.plus(Duration.ofDays(2))), db).join();
+    }
+
     /** Whether the long soak run was asked for ({@code -Deffonce.soak=true}). */
     public static boolean soak() {
         return Boolean.getBoolean("effonce.soak");

@@ -1,5 +1,6 @@
 package io.effonce.sink.internal;
 
+import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
@@ -166,7 +167,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                             + span
                             + " and this job has no restored state to flush them against. Restore"
                             + " the job from its last checkpoint or savepoint, or set "
-                            + settings.resetOptionName()
+                            + FlushableSinkOptions.RESET_ON_FRESH_START.key()
                             + "=true to delete those rows first.");
         }
         long deleted = store.deleteAll();
