@@ -58,7 +58,8 @@ class LedgerRelayITCase {
             LOG.info("Workload committed {} changes: {}", expected, report.summary());
             assertThat(expected).isGreaterThan(40_000);
 
-            await().atMost(Duration.ofSeconds(90))
+            await("every change of the workload in the topic")
+                    .atMost(Duration.ofMinutes(5))
                     .pollInterval(Duration.ofMillis(500))
                     .until(() -> changes(topic.poll()).size() >= expected);
 
@@ -102,9 +103,11 @@ class LedgerRelayITCase {
                 RelayCli.parse(setup.argsArray("--heartbeat-interval", "500ms"), setup.env());
         try (LedgerRelay relay = LedgerRelay.start(options);
                 TopicRecords topic = new TopicRecords(kafka.servers(), setup.topic())) {
-            await().atMost(Duration.ofSeconds(30))
+            await("4 heartbeats published")
+                    .atMost(Duration.ofMinutes(5))
                     .until(() -> relay.metrics().heartbeatsPublished() >= 4);
-            await().atMost(Duration.ofSeconds(10))
+            await("4 sorted heartbeats on every partition")
+                    .atMost(Duration.ofMinutes(5))
                     .untilAsserted(
                             () -> {
                                 List<Rec> all = topic.poll();

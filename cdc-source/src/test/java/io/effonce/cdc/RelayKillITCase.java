@@ -55,7 +55,9 @@ class RelayKillITCase {
         try (TopicRecordsHolder holder = new TopicRecordsHolder()) {
             RelayProcess first =
                     holder.add(RelayProcess.start(args, setup.env(), logs.resolve("1.log")));
-            await().atMost(Duration.ofSeconds(60)).until(setup::slotActive);
+            await("the relay's replication slot active")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(setup::slotActive);
             holder.topic = new TopicRecords(kafka.servers(), setup.topic());
             TopicRecords topic = holder.topic;
 
@@ -72,10 +74,14 @@ class RelayKillITCase {
                                             .run(db));
 
             // 1. SIGKILL while streaming.
-            await().atMost(Duration.ofSeconds(60)).until(() -> topic.endOffsetTotal() >= 8_000);
+            await("8,000 changes in the topic")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(() -> topic.endOffsetTotal() >= 8_000);
             assertThat(first.kill()).isEqualTo(137);
             topicSizeAfter.put("SIGKILL while streaming", topic.endOffsetTotal());
-            await().atMost(Duration.ofSeconds(30)).until(() -> !setup.slotActive());
+            await("the killed relay's slot released")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(() -> !setup.slotActive());
 
             // 2. Halt after Kafka acknowledged 2,000 changes, before their positions are marked.
             List<String> halting = new ArrayList<>(args);
@@ -84,17 +90,22 @@ class RelayKillITCase {
                     holder.add(RelayProcess.start(halting, setup.env(), logs.resolve("2.log")));
             assertThat(second.waitFor(120)).as("halted by the test hook").isEqualTo(99);
             topicSizeAfter.put("halt between ack and offset commit", topic.endOffsetTotal());
-            await().atMost(Duration.ofSeconds(30)).until(() -> !setup.slotActive());
+            await("the halted relay's slot released")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(() -> !setup.slotActive());
 
             // 3. SIGKILL again while catching up.
             RelayProcess third =
                     holder.add(RelayProcess.start(args, setup.env(), logs.resolve("3.log")));
             long before = topic.endOffsetTotal();
-            await().atMost(Duration.ofSeconds(60))
+            await("8,000 more changes in the topic")
+                    .atMost(Duration.ofMinutes(5))
                     .until(() -> topic.endOffsetTotal() >= before + 8_000);
             assertThat(third.kill()).isEqualTo(137);
             topicSizeAfter.put("SIGKILL while catching up", topic.endOffsetTotal());
-            await().atMost(Duration.ofSeconds(30)).until(() -> !setup.slotActive());
+            await("the killed relay's slot released")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(() -> !setup.slotActive());
 
             // 4. A last relay runs to the end.
             RelayProcess last =
@@ -102,7 +113,8 @@ class RelayKillITCase {
             workload.get();
             long expected = audit.count();
             Set<String> distinct = new HashSet<>();
-            await().atMost(Duration.ofSeconds(120))
+            await("every audited change in the topic")
+                    .atMost(Duration.ofMinutes(5))
                     .pollInterval(Duration.ofMillis(500))
                     .until(
                             () -> {

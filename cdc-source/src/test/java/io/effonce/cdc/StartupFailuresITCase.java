@@ -99,7 +99,9 @@ class StartupFailuresITCase {
         RelaySetup setup = new RelaySetup(db, kafka, "busy", dir);
         try (LedgerRelay running =
                 LedgerRelay.start(RelayCli.parse(setup.argsArray(), setup.env()))) {
-            await().atMost(Duration.ofSeconds(30)).until(setup::slotActive);
+            await("the relay's replication slot active")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(setup::slotActive);
             Outcome o = run(setup, setup.env(), "--offsets-file", dir.resolve("other").toString());
             assertThat(o.code).isEqualTo(3);
             assertThat(o.err)

@@ -108,18 +108,21 @@ class BadInputITCase {
                             .restarts(false)
                             .start("bad-input");
             MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
-            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
+            faults.awaitAllTasksRunning(Duration.ofMinutes(5));
             CompletableFuture<WorkloadReport> workload =
                     Workloads.runAsync(Workloads.options("badinput", 4_000, 2_000), db);
-            await().atMost(Duration.ofMinutes(1)).until(() -> tables.count("payments") > 1_000);
+            await("1,000 payments in the ledger")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(() -> tables.count("payments") > 1_000);
             Topics.publish(
                     kafka.servers(),
                     relays.topic(),
                     BAD.stream().map(b -> new SyntheticLedger.Change("bad", b.value())).toList());
             workload.get();
 
-            TotalsInvariant.awaitHoldsWithNothingLate(db, Duration.ofMinutes(2));
-            await().atMost(Duration.ofSeconds(30))
+            TotalsInvariant.awaitHoldsWithNothingLate(db, Duration.ofMinutes(5));
+            await("every bad record in dead_letters")
+                    .atMost(Duration.ofMinutes(5))
                     .until(() -> tables.count("dead_letters") >= BAD.size());
             Map<String, String> deadLetters = tables.deadLetters();
             assertThat(deadLetters).hasSize(BAD.size());

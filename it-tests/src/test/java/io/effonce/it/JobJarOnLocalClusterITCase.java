@@ -3,6 +3,7 @@ package io.effonce.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.cdc.LedgerRelay;
+import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.JobSubmission;
@@ -10,7 +11,9 @@ import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.ClusterChaos;
 import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TaskManagerKill;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
@@ -22,8 +25,6 @@ import io.effonce.local.oracle.Comparison;
 import io.effonce.local.workload.WorkloadReport;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -108,7 +109,7 @@ class JobJarOnLocalClusterITCase {
                 jobs.awaitAllTasksRunning(jobId);
                 WorkloadReport ledger =
                         Workloads.runAsync(Workloads.options("jar", 10_000, 0), db).get();
-                Comparison comparison = TotalsInvariant.awaitHolds(db, Duration.ofMinutes(2));
+                Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
                 assertThat(ledger.started()).isEqualTo(10_000);
                 assertThat(comparison.keys()).isGreaterThan(100);
                 assertThat(cluster.rest().checkpoints(jobId).restored()).isZero();
@@ -118,6 +119,9 @@ class JobJarOnLocalClusterITCase {
         }
     }
 
+    /** Payments committed before each fault (and after the last recovery): changes in flight. */
+    private static final long BETWEEN_FAULTS = 2_000;
+
     @Nested
     class TaskManagersKilled {
 
@@ -125,10 +129,7 @@ class JobJarOnLocalClusterITCase {
         void totalsAreExactAfterTaskManagersAreKilledMidCheckpoint(
                 PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
             int kills = Workloads.soak() ? 12 : 3;
-            // A kill costs about 10 s here (detection, restore, replacement): the workload must
-            // outlast them all.
-            long payments = Workloads.soak() ? 200_000 : 45_000;
-            double rate = Workloads.soak() ? 1_200 : 1_000;
+            double rate = Workloads.soak() ? 1_200 : 800;
             Relays relays = new Relays(db, kafka.servers(), "kill9", DIR);
             SinkTables tables = new SinkTables(db);
             try (LedgerRelay relay = relays.start()) {
@@ -137,21 +138,22 @@ class JobJarOnLocalClusterITCase {
                 jobs.awaitAllTasksRunning(jobId);
                 long takeoversAtStart = tables.ownershipTakeovers();
                 ChaosReport report = new ChaosReport("tm-kill9-cluster", db);
-                CompletableFuture<WorkloadReport> workload =
-                        Workloads.runAsync(Workloads.options("kill9", payments, rate), db);
+                // The workload runs until it is stopped below: it is writing when each kill lands
+                // and while the job restores, whatever the machine's speed.
+                WorkloadReport ledger;
                 int hits = 0;
-                for (int kill = 1; kill <= kills; kill++) {
-                    jobs.awaitCheckpointAfter(
-                            jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
-                    report.mark("kill", "kill -9 of a TaskManager of the job, mid-checkpoint");
-                    if (chaos.killTaskManagerMidCheckpoint(jobId, Duration.ofMinutes(1))) {
-                        hits++;
+                try (RunningWorkload workload =
+                        RunningWorkload.start(Workloads.unbounded("kill9", rate), db)) {
+                    for (int kill = 1; kill <= kills; kill++) {
+                        workload.awaitMore(BETWEEN_FAULTS);
+                        TaskManagerKill k = chaos.killTaskManagerMidCheckpoint(jobId, report);
+                        hits += k.hitCheckpointInFlight() ? 1 : 0;
+                        TotalsInvariant.awaitExactAfter(k.recovery(), workload, db);
                     }
-                    report.mark("restore", "job restored and running, replacement registered");
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    ledger = workload.stopAndDrain();
                 }
-                assertThat(workload.isDone()).as("the workload outlived the kills").isFalse();
-                WorkloadReport ledger = workload.get();
-                Comparison comparison = TotalsInvariant.awaitHolds(db, Duration.ofMinutes(3));
+                Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
 
                 long restores = cluster.rest().checkpoints(jobId).restored();
                 long flushes = tables.ownershipTakeovers() - takeoversAtStart;
@@ -187,20 +189,30 @@ class JobJarOnLocalClusterITCase {
                 String jobId = jobs.submit(job(db, kafka, relays));
                 jobs.awaitAllTasksRunning(jobId);
                 ChaosReport report = new ChaosReport("rescale-cluster", db);
-                CompletableFuture<WorkloadReport> workload =
-                        Workloads.runAsync(Workloads.options("rescale", 20_000, 1_000), db);
-                for (int parallelism : new int[] {3, 1}) {
-                    jobs.awaitCompletedCheckpoints(jobId, 2);
-                    report.mark("rescale", "stop with savepoint, resubmit with p=" + parallelism);
-                    jobId = jobs.rescale(jobId, parallelism);
-                    jobs.awaitAllTasksRunning(jobId);
-                    assertThat(cluster.rest().checkpoints(jobId).latestRestoredIsSavepoint())
-                            .isTrue();
-                    report.mark("restore", "running from the savepoint with p=" + parallelism);
+                try (RunningWorkload workload =
+                        RunningWorkload.start(Workloads.unbounded("rescale", 800), db)) {
+                    for (int parallelism : new int[] {3, 1}) {
+                        workload.awaitMore(BETWEEN_FAULTS);
+                        jobs.awaitCheckpointAfter(
+                                jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                        ChaosReport.Recovery recovery =
+                                report.fault(
+                                        "rescale",
+                                        "stop with savepoint, resubmit with p=" + parallelism);
+                        jobId = jobs.rescale(jobId, parallelism);
+                        jobs.awaitAllTasksRunning(jobId);
+                        CheckpointStats restored = cluster.rest().checkpoints(jobId);
+                        assertThat(restored.latestRestoredIsSavepoint()).isTrue();
+                        recovery.running("running from the savepoint with p=" + parallelism);
+                        recovery.checkpointed(
+                                jobs.awaitCheckpointAfter(jobId, restored.latestRestoredId())
+                                        .latestCompletedId());
+                        TotalsInvariant.awaitExactAfter(recovery, workload, db);
+                    }
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    workload.stopAndDrain();
                 }
-                assertThat(workload.isDone()).as("the workload outlived the rescales").isFalse();
-                workload.get();
-                Comparison comparison = TotalsInvariant.awaitHolds(db, Duration.ofMinutes(3));
+                Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
                 // 2 fresh subtasks, then 3 and 1 restored ones, each flushing its new range
                 report.figure("sink subtask takeovers", tables.ownershipTakeovers());
                 report.figure("result", comparison.summary());

@@ -82,7 +82,7 @@ class JobUpgradeITCase {
                             .totals(store);
             JobClient v1Job = v1.start(name + "-v1");
             new MiniClusterFaults(cluster, v1Job.getJobID())
-                    .awaitAllTasksRunning(Duration.ofMinutes(1));
+                    .awaitAllTasksRunning(Duration.ofMinutes(5));
             String savepoint =
                     v1Job.triggerSavepoint(
                                     dir.resolve("savepoints").toUri().toString(),
@@ -96,7 +96,7 @@ class JobUpgradeITCase {
             Map<MerchantDay, Long> v1Expected = v1Totals(tables);
             LedgerOracle oracle = new LedgerOracle(db);
             await("v1 counted SUCCEEDED and FAILED")
-                    .atMost(Duration.ofMinutes(2))
+                    .atMost(Duration.ofMinutes(5))
                     .until(() -> totalsOf(oracle).equals(v1Expected));
             v1Job.cancel().get();
 
@@ -107,7 +107,7 @@ class JobUpgradeITCase {
                             .fromSavepoint(savepoint)
                             .start(name + "-v2");
             new MiniClusterFaults(cluster, v2Job.getJobID())
-                    .awaitAllTasksRunning(Duration.ofMinutes(1));
+                    .awaitAllTasksRunning(Duration.ofMinutes(5));
             return onlyV1;
         } finally {
             relays.dropSlot();
@@ -159,7 +159,7 @@ class JobUpgradeITCase {
                 throws Exception {
             Set<MerchantDay> onlyV1 =
                     upgradeFromV1ToV2(db, kafka, cluster, "upgrade", PostgresTotalsStore::factory);
-            TotalsInvariant.awaitHolds(db, Duration.ofMinutes(2));
+            TotalsInvariant.awaitHolds(db, Duration.ofMinutes(5));
             assertThat(new LedgerOracle(db).sinkTotals().keySet())
                     .doesNotContainAnyElementsOf(onlyV1);
         }
@@ -177,7 +177,7 @@ class JobUpgradeITCase {
                             db, kafka, cluster, "upgradenodelete", StoreFaults::withoutDeletes);
             LedgerOracle oracle = new LedgerOracle(db);
             await("every key right except the stale ones")
-                    .atMost(Duration.ofMinutes(2))
+                    .atMost(Duration.ofMinutes(5))
                     .until(
                             () -> {
                                 Comparison c = oracle.compareWithSinkAndLate();

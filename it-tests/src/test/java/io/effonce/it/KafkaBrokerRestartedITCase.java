@@ -8,6 +8,7 @@ import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.MiniClusterFaults;
 import io.effonce.it.testutils.PipelineJob;
 import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
@@ -20,7 +21,6 @@ import io.effonce.local.oracle.Comparison;
 import io.effonce.local.workload.WorkloadReport;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -67,18 +67,31 @@ class KafkaBrokerRestartedITCase {
                                     dir.resolve("checkpoints"))
                             .start("kafka-restarted");
             MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
-            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
+            faults.awaitAllTasksRunning(MiniClusterFaults.TIMEOUT);
             ChaosReport report = new ChaosReport("kafka-restarted", db);
-            CompletableFuture<WorkloadReport> before =
-                    Workloads.runAsync(Workloads.options("kafkarestart", 30_000, 1_500), db);
-            await().atMost(Duration.ofMinutes(1))
-                    .until(() -> tables.count("merchant_daily_totals") > 200);
+            // The workload runs until it is stopped after the broker is back: it is writing while
+            // the broker is away, whatever the machine's speed.
+            WorkloadReport first;
+            ChaosReport.Recovery recovery;
+            try (RunningWorkload workload =
+                    RunningWorkload.start(Workloads.unbounded("kafkarestart", 1_000), db)) {
+                workload.awaitMore(2_000);
+                await("totals rows written by the job")
+                        .atMost(TotalsInvariant.TIMEOUT)
+                        .until(() -> tables.count("merchant_daily_totals") > 200);
+                workload.awaitMore(1_000);
 
-            // The relay and the job stay up: both must ride out the broker's absence.
-            report.mark("restart", "Kafka broker stopped, down 3 s, started");
-            kafka.restartBroker(Duration.ofSeconds(3));
-            report.mark("other", "Kafka broker back at " + kafka.bootstrapServers());
-            before.get();
+                // The relay and the job stay up: both must ride out the broker's absence.
+                long checkpointBefore = faults.latestCompletedId();
+                recovery = report.fault("restart", "Kafka broker stopped, down 3 s, started");
+                kafka.restartBroker(Duration.ofSeconds(3));
+                report.mark("other", "Kafka broker back at " + kafka.bootstrapServers());
+                faults.awaitAllTasksRunning(MiniClusterFaults.TIMEOUT);
+                recovery.running("job running, restored " + faults.restores() + " times");
+                recovery.checkpointed(faults.awaitCheckpointAfter(checkpointBefore));
+                workload.awaitMore(2_000);
+                first = workload.stopAndDrain();
+            }
             if (!relay.isRunning()) {
                 report.mark(
                         "restart",
@@ -89,15 +102,17 @@ class KafkaBrokerRestartedITCase {
                 relay = relays.start();
             }
             // More changes after the restart, event time after the first part.
-            Workloads.runAfterFault("kafkarestart2", 5_000, db);
+            WorkloadReport second = Workloads.runAfterFault("kafkarestart2", 5_000, db);
 
             Comparison comparison =
-                    TotalsInvariant.awaitHoldsWithNothingLate(db, Duration.ofMinutes(3));
+                    TotalsInvariant.awaitHoldsWithNothingLate(db, TotalsInvariant.TIMEOUT);
+            recovery.exact();
+            report.figure("payments", first.started() + second.started());
             report.figure("restores", faults.restores());
             report.figure("relay", relay.metrics());
             report.figure("result", comparison.summary());
             report.close();
-            assertThat(tables.count("payments")).isGreaterThan(30_000);
+            assertThat(tables.count("payments")).isEqualTo(first.started() + second.started());
             job.cancel().get();
         } finally {
             relay.close();

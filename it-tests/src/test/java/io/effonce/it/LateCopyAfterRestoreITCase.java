@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.dedup.DedupOptions;
+import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.MiniClusterFaults;
 import io.effonce.it.testutils.PipelineJob;
 import io.effonce.it.testutils.Relays;
@@ -78,11 +79,11 @@ class LateCopyAfterRestoreITCase {
                             .set(DedupOptions.WATERMARK_FLOOR_ENABLED, floor)
                             .start(name);
             MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
-            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
+            faults.awaitAllTasksRunning(Duration.ofMinutes(5));
             // 8,000 payments, 5 s apart from 06:00: the watermark ends near 17:00 on 1 March.
             Workloads.runAsync(Workloads.options(name, 8_000, 0), db).get();
-            TotalsInvariant.awaitHolds(db, Duration.ofMinutes(2));
-            faults.awaitMoreCheckpoints(2, Duration.ofMinutes(1));
+            TotalsInvariant.awaitHolds(db, Duration.ofMinutes(5));
+            faults.awaitMoreCheckpoints(2, Duration.ofMinutes(5));
 
             SinkTables tables = new SinkTables(db);
             String[] id = new String[1];
@@ -110,7 +111,9 @@ class LateCopyAfterRestoreITCase {
                             .findFirst()
                             .orElseThrow();
 
-            faults.terminateTaskManagerMidCheckpoint(Duration.ofMinutes(1));
+            try (ChaosReport report = new ChaosReport("late-copy-" + name, db)) {
+                faults.terminateTaskManagerMidCheckpoint(report);
+            }
             Topics.publish(
                     kafka.servers(),
                     relays.topic(),
@@ -150,7 +153,7 @@ class LateCopyAfterRestoreITCase {
             Copy copy = restoreThenRepublishAnOldCopy(db, kafka, cluster, "floor", true);
             SinkTables tables = new SinkTables(db);
             await("the copy in late_events")
-                    .atMost(Duration.ofMinutes(1))
+                    .atMost(Duration.ofMinutes(5))
                     .until(() -> tables.lateEventIds().contains(copy.paymentId() + ":SUCCEEDED"));
             TotalsInvariant.assertSinkAloneHolds(db);
             assertThat(tables.lateEventIds()).containsExactly(copy.paymentId() + ":SUCCEEDED");
@@ -169,7 +172,7 @@ class LateCopyAfterRestoreITCase {
             Total ledger = oracle.ledgerTotals().get(copy.key());
             Total doubled = ledger.plus(new Total(copy.amount(), 1));
             await("the copy counted a second time")
-                    .atMost(Duration.ofMinutes(1))
+                    .atMost(Duration.ofMinutes(5))
                     .until(() -> doubled.equals(oracle.sinkTotals().get(copy.key())));
             assertThat(new SinkTables(db).lateEventIds()).isEmpty();
         }

@@ -84,7 +84,7 @@ class RelayAndJobEndToEndITCase {
         try (LedgerRelay relay = relays.start()) {
             job = pipeline.start("e2e");
             MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
-            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
+            faults.awaitAllTasksRunning(Duration.ofMinutes(5));
 
             CompletableFuture<WorkloadReport> workload =
                     CompletableFuture.supplyAsync(
@@ -110,7 +110,7 @@ class RelayAndJobEndToEndITCase {
             report = workload.get();
 
             Comparison comparison =
-                    TotalsInvariant.awaitHoldsWithNothingLate(db, Duration.ofMinutes(3));
+                    TotalsInvariant.awaitHoldsWithNothingLate(db, Duration.ofMinutes(5));
             assertThat(new SinkTables(db).count("late_events")).isZero();
             assertThat(comparison.keys()).isGreaterThan(100);
             assertThat(
@@ -152,7 +152,7 @@ class RelayAndJobEndToEndITCase {
         String savepoint;
         try (LedgerRelay heartbeats = relays.start("--heartbeat-interval", "200ms")) {
             await("the watermark floor past the end of the last day + horizon")
-                    .atMost(Duration.ofMinutes(1))
+                    .atMost(Duration.ofMinutes(5))
                     .until(
                             () -> {
                                 List<Long> floors =
@@ -169,7 +169,7 @@ class RelayAndJobEndToEndITCase {
         }
         JobClient restored = pipeline.fromSavepoint(savepoint).start("e2e-restored");
         new MiniClusterFaults(cluster, restored.getJobID())
-                .awaitAllTasksRunning(Duration.ofMinutes(1));
+                .awaitAllTasksRunning(Duration.ofMinutes(5));
         List<Long> keysSet = metrics.values(restored.getJobID(), "lastFlushKeysSet");
         List<Long> tags = metrics.values(restored.getJobID(), "currentBarrierTag");
         LOG.info(

@@ -73,12 +73,14 @@ class RelayKilledHardITCase {
         SinkTables tables = new SinkTables(db);
         ChildJvm relay = relays.startProcess(logs.resolve("relay-1.log"));
         try {
-            await().atMost(Duration.ofMinutes(1)).until(relays::slotActive);
+            await("the relay's replication slot active")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(relays::slotActive);
             JobClient job =
                     PipelineJob.over(db, kafka.servers(), topic, dir.resolve("checkpoints"))
                             .start("relay-killed");
             MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
-            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
+            faults.awaitAllTasksRunning(Duration.ofMinutes(5));
             ChaosReport report = new ChaosReport("relay-killed", db);
             // Event time at 0.5 s per payment: what a restarted relay re-sends (the tail after its
             // last offset commit) stays well within the 2 h dedup horizon, as it does at a real
@@ -93,11 +95,14 @@ class RelayKilledHardITCase {
                             db);
 
             // 1. SIGKILL while streaming.
-            await().atMost(Duration.ofMinutes(1))
+            await("8,000 records in the topic")
+                    .atMost(Duration.ofMinutes(5))
                     .until(() -> TopicRecords.size(kafka.servers(), topic) > 8_000);
             report.mark("kill", "SIGKILL of the relay while streaming");
             relay.kill();
-            await().atMost(Duration.ofSeconds(30)).until(() -> !relays.slotActive());
+            await("the killed relay's slot released")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(() -> !relays.slotActive());
 
             // 2. Halt after Kafka acknowledged 2,000 changes, before their offsets are committed.
             relay =
@@ -105,23 +110,28 @@ class RelayKilledHardITCase {
                             logs.resolve("relay-2.log"), "--test-halt-after-changes", "2000");
             assertThat(relay.waitFor(120)).as("halted by the test hook").isEqualTo(99);
             report.mark("kill", "relay halted between Kafka ack and offset commit");
-            await().atMost(Duration.ofSeconds(30)).until(() -> !relays.slotActive());
+            await("the halted relay's slot released")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(() -> !relays.slotActive());
 
             // 3. SIGKILL again while catching up.
             relay = relays.startProcess(logs.resolve("relay-3.log"));
             long before = TopicRecords.size(kafka.servers(), topic);
-            await().atMost(Duration.ofMinutes(1))
+            await("6,000 more records in the topic")
+                    .atMost(Duration.ofMinutes(5))
                     .until(() -> TopicRecords.size(kafka.servers(), topic) > before + 6_000);
             report.mark("kill", "SIGKILL of the relay while catching up");
             relay.kill();
-            await().atMost(Duration.ofSeconds(30)).until(() -> !relays.slotActive());
+            await("the killed relay's slot released")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(() -> !relays.slotActive());
 
             // 4. A last relay to the end.
             relay = relays.startProcess(logs.resolve("relay-4.log"));
             report.mark("restart", "last relay");
             WorkloadReport ledger = workload.get();
             Comparison comparison =
-                    TotalsInvariant.awaitHoldsWithNothingLate(db, Duration.ofMinutes(3));
+                    TotalsInvariant.awaitHoldsWithNothingLate(db, Duration.ofMinutes(5));
 
             long records = 0;
             long duplicates = 0;

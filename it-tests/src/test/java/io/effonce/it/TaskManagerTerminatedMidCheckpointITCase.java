@@ -7,7 +7,9 @@ import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.MiniClusterFaults;
 import io.effonce.it.testutils.PipelineJob;
 import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TaskManagerKill;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
@@ -19,7 +21,6 @@ import io.effonce.local.oracle.Comparison;
 import io.effonce.local.workload.WorkloadReport;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -39,8 +40,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class TaskManagerTerminatedMidCheckpointITCase {
 
     private static final int KILLS = Workloads.soak() ? 10 : 3;
-    private static final long PAYMENTS = Workloads.soak() ? 200_000 : 24_000;
-    private static final double RATE = Workloads.soak() ? 3_000 : 1_500;
+    private static final double RATE = Workloads.soak() ? 3_000 : 1_000;
+
+    /** Payments committed before each kill (and after the last recovery): changes in flight. */
+    private static final long BETWEEN_FAULTS = 2_000;
 
     @RegisterExtension
     static final MiniClusterExtension FLINK =
@@ -66,23 +69,25 @@ class TaskManagerTerminatedMidCheckpointITCase {
                             .checkpointInterval(Duration.ofMillis(300))
                             .start("tm-terminated");
             MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
-            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
+            faults.awaitAllTasksRunning(MiniClusterFaults.TIMEOUT);
             long takeoversAtStart = tables.ownershipTakeovers();
 
-            CompletableFuture<WorkloadReport> workload =
-                    Workloads.runAsync(Workloads.options("tmkill", PAYMENTS, RATE), db);
+            // The workload runs until it is stopped below: it is writing when each kill lands and
+            // while the job restores, whatever the machine's speed.
+            WorkloadReport ledger;
             int midCheckpoint = 0;
-            for (int kill = 1; kill <= KILLS; kill++) {
-                faults.awaitMoreCheckpoints(2, Duration.ofMinutes(1));
-                report.mark("kill", "terminate task manager " + kill + " mid-checkpoint");
-                if (faults.terminateTaskManagerMidCheckpoint(Duration.ofMinutes(1))) {
-                    midCheckpoint++;
+            try (RunningWorkload workload =
+                    RunningWorkload.start(Workloads.unbounded("tmkill", RATE), db)) {
+                for (int kill = 1; kill <= KILLS; kill++) {
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    TaskManagerKill k = faults.terminateTaskManagerMidCheckpoint(report);
+                    midCheckpoint += k.hitCheckpointInFlight() ? 1 : 0;
+                    TotalsInvariant.awaitExactAfter(k.recovery(), workload, db);
                 }
-                report.mark("restore", "restored " + faults.restores() + ", all tasks running");
+                workload.awaitMore(BETWEEN_FAULTS);
+                ledger = workload.stopAndDrain();
             }
-            assertThat(workload.isDone()).as("the workload outlived the kills").isFalse();
-            WorkloadReport ledger = workload.get();
-            Comparison comparison = TotalsInvariant.awaitHolds(db, Duration.ofMinutes(3));
+            Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
 
             long flushes = tables.ownershipTakeovers() - takeoversAtStart;
             report.figure("payments", ledger.started());

@@ -8,6 +8,7 @@ import io.effonce.cdc.LedgerRelay;
 import io.effonce.it.testutils.MiniClusterFaults;
 import io.effonce.it.testutils.PipelineJob;
 import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
@@ -18,7 +19,6 @@ import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.local.oracle.LedgerOracle;
 import io.effonce.local.oracle.MerchantDay;
-import io.effonce.local.workload.WorkloadReport;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
@@ -26,9 +26,7 @@ import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.store.StoredRow;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -65,31 +63,35 @@ class ZombieWriterITCase {
             throws Exception {
         Relays relays = new Relays(db, kafka.servers(), "zombie", dir);
         SinkTables tables = new SinkTables(db);
-        try (LedgerRelay relay = relays.start()) {
+        try (LedgerRelay relay = relays.start();
+                // Runs until stopped after the zombie's refused writes: the takeover lands
+                // mid-stream.
+                RunningWorkload workload =
+                        RunningWorkload.start(Workloads.unbounded("zombie", 1_000), db)) {
             PipelineJob pipeline =
                     PipelineJob.over(
                             db, kafka.servers(), relays.topic(), dir.resolve("checkpoints"));
             JobClient job = pipeline.start("zombie");
             MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
-            faults.awaitAllTasksRunning(Duration.ofMinutes(1));
-            CompletableFuture<WorkloadReport> workload =
-                    Workloads.runAsync(Workloads.options("zombie", 15_000, 1_500), db);
-            await().atMost(Duration.ofMinutes(1))
+            faults.awaitAllTasksRunning(MiniClusterFaults.TIMEOUT);
+            await("totals rows written by the job")
+                    .atMost(TotalsInvariant.TIMEOUT)
                     .until(() -> tables.count("merchant_daily_totals") > 50);
 
             // A completed checkpoint first, so the fenced job restores from it.
-            faults.awaitMoreCheckpoints(1, Duration.ofMinutes(1));
+            faults.awaitMoreCheckpoints(1, MiniClusterFaults.TIMEOUT);
 
             long restoresBefore = faults.restores();
             try (PostgresTotalsStore zombie = new PostgresTotalsStore(pipeline.storeConfig())) {
                 // The failed attempt's writer (same job, older attempt) owned every key group.
                 zombie.takeOwnership(
                         new KeyGroupSpan(0, 127), job.getJobID().toString(), "sink 1/1 #0");
-                faults.awaitRestoredAndRunning(restoresBefore, Duration.ofMinutes(1));
+                faults.awaitRestoredAndRunning(restoresBefore, MiniClusterFaults.TIMEOUT);
 
                 // It resumes after the takeover and writes a wrong total over a live key.
                 LedgerOracle oracle = new LedgerOracle(db);
-                await().atMost(Duration.ofMinutes(1)).until(() -> !oracle.sinkTotals().isEmpty());
+                await().atMost(MiniClusterFaults.TIMEOUT)
+                        .until(() -> !oracle.sinkTotals().isEmpty());
                 MerchantDay live = oracle.sinkTotals().firstKey();
                 MerchantDayKey key =
                         new MerchantDayKey(live.merchantId(), live.day(), live.currency());
@@ -101,8 +103,9 @@ class ZombieWriterITCase {
                 assertThatThrownBy(() -> zombie.delete(List.of(key)))
                         .isInstanceOf(FencedException.class);
             }
-            workload.get();
-            TotalsInvariant.awaitHoldsWithNothingLate(db, Duration.ofMinutes(2));
+            workload.awaitMore(1_000);
+            workload.stopAndDrain();
+            TotalsInvariant.awaitHoldsWithNothingLate(db, TotalsInvariant.TIMEOUT);
             assertThat(faults.restores()).isPositive();
             job.cancel().get();
         } finally {

@@ -82,7 +82,7 @@ public record ClusterSpec(
         private boolean fastFailover;
         private final Map<String, String> overrides = new LinkedHashMap<>();
         private Optional<Path> flinkHome = flinkHomeFromEnvironment();
-        private Duration startTimeout = Duration.ofSeconds(90);
+        private Duration startTimeout = Duration.ofMinutes(3);
 
         private Builder(Path workDir) {
             this.workDir = workDir;

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import org.awaitility.core.ConditionTimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,8 +21,11 @@ public final class FlinkJobs {
 
     private static final Logger LOG = LoggerFactory.getLogger(FlinkJobs.class);
 
-    /** How long each wait lasts unless told otherwise. */
-    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(2);
+    /**
+     * How long each wait lasts unless told otherwise: an upper bound for a slow, busy machine,
+     * never a budget the verdict depends on.
+     */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
 
     private static final Duration POLL = Duration.ofMillis(100);
 
@@ -79,17 +84,11 @@ public final class FlinkJobs {
      */
     public CheckpointStats awaitRestoredAndRunning(
             String jobId, long restoredBefore, Duration timeout) {
-        AtomicReference<CheckpointStats> last = new AtomicReference<>();
-        await("job %s restored and running again".formatted(jobId))
-                .atMost(timeout)
-                .pollInterval(POLL)
-                .ignoreExceptions()
-                .until(
-                        () -> {
-                            last.set(rest.checkpoints(jobId));
-                            return last.get().restored() > restoredBefore && allTasksRunning(jobId);
-                        });
-        return last.get();
+        return awaitCheckpointStats(
+                jobId,
+                "restored more than %d times and running again".formatted(restoredBefore),
+                timeout,
+                stats -> stats.restored() > restoredBefore && allTasksRunning(jobId));
     }
 
     /** Cancels every job that is not yet finished, failed or cancelled. */
@@ -123,32 +122,54 @@ public final class FlinkJobs {
 
     /** Waits until a checkpoint newer than {@code afterCheckpointId} has completed. */
     public CheckpointStats awaitCheckpointAfter(String jobId, long afterCheckpointId) {
-        AtomicReference<CheckpointStats> last = new AtomicReference<>();
-        await("a checkpoint of job %s after %d".formatted(jobId, afterCheckpointId))
-                .atMost(DEFAULT_TIMEOUT)
-                .pollInterval(POLL)
-                .ignoreExceptions()
-                .until(
-                        () -> {
-                            last.set(rest.checkpoints(jobId));
-                            return last.get().latestCompletedId() > afterCheckpointId;
-                        });
-        return last.get();
+        return awaitCheckpointStats(
+                jobId,
+                "a completed checkpoint after %d".formatted(afterCheckpointId),
+                DEFAULT_TIMEOUT,
+                stats -> stats.latestCompletedId() > afterCheckpointId);
     }
 
     /** Waits until at least {@code count} checkpoints have completed since submission. */
     public CheckpointStats awaitCompletedCheckpoints(String jobId, long count) {
+        return awaitCheckpointStats(
+                jobId,
+                "%d completed checkpoints".formatted(count),
+                DEFAULT_TIMEOUT,
+                stats -> stats.completed() >= count);
+    }
+
+    /**
+     * Polls the job's checkpoint statistics until {@code done}; on timeout the error names what was
+     * awaited and the last statistics seen.
+     */
+    private CheckpointStats awaitCheckpointStats(
+            String jobId, String what, Duration timeout, Predicate<CheckpointStats> done) {
         AtomicReference<CheckpointStats> last = new AtomicReference<>();
-        await("%d completed checkpoints of job %s".formatted(count, jobId))
-                .atMost(DEFAULT_TIMEOUT)
-                .pollInterval(POLL)
-                .ignoreExceptions()
-                .until(
-                        () -> {
-                            last.set(rest.checkpoints(jobId));
-                            return last.get().completed() >= count;
-                        });
+        try {
+            await("job %s: %s".formatted(jobId, what))
+                    .atMost(timeout)
+                    .pollInterval(POLL)
+                    .ignoreExceptions()
+                    .until(
+                            () -> {
+                                last.set(rest.checkpoints(jobId));
+                                return done.test(last.get());
+                            });
+        } catch (ConditionTimeoutException e) {
+            throw new IllegalStateException(
+                    "Job %s: waited %s for %s; last checkpoint statistics: %s, job state %s"
+                            .formatted(jobId, timeout, what, last.get(), safeJobState(jobId)),
+                    e);
+        }
         return last.get();
+    }
+
+    private String safeJobState(String jobId) {
+        try {
+            return rest.jobState(jobId);
+        } catch (RuntimeException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
     }
 
     /**

@@ -73,13 +73,13 @@ class LocalFlinkClusterITCase {
 
         Set<String> busy = jobs.taskManagersOf(jobId);
         FlinkProcess victim = cluster.taskManager(busy.iterator().next());
-        jobs.awaitCheckpointInProgress(jobId, Duration.ofSeconds(30));
+        jobs.awaitCheckpointInProgress(jobId, Duration.ofMinutes(5));
         long killedAt = System.nanoTime();
         cluster.killTaskManager(victim.index());
         assertThat(victim.isAlive()).isFalse();
 
         CheckpointStats after =
-                jobs.awaitRestoredAndRunning(jobId, before.restored(), Duration.ofMinutes(1));
+                jobs.awaitRestoredAndRunning(jobId, before.restored(), Duration.ofMinutes(5));
         long recoveryMs = (System.nanoTime() - killedAt) / 1_000_000;
         LOG.info(
                 "kill -9 of {} -> restored and all tasks RUNNING in {} ms",
@@ -93,7 +93,7 @@ class LocalFlinkClusterITCase {
         jobs.awaitCheckpointAfter(jobId, after.latestRestoredId());
 
         FlinkProcess replacement = cluster.startTaskManager();
-        cluster.awaitTaskManagers(2, Duration.ofMinutes(1));
+        cluster.awaitTaskManagers(2, Duration.ofMinutes(5));
         assertThat(cluster.rest().taskManagerIds()).contains(replacement.resourceId());
     }
 
@@ -128,7 +128,7 @@ class LocalFlinkClusterITCase {
         for (int i = cluster.liveTaskManagers().size(); i < 2; i++) {
             cluster.startTaskManager();
         }
-        cluster.awaitTaskManagers(2, Duration.ofMinutes(1));
+        cluster.awaitTaskManagers(2, Duration.ofMinutes(5));
     }
 
     @Test

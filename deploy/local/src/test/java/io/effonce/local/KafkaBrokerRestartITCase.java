@@ -69,12 +69,14 @@ class KafkaBrokerRestartITCase {
                             },
                             "producer-during-restart");
             during.start();
-            await().atMost(Duration.ofSeconds(30))
+            await("a record sent before the restart acknowledged")
+                    .atMost(Duration.ofMinutes(5))
                     .until(() -> acknowledged.stream().anyMatch(v -> v.startsWith("during-")));
             kafka.restartBroker(Duration.ofSeconds(2));
             // Keep sending until a record sent while the broker was back is acknowledged too.
             long duringBefore = acknowledged.stream().filter(v -> v.startsWith("during-")).count();
-            await().atMost(Duration.ofSeconds(60))
+            await("a record sent after the restart acknowledged")
+                    .atMost(Duration.ofMinutes(5))
                     .until(
                             () ->
                                     acknowledged.stream()
@@ -139,7 +141,7 @@ class KafkaBrokerRestartITCase {
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
             while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
                 assertThat(System.nanoTime()).as("read to the end in time").isLessThan(deadline);
                 consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));

@@ -82,7 +82,7 @@ class LocalServicesITCase {
             consumer.assign(List.of(partition));
             consumer.seekToBeginning(List.of(partition));
             ConsumerRecord<String, String> received = null;
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
             while (received == null && System.nanoTime() < deadline) {
                 for (var r : consumer.poll(Duration.ofMillis(200))) {
                     received = r;

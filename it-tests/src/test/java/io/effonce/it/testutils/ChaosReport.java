@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,7 @@ public final class ChaosReport implements AutoCloseable {
     private final long start = System.nanoTime();
     private final List<Event> events = new ArrayList<>();
     private final List<Sample> samples = new ArrayList<>();
+    private final List<Recovery> recoveries = new ArrayList<>();
     private final Map<String, Object> figures = new LinkedHashMap<>();
     private final ScheduledExecutorService sampler;
 
@@ -83,6 +85,65 @@ public final class ChaosReport implements AutoCloseable {
         LOG.info("[{}] {} at {} ms: {}", name, kind, now(), label);
     }
 
+    /**
+     * Marks a fault ({@code kind} kill, rescale, restart, ...) and returns its recovery, on which
+     * the test marks the moments after it: job running again, first checkpoint after the restore,
+     * totals exact again. The report tabulates each, with minimum, median and maximum.
+     */
+    public synchronized Recovery fault(String kind, String label) {
+        mark(kind, label);
+        Recovery recovery = new Recovery(recoveries.size() + 1, kind, now());
+        recoveries.add(recovery);
+        return recovery;
+    }
+
+    /** The moments after one fault, in milliseconds of the run (-1 until reached). */
+    public final class Recovery {
+        private final int number;
+        private final String kind;
+        private final long faultAt;
+        private long runningAt = -1;
+        private long checkpointAt = -1;
+        private long exactAt = -1;
+
+        private Recovery(int number, String kind, long faultAt) {
+            this.number = number;
+            this.kind = kind;
+            this.faultAt = faultAt;
+        }
+
+        /** The job runs again (every task RUNNING, restored from checkpoint or savepoint). */
+        public void running(String label) {
+            synchronized (ChaosReport.this) {
+                runningAt = now();
+                mark("restore", label + " (" + (runningAt - faultAt) + " ms after the fault)");
+            }
+        }
+
+        /** The first checkpoint after the restore completed. */
+        public void checkpointed(long checkpointId) {
+            synchronized (ChaosReport.this) {
+                checkpointAt = now();
+                mark(
+                        "checkpoint",
+                        "checkpoint %d completed, the first after the restore (%d ms after the fault)"
+                                .formatted(checkpointId, checkpointAt - faultAt));
+            }
+        }
+
+        /** The totals equal the ledger again. */
+        public void exact() {
+            synchronized (ChaosReport.this) {
+                exactAt = now();
+                mark("exact", "totals equal to the ledger (" + (exactAt - faultAt) + " ms after)");
+            }
+        }
+
+        private long since(long at) {
+            return at < 0 ? -1 : at - faultAt;
+        }
+    }
+
     /** A figure for the table (restores, flushes, duplicates, ...). */
     public synchronized void figure(String key, Object value) {
         figures.put(key, value);
@@ -112,6 +173,7 @@ public final class ChaosReport implements AutoCloseable {
             Files.createDirectories(dir);
             synchronized (this) {
                 figure("run time ms", now());
+                recoveryFigures();
                 Files.writeString(dir.resolve(name + ".txt"), table());
                 Files.writeString(dir.resolve(name + ".svg"), svg());
             }
@@ -121,10 +183,59 @@ public final class ChaosReport implements AutoCloseable {
         LOG.info("[{}] report in {}: {}", name, dir.toAbsolutePath(), figures);
     }
 
+    private void recoveryFigures() {
+        if (recoveries.isEmpty()) {
+            return;
+        }
+        figure("fault -> running ms (min/median/max)", spread(r -> r.since(r.runningAt)));
+        figure("fault -> first checkpoint ms", spread(r -> r.since(r.checkpointAt)));
+        figure("fault -> exact ms (min/median/max)", spread(r -> r.since(r.exactAt)));
+    }
+
+    private String spread(ToLongFunction<Recovery> millis) {
+        long[] values =
+                recoveries.stream().mapToLong(millis).filter(v -> v >= 0).sorted().toArray();
+        if (values.length == 0) {
+            return "not reached";
+        }
+        return String.format(
+                Locale.ROOT,
+                "%d / %d / %d (of %d faults)",
+                values[0],
+                values[values.length / 2],
+                values[values.length - 1],
+                values.length);
+    }
+
     private String table() {
         StringBuilder s = new StringBuilder();
         s.append("Chaos run: ").append(name).append("\n\n");
-        figures.forEach((k, v) -> s.append(String.format(Locale.ROOT, "%-34s %s%n", k, v)));
+        figures.forEach((k, v) -> s.append(String.format(Locale.ROOT, "%-38s %s%n", k, v)));
+        if (!recoveries.isEmpty()) {
+            s.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%nRecovery, ms after each fault (-1: not reached)%n%3s  %-8s  %10s  %10s"
+                                    + "  %10s  %10s%n",
+                            "#",
+                            "fault",
+                            "at (ms)",
+                            "running",
+                            "checkpoint",
+                            "exact"));
+            for (Recovery r : recoveries) {
+                s.append(
+                        String.format(
+                                Locale.ROOT,
+                                "%3d  %-8s  %10d  %10d  %10d  %10d%n",
+                                r.number,
+                                r.kind,
+                                r.faultAt,
+                                r.since(r.runningAt),
+                                r.since(r.checkpointAt),
+                                r.since(r.exactAt)));
+            }
+        }
         s.append(String.format(Locale.ROOT, "%n%10s  %-8s  %s%n", "at (ms)", "event", "what"));
         for (Event e : events) {
             s.append(
@@ -155,7 +266,7 @@ public final class ChaosReport implements AutoCloseable {
     }
 
     private String svg() {
-        int w = 900;
+        int w = 1000;
         int h = 420;
         int left = 90;
         int right = 20;
@@ -213,6 +324,8 @@ public final class ChaosReport implements AutoCloseable {
                     switch (e.kind()) {
                         case "kill" -> "red";
                         case "restore" -> "orange";
+                        case "checkpoint" -> "#17becf";
+                        case "exact" -> "darkgreen";
                         case "flush" -> "purple";
                         default -> "gray";
                     };
@@ -236,12 +349,14 @@ public final class ChaosReport implements AutoCloseable {
             {"#1f77b4", "ledger (oracle)"},
             {"#2ca02c", "sink + late_events"},
             {"red", "kill"},
-            {"orange", "restore"},
+            {"orange", "running again"},
+            {"#17becf", "checkpoint"},
+            {"darkgreen", "exact again"},
             {"purple", "flush"},
             {"gray", "other fault"}
         };
         for (int i = 0; i < legend.length; i++) {
-            int x = left + i * 130;
+            int x = left + i * 110;
             s.append(
                     String.format(
                             Locale.ROOT,

@@ -20,6 +20,9 @@ public final class ClusterChaos {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterChaos.class);
 
+    /** Upper bound for each wait; a kill costs seconds here, tens of seconds on a busy machine. */
+    static final Duration TIMEOUT = Duration.ofMinutes(5);
+
     private final LocalFlinkCluster cluster;
     private final int taskManagers;
 
@@ -30,16 +33,18 @@ public final class ClusterChaos {
 
     /**
      * Kills a TaskManager of {@code jobId} as soon as a checkpoint is in progress, starts a
-     * replacement, and waits until the job restored and runs again. Returns whether the checkpoint
-     * in flight failed (the kill hit it) rather than completing first.
+     * replacement, and waits until the job restored, runs again and completed its first checkpoint
+     * after the restore, marking each moment in {@code report}. Returns the fault's recovery (the
+     * test marks "exact" on it) and whether the checkpoint in flight failed (the kill hit it)
+     * rather than completing first.
      */
-    public boolean killTaskManagerMidCheckpoint(String jobId, Duration timeout) {
+    public TaskManagerKill killTaskManagerMidCheckpoint(String jobId, ChaosReport report) {
         FlinkJobs jobs = cluster.jobs();
         CheckpointStats before = cluster.rest().checkpoints(jobId);
         FlinkProcess victim = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
         long[] inFlight = {-1};
         await("a checkpoint of job %s in progress".formatted(jobId))
-                .atMost(timeout)
+                .atMost(TIMEOUT)
                 .pollInterval(Duration.ofMillis(10))
                 .ignoreExceptions()
                 .until(
@@ -48,10 +53,17 @@ public final class ClusterChaos {
                             inFlight[0] = ids.isEmpty() ? -1 : ids.get(0);
                             return inFlight[0] >= 0;
                         });
+        ChaosReport.Recovery recovery =
+                report.fault(
+                        "kill",
+                        "kill -9 of %s during checkpoint %d".formatted(victim.name(), inFlight[0]));
         cluster.killTaskManager(victim.index());
         cluster.startTaskManager();
-        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), timeout);
-        cluster.awaitTaskManagers(taskManagers, timeout);
+        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), TIMEOUT);
+        recovery.running("restored from checkpoint " + after.latestRestoredId());
+        recovery.checkpointed(
+                jobs.awaitCheckpointAfter(jobId, after.latestRestoredId()).latestCompletedId());
+        cluster.awaitTaskManagers(taskManagers, TIMEOUT);
         String status = checkpointStatus(jobId, inFlight[0]);
         LOG.info(
                 "kill -9 of {} during checkpoint {} (now {}); restored from {}, restores {}",
@@ -60,7 +72,7 @@ public final class ClusterChaos {
                 status,
                 after.latestRestoredId(),
                 after.restored());
-        return "FAILED".equals(status);
+        return new TaskManagerKill(recovery, "FAILED".equals(status));
     }
 
     private String checkpointStatus(String jobId, long id) {
@@ -80,6 +92,6 @@ public final class ClusterChaos {
         for (int i = cluster.liveTaskManagers().size(); i < taskManagers; i++) {
             cluster.startTaskManager();
         }
-        cluster.awaitTaskManagers(taskManagers, Duration.ofMinutes(1));
+        cluster.awaitTaskManagers(taskManagers, TIMEOUT);
     }
 }

@@ -8,6 +8,8 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsCounts;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
+import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
@@ -22,6 +24,9 @@ import org.slf4j.LoggerFactory;
 public final class MiniClusterFaults {
 
     private static final Logger LOG = LoggerFactory.getLogger(MiniClusterFaults.class);
+
+    /** Upper bound for each wait; a restore costs seconds here, more on a busy machine. */
+    public static final Duration TIMEOUT = Duration.ofMinutes(5);
 
     private final MiniCluster cluster;
     private final JobID job;
@@ -64,21 +69,28 @@ public final class MiniClusterFaults {
 
     /**
      * Waits for a checkpoint in progress, terminates the oldest live task manager at that moment
-     * and starts a replacement; then waits until the job has restored and every task runs again.
-     * Returns whether the checkpoint that was in progress failed (the kill hit it mid-flight)
-     * rather than completing first.
+     * and starts a replacement; then waits until the job has restored, every task runs again and
+     * the first checkpoint after the restore completed, marking each moment in {@code report}.
      */
-    public boolean terminateTaskManagerMidCheckpoint(Duration timeout) throws Exception {
+    public TaskManagerKill terminateTaskManagerMidCheckpoint(ChaosReport report) throws Exception {
         long restoresBefore = restores();
         long[] inProgress = {-1};
         await("a checkpoint of %s in progress".formatted(job))
-                .atMost(timeout)
+                .atMost(TIMEOUT)
                 .pollInterval(Duration.ofMillis(5))
                 .until(() -> (inProgress[0] = inProgressCheckpoint()) >= 0);
         int victim = nextTaskManager++;
+        ChaosReport.Recovery recovery =
+                report.fault(
+                        "kill",
+                        "terminate task manager %d during checkpoint %d"
+                                .formatted(victim, inProgress[0]));
         cluster.terminateTaskManager(victim).get();
         cluster.startTaskManager();
-        awaitRestoredAndRunning(restoresBefore, timeout);
+        awaitRestoredAndRunning(restoresBefore, TIMEOUT);
+        long restoredFrom = latestRestoredId();
+        recovery.running("restored from checkpoint " + restoredFrom + ", all tasks running");
+        recovery.checkpointed(awaitCheckpointAfter(restoredFrom));
         boolean hit = status(inProgress[0]) == CheckpointStatsStatus.FAILED;
         LOG.info(
                 "Terminated task manager {} during checkpoint {} ({}); replacement started,"
@@ -87,7 +99,31 @@ public final class MiniClusterFaults {
                 inProgress[0],
                 hit ? "it failed: killed mid-checkpoint" : "it completed before the kill",
                 restores());
-        return hit;
+        return new TaskManagerKill(recovery, hit);
+    }
+
+    private long latestRestoredId() throws Exception {
+        RestoredCheckpointStats restored =
+                graph().getCheckpointStatsSnapshot().getLatestRestoredCheckpoint();
+        return restored == null ? -1 : restored.getCheckpointId();
+    }
+
+    /** Waits until a checkpoint newer than {@code checkpointId} completed; returns its id. */
+    public long awaitCheckpointAfter(long checkpointId) {
+        long[] latest = {-1};
+        await("a completed checkpoint of %s after %d".formatted(job, checkpointId))
+                .atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
+                .until(() -> (latest[0] = latestCompletedId()) > checkpointId);
+        return latest[0];
+    }
+
+    /** Id of the latest completed checkpoint, -1 if none. */
+    public long latestCompletedId() throws Exception {
+        CompletedCheckpointStats c =
+                graph().getCheckpointStatsSnapshot().getHistory().getLatestCompletedCheckpoint();
+        return c == null ? -1 : c.getCheckpointId();
     }
 
     private long inProgressCheckpoint() throws Exception {

@@ -19,7 +19,26 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class TotalsInvariant {
 
+    /** Upper bound for the totals to settle; on a busy machine a catch-up takes a while. */
+    public static final Duration TIMEOUT = Duration.ofMinutes(5);
+
     private TotalsInvariant() {}
+
+    /**
+     * Holds the workload still at a commit, waits until the invariant holds against that ledger,
+     * marks the fault's recovery exact, and lets the workload go on: the "time to exact" of a
+     * fault, and a check of the invariant after every fault rather than only at the end.
+     */
+    public static Comparison awaitExactAfter(
+            ChaosReport.Recovery recovery, RunningWorkload workload, PostgresEndpoint db) {
+        AtomicReference<Comparison> exact = new AtomicReference<>();
+        workload.whilePaused(
+                () -> {
+                    exact.set(awaitHolds(db, TIMEOUT));
+                    recovery.exact();
+                });
+        return exact.get();
+    }
 
     /** Waits until the invariant holds; fails with the last differences if it never does. */
     public static Comparison awaitHolds(PostgresEndpoint db, Duration timeout) {

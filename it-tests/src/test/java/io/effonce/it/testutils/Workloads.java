@@ -29,6 +29,14 @@ public final class Workloads {
                 .clock(EventClock.simulated(START, Duration.ofSeconds(5)));
     }
 
+    /**
+     * Payments of scope {@code scope} at {@code rate} per second until the test stops them: for a
+     * {@link RunningWorkload}, which overlaps faults by construction.
+     */
+    public static WorkloadOptions.Builder unbounded(String scope, double rate) {
+        return options(scope, Long.MAX_VALUE, rate);
+    }
+
     /** The same, with event times from {@code start}. */
     public static WorkloadOptions.Builder options(
             String scope, long count, double rate, Instant start) {

@@ -12,6 +12,7 @@ import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.testutils.RunningTotals;
+import io.effonce.sink.testutils.SourceGate;
 import io.effonce.sink.testutils.TestPayment;
 import io.effonce.sink.testutils.TotalsTable;
 import java.time.Duration;
@@ -19,7 +20,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeHint;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
@@ -43,6 +43,12 @@ class FlushableSinkFailoverITCase {
     private static final long PAYMENTS = 12_000;
     private static final int KILLS = 3;
 
+    /** Records the source may emit before each kill. */
+    private static final long STRETCH = 2_000;
+
+    /** Upper bound for each wait; a restore costs seconds, more on a busy machine. */
+    private static final Duration TIMEOUT = Duration.ofMinutes(5);
+
     @RegisterExtension
     static final MiniClusterExtension FLINK =
             new MiniClusterExtension(
@@ -59,25 +65,37 @@ class FlushableSinkFailoverITCase {
         TotalsTable table = new TotalsTable(db);
         table.truncate();
 
-        JobClient job = pipeline(db).executeAsync("flushable-sink-failover");
+        // The source emits only what the gate allows, so the job cannot finish before the kills,
+        // and each kill lands while an allowed stretch of records is flowing.
+        JobClient job =
+                pipeline(db, SourceGate.perSecond(2_000, STRETCH))
+                        .executeAsync("flushable-sink-failover");
         JobID id = job.getJobID();
         for (int kill = 0; kill < KILLS; kill++) {
             long before = completedCheckpoints(cluster, id);
-            await().atMost(Duration.ofSeconds(60))
-                    .until(() -> completedCheckpoints(cluster, id) >= before + 2);
+            long emitted = SourceGate.emitted();
+            SourceGate.allow(STRETCH);
+            await("records flowing and 2 more completed checkpoints")
+                    .atMost(TIMEOUT)
+                    .until(
+                            () ->
+                                    SourceGate.emitted() > emitted
+                                            && completedCheckpoints(cluster, id) >= before + 2);
             long restoresBefore = restores(cluster, id);
             cluster.terminateTaskManager(kill).get();
             cluster.startTaskManager();
-            await().atMost(Duration.ofSeconds(60))
+            await("a restore after terminating task manager " + kill)
+                    .atMost(TIMEOUT)
                     .until(() -> restores(cluster, id) > restoresBefore);
         }
+        SourceGate.open();
         job.getJobExecutionResult().get();
 
         assertThat(table.totals()).isEqualTo(TestPayment.expectedTotals(PAYMENTS));
         assertThat(restores(cluster, id)).isGreaterThanOrEqualTo(KILLS);
     }
 
-    private static StreamExecutionEnvironment pipeline(PostgresEndpoint db) {
+    private static StreamExecutionEnvironment pipeline(PostgresEndpoint db, SourceGate gate) {
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
@@ -89,10 +107,7 @@ class FlushableSinkFailoverITCase {
 
         DataGeneratorSource<TestPayment> source =
                 new DataGeneratorSource<>(
-                        TestPayment::of,
-                        PAYMENTS,
-                        RateLimiterStrategy.perSecond(2_000),
-                        TypeInformation.of(TestPayment.class));
+                        TestPayment::of, PAYMENTS, gate, TypeInformation.of(TestPayment.class));
         FlushableSink<MerchantDayKey, DailyTotal> sink =
                 FlushableSink.<MerchantDayKey, DailyTotal>builder()
                         .store(

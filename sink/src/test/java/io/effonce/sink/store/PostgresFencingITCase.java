@@ -49,14 +49,16 @@ class PostgresFencingITCase {
                             }
                         });
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> lastCommitted.get() >= 20);
+        await("20 writes committed by the owner")
+                .atMost(Duration.ofMinutes(5))
+                .until(() -> lastCommitted.get() >= 20);
         Map<MerchantDayKey, Long> atTakeover;
         try (PostgresTotalsStore successor = new PostgresTotalsStore(config)) {
             Ownership ownership = successor.takeOwnership(SPAN, "job-1", "attempt 1");
             atTakeover = table.totals();
             assertThat(ownership.previousJobs()).containsExactly("job-1");
 
-            await().atMost(Duration.ofSeconds(30)).until(zombieLoop::isDone);
+            await("the zombie loop ended").atMost(Duration.ofMinutes(5)).until(zombieLoop::isDone);
             assertThat(zombieFailure.get()).isInstanceOf(FencedException.class);
             assertThat(table.totals())
                     .as("nothing the zombie wrote landed after the takeover")

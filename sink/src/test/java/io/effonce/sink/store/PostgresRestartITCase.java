@@ -30,7 +30,7 @@ class PostgresRestartITCase {
         PostgresStoreConfig config =
                 PostgresStoreConfig.of(
                                 db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
-                        .withRetries(8, Duration.ofMillis(100));
+                        .withRetries(30, Duration.ofMillis(100));
         Map<MerchantDayKey, Long> acknowledged = new ConcurrentHashMap<>();
         AtomicBoolean stop = new AtomicBoolean();
 
@@ -54,10 +54,13 @@ class PostgresRestartITCase {
                                     acknowledged.put(key, i);
                                 }
                             });
-            await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged.size() >= 200);
+            await("200 acknowledged writes")
+                    .atMost(Duration.ofMinutes(5))
+                    .until(() -> acknowledged.size() >= 200);
             server.restart();
             int afterRestart = acknowledged.size();
-            await().atMost(Duration.ofSeconds(60))
+            await("200 more acknowledged writes after the restart, or the writer ended")
+                    .atMost(Duration.ofMinutes(5))
                     .until(() -> acknowledged.size() >= afterRestart + 200 || writer.isDone());
             stop.set(true);
             writer.join(); // rethrows if a write failed for good

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -44,17 +45,36 @@ public final class LedgerWorkload {
 
     /** Runs the whole workload, calling {@code afterCommit} after every transaction. */
     public WorkloadReport run(PostgresEndpoint db, Consumer<WorkloadReport> afterCommit) {
+        return run(db, afterCommit, () -> false);
+    }
+
+    /**
+     * Runs the workload until all {@code count} payments are started or {@code stopRequested} says
+     * so, then drains: every payment already started takes its remaining steps, so the run ends
+     * with no payment half-way. {@code afterCommit} runs after every transaction and may block (a
+     * test pausing the workload); time spent in it does not count toward the pace, so a paused
+     * workload resumes at its rate instead of bursting to catch up.
+     */
+    public WorkloadReport run(
+            PostgresEndpoint db,
+            Consumer<WorkloadReport> afterCommit,
+            BooleanSupplier stopRequested) {
         WorkloadReport report = new WorkloadReport(options.zone());
         long start = System.nanoTime();
+        long pacedFrom = start;
         try (Connection connection = db.connect()) {
             connection.setAutoCommit(false);
             try (LedgerWrites writes = new LedgerWrites(connection)) {
                 List<InFlight> inFlight = new ArrayList<>();
                 long next = 0;
+                long last = options.count();
                 int batch = batchSize();
-                while (next < options.count() || !inFlight.isEmpty()) {
-                    int n = (int) Math.min(batch, options.count() - next);
-                    pace(start, next + n);
+                while (next < last || !inFlight.isEmpty()) {
+                    if (next < last && stopRequested.getAsBoolean()) {
+                        last = next;
+                    }
+                    int n = (int) Math.min(batch, last - next);
+                    pace(pacedFrom, next + n);
                     WorkloadReport.Counts t = report.newTransaction();
                     List<InFlight> going = transaction(writes, next, n, inFlight, t, report);
                     connection.commit();
@@ -62,7 +82,9 @@ public final class LedgerWorkload {
                     inFlight = going;
                     next += n;
                     report.elapsedNanos(System.nanoTime() - start);
+                    long callbackStart = System.nanoTime();
                     afterCommit.accept(report);
+                    pacedFrom += System.nanoTime() - callbackStart;
                 }
             } catch (SQLException | RuntimeException e) {
                 connection.rollback();

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -157,6 +158,41 @@ class LedgerWorkloadStateMachineITCase {
         assertThat(strings(db, "SELECT payment_id FROM payments WHERE caller_id LIKE 'retry-%'"))
                 .hasSize(5_000)
                 .allMatch(ids::contains);
+    }
+
+    @Test
+    void aStoppedWorkloadDrainsEveryStartedPaymentToAFinalState(PostgresEndpoint db)
+            throws SQLException {
+        // Unbounded in count: only the stop request ends it, after 1,000 payments have started.
+        WorkloadOptions options = options("stop", Long.MAX_VALUE).build();
+        WorkloadReport report =
+                new LedgerWorkload(options).run(db, r -> {}, stopAfter(db, "stop", 1_000));
+
+        assertThat(report.started()).isBetween(1_000L, 1_000L + 200);
+        assertThat(longs(db, "SELECT count(*) FROM payments WHERE caller_id LIKE 'stop-%'"))
+                .containsExactly(report.started());
+        // Drained: nothing is left PENDING or UNKNOWN, and the report counted every final state.
+        assertThat(strings(db, "SELECT DISTINCT state FROM payments WHERE caller_id LIKE 'stop-%'"))
+                .containsExactlyInAnyOrder("SUCCEEDED", "FAILED", "VOID");
+        assertThat(report.finalStates().values().stream().mapToLong(Long::longValue).sum())
+                .isEqualTo(report.created());
+    }
+
+    /** A stop request that turns true once the ledger holds {@code n} payments of the scope. */
+    private static BooleanSupplier stopAfter(PostgresEndpoint db, String scope, long n) {
+        return () -> {
+            try {
+                return longs(
+                                        db,
+                                        "SELECT count(*) FROM payments WHERE caller_id LIKE '"
+                                                + scope
+                                                + "-%'")
+                                .get(0)
+                        >= n;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        };
     }
 
     private static WorkloadOptions.Builder options(String scope, long count) {
