@@ -188,7 +188,9 @@ public final class ChaosReport implements AutoCloseable {
             return;
         }
         figure("fault -> running ms (min/median/max)", spread(r -> r.since(r.runningAt)));
-        figure("fault -> first checkpoint ms", spread(r -> r.since(r.checkpointAt)));
+        figure(
+                "fault -> first checkpoint ms (min/median/max)",
+                spread(r -> r.since(r.checkpointAt)));
         figure("fault -> exact ms (min/median/max)", spread(r -> r.since(r.exactAt)));
     }
 
@@ -210,7 +212,7 @@ public final class ChaosReport implements AutoCloseable {
     private String table() {
         StringBuilder s = new StringBuilder();
         s.append("Chaos run: ").append(name).append("\n\n");
-        figures.forEach((k, v) -> s.append(String.format(Locale.ROOT, "%-38s %s%n", k, v)));
+        figures.forEach((k, v) -> s.append(String.format(Locale.ROOT, "%-50s %s%n", k, v)));
         if (!recoveries.isEmpty()) {
             s.append(
                     String.format(
@@ -236,11 +238,11 @@ public final class ChaosReport implements AutoCloseable {
                                 r.since(r.exactAt)));
             }
         }
-        s.append(String.format(Locale.ROOT, "%n%10s  %-8s  %s%n", "at (ms)", "event", "what"));
+        s.append(String.format(Locale.ROOT, "%n%10s  %-10s  %s%n", "at (ms)", "event", "what"));
         for (Event e : events) {
             s.append(
                     String.format(
-                            Locale.ROOT, "%10d  %-8s  %s%n", e.atMillis(), e.kind(), e.label()));
+                            Locale.ROOT, "%10d  %-10s  %s%n", e.atMillis(), e.kind(), e.label()));
         }
         s.append(
                 String.format(
