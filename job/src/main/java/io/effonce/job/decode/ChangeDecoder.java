@@ -32,6 +32,24 @@ public final class ChangeDecoder implements Serializable {
     /** 10^12 minor units (ten billion in major units): no single payment is that large. */
     public static final long MAX_AMOUNT = 1_000_000_000_000L;
 
+    /**
+     * Longest payment or merchant id accepted, in characters. At up to 4 bytes a character in
+     * UTF-8, 256 characters stay far below what a PostgreSQL B-tree entry can hold (about 2,700
+     * bytes), so every sink key (totals primary key, late_events' event id) fits its index.
+     */
+    public static final int MAX_ID_CHARS = 256;
+
+    /** Earliest and latest event time accepted: what a DATE and a TIMESTAMPTZ column can hold. */
+    public static final Instant MIN_EVENT_TIME = Instant.parse("0001-01-01T00:00:00Z");
+
+    public static final Instant MAX_EVENT_TIME = Instant.parse("9999-12-31T23:59:59.999Z");
+
+    /** Debezium's operations that carry a row to count: create, update, snapshot read. */
+    private static final Set<String> COUNTED_OPS = Set.of("c", "u", "r");
+
+    /** Debezium's operations the ledger must never produce: delete, truncate, message. */
+    private static final Set<String> UNSUPPORTED_OPS = Set.of("d", "t", "m");
+
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
 
     private final ZoneId zone;
@@ -63,12 +81,35 @@ public final class ChangeDecoder implements Serializable {
             if (ts == null || !ts.fitsLong()) {
                 return reject.because(RejectReason.MISTYPED_FIELD, "heartbeat ts_ms");
             }
+            // The same bounds as a change's time: Long.MIN_VALUE would read as "no heartbeat".
+            if (ts.number() < MIN_EVENT_TIME.toEpochMilli()
+                    || ts.number() > MAX_EVENT_TIME.toEpochMilli()) {
+                return reject.because(
+                        RejectReason.BAD_TIME,
+                        "heartbeat ts_ms "
+                                + ts.number()
+                                + " is outside "
+                                + MIN_EVENT_TIME
+                                + ".."
+                                + MAX_EVENT_TIME);
+            }
             return LedgerRecord.heartbeat(ts.number());
         }
         EnvelopeScan envelope = root.envelope();
         if (envelope == null || !envelope.hasOp) {
             return reject.because(
                     RejectReason.NOT_AN_ENVELOPE, "no Debezium envelope (op, after, source)");
+        }
+        if (UNSUPPORTED_OPS.contains(envelope.op)) {
+            return reject.because(
+                    RejectReason.UNSUPPORTED_OP,
+                    "op "
+                            + envelope.op
+                            + " (the ledger never deletes or truncates payments; the rows it"
+                            + " removed need a recount)");
+        }
+        if (!COUNTED_OPS.contains(envelope.op)) {
+            return reject.because(RejectReason.UNKNOWN_OP, "'" + clip(envelope.op) + "'");
         }
         if (envelope.after == null || envelope.after == JsonToken.VALUE_NULL) {
             return reject.because(RejectReason.NO_AFTER, "op " + envelope.op + " has no after");
@@ -92,14 +133,29 @@ public final class ChangeDecoder implements Serializable {
         if (f.failure != null) {
             return reject.because(f.failure, f.failedField);
         }
+        String badId = identifierProblem(paymentId);
+        if (badId != null) {
+            return reject.because(RejectReason.BAD_IDENTIFIER, "after.payment_id " + badId);
+        }
         if (!STATES.contains(state)) {
-            return reject.because(RejectReason.UNKNOWN_STATE, state);
+            return reject.because(RejectReason.UNKNOWN_STATE, clip(state));
         }
         long eventTime;
         try {
-            eventTime = Instant.parse(updatedAt).toEpochMilli();
+            Instant at = Instant.parse(updatedAt);
+            if (at.isBefore(MIN_EVENT_TIME) || at.isAfter(MAX_EVENT_TIME)) {
+                return reject.because(
+                        RejectReason.BAD_TIME,
+                        "updated_at "
+                                + at
+                                + " is outside "
+                                + MIN_EVENT_TIME
+                                + ".."
+                                + MAX_EVENT_TIME);
+            }
+            eventTime = at.toEpochMilli();
         } catch (DateTimeParseException e) {
-            return reject.because(RejectReason.BAD_TIME, "updated_at '" + updatedAt + "'");
+            return reject.because(RejectReason.BAD_TIME, "updated_at '" + clip(updatedAt) + "'");
         }
         // A VOID row has no merchant, amount or currency; every other row must have all three.
         boolean voidRow = state.equals("VOID");
@@ -110,6 +166,10 @@ public final class ChangeDecoder implements Serializable {
             return reject.because(f.failure, f.failedField);
         }
         if (!voidRow) {
+            badId = identifierProblem(merchantId);
+            if (badId != null) {
+                return reject.because(RejectReason.BAD_IDENTIFIER, "after.merchant_id " + badId);
+            }
             if (amount < 0) {
                 return reject.because(RejectReason.NEGATIVE_AMOUNT, Long.toString(amount));
             }
@@ -118,7 +178,7 @@ public final class ChangeDecoder implements Serializable {
             }
             currency = currency.strip();
             if (!CURRENCY.matcher(currency).matches()) {
-                return reject.because(RejectReason.BAD_CURRENCY, "'" + currency + "'");
+                return reject.because(RejectReason.BAD_CURRENCY, "'" + clip(currency) + "'");
             }
         }
         return LedgerRecord.of(
@@ -133,6 +193,39 @@ public final class ChangeDecoder implements Serializable {
                         topic,
                         partition,
                         offset));
+    }
+
+    /**
+     * What is wrong with an identifier, or null: it must be non-empty, at most {@link
+     * #MAX_ID_CHARS} characters, free of control characters (PostgreSQL text cannot hold NUL) and
+     * of unpaired surrogates (they do not survive UTF-8, so two ids could become one).
+     */
+    static String identifierProblem(String id) {
+        if (id.isBlank()) {
+            return "is empty";
+        }
+        if (id.length() > MAX_ID_CHARS) {
+            return "has " + id.length() + " characters, more than " + MAX_ID_CHARS;
+        }
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (Character.isISOControl(c)) {
+                return "contains control character U+%04X at %d".formatted((int) c, i);
+            }
+            if (Character.isHighSurrogate(c)
+                    && i + 1 < id.length()
+                    && Character.isLowSurrogate(id.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return "contains an unpaired surrogate at " + i;
+            }
+        }
+        return null;
+    }
+
+    /** A value quoted in a reason, cut so that a huge field cannot make a huge reason. */
+    private static String clip(String value) {
+        return value.length() <= 64 ? value : value.substring(0, 64) + "...";
     }
 
     private JsonFactory json() {

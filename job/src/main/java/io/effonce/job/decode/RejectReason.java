@@ -6,9 +6,12 @@ package io.effonce.job.decode;
 public enum RejectReason {
     NOT_JSON("not-json"),
     NOT_AN_ENVELOPE("not-an-envelope"),
+    UNSUPPORTED_OP("unsupported-op"),
+    UNKNOWN_OP("unknown-op"),
     NO_AFTER("no-after"),
     MISSING_FIELD("missing-field"),
     MISTYPED_FIELD("mistyped-field"),
+    BAD_IDENTIFIER("bad-identifier"),
     UNKNOWN_STATE("unknown-state"),
     NEGATIVE_AMOUNT("negative-amount"),
     ABSURD_AMOUNT("absurd-amount"),

@@ -5,7 +5,11 @@ import static io.effonce.job.decode.Envelopes.schemasOff;
 
 import java.util.List;
 
-/** Fifteen kinds of malformed record, each with the reason its dead letter must start with. */
+/**
+ * Malformed records of every kind the decoder refuses, each with the reason its dead letter must
+ * start with. The values stay under the dead letters' raw-value limit except the huge id, so a test
+ * can find each row by its raw value.
+ */
 public final class BadRecords {
 
     /** A bad record and the start of its dead letter's reason. */
@@ -21,7 +25,48 @@ public final class BadRecords {
                     new Bad("{\"hello\":\"world\"}", "not-an-envelope"),
                     new Bad(
                             "{\"before\":{},\"after\":null,\"source\":{},\"op\":\"d\",\"ts_ms\":1}",
-                            "no-after: op d has no after"),
+                            "unsupported-op: op d"),
+                    new Bad(
+                            "{\"before\":null,\"after\":null,\"source\":{},\"op\":\"c\",\"ts_ms\":1}",
+                            "no-after: op c has no after"),
+                    new Bad(
+                            schemasOff(GOOD).replace("\"op\":\"u\"", "\"op\":\"t\""),
+                            "unsupported-op: op t"),
+                    new Bad(
+                            schemasOff(GOOD).replace("\"op\":\"u\"", "\"op\":\"x\""),
+                            "unknown-op: 'x'"),
+                    new Bad(
+                            schemasOff(GOOD).replace("\"op\":\"u\"", "\"op\":{\"a\":1}"),
+                            "unknown-op: '?'"),
+                    new Bad(
+                            schemasOff(
+                                    GOOD.replace(
+                                            "\"payment_id\":\"pay_bad\"", "\"payment_id\":\"\"")),
+                            "bad-identifier: after.payment_id is empty"),
+                    new Bad(
+                            schemasOff(
+                                    GOOD.replace(
+                                            "\"merchant_id\":\"m1\"",
+                                            "\"merchant_id\":\"m\\u0000x\"")),
+                            "bad-identifier: after.merchant_id contains control character U+0000"),
+                    new Bad(
+                            schemasOff(
+                                    GOOD.replace(
+                                            "\"merchant_id\":\"m1\"",
+                                            "\"merchant_id\":\"m\\ud800x\"")),
+                            "bad-identifier: after.merchant_id contains an unpaired surrogate"),
+                    new Bad(
+                            schemasOff(
+                                    GOOD.replace(
+                                            "\"merchant_id\":\"m1\"",
+                                            "\"merchant_id\":\"" + "m".repeat(257) + "\"")),
+                            "bad-identifier: after.merchant_id has 257 characters, more than 256"),
+                    new Bad(
+                            schemasOff(
+                                    GOOD.replace(
+                                            "2026-11-29T10:42:00.123456Z",
+                                            "+12026-11-29T10:42:00Z")),
+                            "bad-time: updated_at +12026-11-29T10:42:00Z is outside"),
                     new Bad(schemasOff("\"text\""), "mistyped-field: after"),
                     new Bad(
                             schemasOff(GOOD.replace("\"merchant_id\":\"m1\",", "")),
@@ -57,7 +102,24 @@ public final class BadRecords {
                             schemasOff(GOOD.replace("\"state\":\"SUCCEEDED\"", "\"state\":7")),
                             "mistyped-field: after.state"),
                     new Bad("{\"heartbeat\":true}", "mistyped-field: heartbeat ts_ms"),
+                    // Found by ChangeDecoderFuzzTest: this heartbeat decoded to a record that was
+                    // neither change, dead letter nor heartbeat, and the next operator failed.
+                    new Bad(
+                            "{\"heartbeat\":true,\"ts_ms\":-9223372036854775808}",
+                            "bad-time: heartbeat ts_ms -9223372036854775808 is outside"),
                     new Bad("bad\u0000value", "not-json"));
+
+    /**
+     * A change whose merchant id is half a megabyte long (under Kafka's default 1 MB record limit):
+     * no sink index could hold it.
+     */
+    public static final Bad HUGE_MERCHANT =
+            new Bad(
+                    schemasOff(
+                            GOOD.replace(
+                                    "\"merchant_id\":\"m1\"",
+                                    "\"merchant_id\":\"" + "m".repeat(1 << 19) + "\"")),
+                    "bad-identifier: after.merchant_id has 524288 characters, more than 256");
 
     private BadRecords() {}
 }

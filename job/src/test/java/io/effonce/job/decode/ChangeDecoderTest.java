@@ -92,6 +92,50 @@ class ChangeDecoderTest {
     }
 
     @Test
+    void aHalfMegabyteMerchantIdIsRefusedAtTheDoorWithAShortReason() {
+        LedgerRecord record = decoder.decode("t", 0, 1, bytes(BadRecords.HUGE_MERCHANT.value()));
+        assertThat(record.deadLetter().reason())
+                .isEqualTo(BadRecords.HUGE_MERCHANT.reason())
+                .hasSizeLessThan(200);
+        assertThat(record.deadLetter().rawValue()).hasSize(64);
+    }
+
+    @Test
+    void identifiersUpToTheLimitAndWithAnyPrintableCharacterAreAccepted() {
+        String longest = "m".repeat(ChangeDecoder.MAX_ID_CHARS - 2) + "\uD83D\uDCB6"; // 💶
+        String value =
+                schemasOff(
+                        after(
+                                "p\u00e9\u4e2d",
+                                longest,
+                                1,
+                                "EUR",
+                                "SUCCEEDED",
+                                "2026-11-29T10:00:00Z"));
+        PaymentChange change = decoder.decode("t", 0, 1, bytes(value)).change();
+        assertThat(change.merchantId())
+                .hasSize(ChangeDecoder.MAX_ID_CHARS)
+                .endsWith("\uD83D\uDCB6");
+        assertThat(change.paymentId()).isEqualTo("p\u00e9\u4e2d");
+    }
+
+    @Test
+    void everyCountedOperationDecodes() {
+        for (String op : new String[] {"c", "u", "r"}) {
+            String value = schemasOff(PAY_7).replace("\"op\":\"u\"", "\"op\":\"" + op + "\"");
+            assertThat(decoder.decode("t", 0, 1, bytes(value)).change()).as(op).isNotNull();
+        }
+    }
+
+    @Test
+    void theEventTimeBoundsAreInclusive() {
+        for (String at : new String[] {"0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z"}) {
+            String value = schemasOff(after("p", "m1", 1, "EUR", "SUCCEEDED", at));
+            assertThat(decoder.decode("t", 0, 1, bytes(value)).change()).as(at).isNotNull();
+        }
+    }
+
+    @Test
     void aNulCharacterInTheRawValueIsReplacedSoPostgresCanStoreIt() {
         LedgerRecord record = decoder.decode("t", 0, 1, bytes("bad\u0000value"));
         assertThat(record.deadLetter().rawValue()).doesNotContain("\u0000").startsWith("bad");
