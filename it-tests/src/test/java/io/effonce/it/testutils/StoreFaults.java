@@ -46,6 +46,12 @@ public final class StoreFaults {
         }
 
         @Override
+        public void quarantine(
+                StoredRow<MerchantDayKey, DailyTotal> row, String sqlState, String message) {
+            store.quarantine(row, sqlState, message);
+        }
+
+        @Override
         public List<MerchantDayKey> keysTaggedSince(long tag) {
             return store.keysTaggedSince(tag);
         }

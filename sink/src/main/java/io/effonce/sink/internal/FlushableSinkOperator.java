@@ -55,6 +55,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private transient ValueState<V> lastValue;
     private transient WriteBuffer<K, V> buffer;
     private transient TotalsStore<K, V> store;
+    private transient QuarantiningWriter<K, V> writer;
     private transient SinkMetrics metrics;
     private transient int maxParallelism;
     private transient OptionalLong restoredCheckpointId;
@@ -97,6 +98,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         KeyGroupSpan span = new KeyGroupSpan(range.getStartKeyGroup(), range.getEndKeyGroup());
         String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
         store = storeFactory.create();
+        writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
         Ownership ownership =
                 store.takeOwnership(
                         span,
@@ -127,6 +129,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         RestoreFlush<K, V> flush =
                 new RestoreFlush<>(
                         store,
+                        writer,
                         this::keyGroupOf,
                         settings.batchSize(),
                         settings.deleteStaleOnFlush());
@@ -248,13 +251,14 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         }
         List<StoredRow<K, V>> rows = buffer.drain(barrierTag, this::keyGroupOf);
         long start = System.nanoTime();
+        int quarantined;
         try {
-            store.write(rows);
+            quarantined = writer.write(rows);
         } catch (FencedException e) {
             metrics.fencedWrites.inc();
             throw e;
         }
-        metrics.batchWritten(rows.size(), start);
+        metrics.batchWritten(rows.size() - quarantined, start);
     }
 
     private int keyGroupOf(K key) {

@@ -37,6 +37,7 @@ public final class RestoreFlush<K, V> {
     static final int MIN_FLUSH_BATCH = 10_000;
 
     private final TotalsStore<K, V> store;
+    private final QuarantiningWriter<K, V> writer;
     private final ToIntFunction<K> keyGroupOf;
     private final int batchSize;
     private final boolean deleteStale;
@@ -45,12 +46,14 @@ public final class RestoreFlush<K, V> {
      * @param batchSize the live path's batch size; the flush uses at least {@link #MIN_FLUSH_BATCH}
      * @param deleteStale {@code false} skips step 3; only for tests that show why it exists
      */
-    public RestoreFlush(
+    RestoreFlush(
             TotalsStore<K, V> store,
+            QuarantiningWriter<K, V> writer,
             ToIntFunction<K> keyGroupOf,
             int batchSize,
             boolean deleteStale) {
         this.store = store;
+        this.writer = writer;
         this.keyGroupOf = keyGroupOf;
         this.batchSize = Math.max(batchSize, MIN_FLUSH_BATCH);
         this.deleteStale = deleteStale;
@@ -114,7 +117,7 @@ public final class RestoreFlush<K, V> {
     private int writeAndClear(List<StoredRow<K, V>> batch) {
         int n = batch.size();
         if (n > 0) {
-            store.write(List.copyOf(batch));
+            writer.write(List.copyOf(batch));
             batch.clear();
         }
         return n;

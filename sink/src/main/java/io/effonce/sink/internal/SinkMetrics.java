@@ -13,6 +13,7 @@ final class SinkMetrics {
     final Counter rowsWritten;
     final Counter batches;
     final Counter fencedWrites;
+    final Counter quarantinedRows;
     final Histogram batchLatencyMillis;
     private volatile FlushReport lastFlush = FlushReport.NONE;
 
@@ -20,6 +21,7 @@ final class SinkMetrics {
         rowsWritten = group.counter("rowsWritten");
         batches = group.counter("batches");
         fencedWrites = group.counter("fencedWrites");
+        quarantinedRows = group.counter("quarantinedRows");
         batchLatencyMillis =
                 group.histogram("batchLatencyMillis", new DescriptiveStatisticsHistogram(1000));
         group.gauge("bufferSize", (Gauge<Long>) bufferSize::getAsLong);

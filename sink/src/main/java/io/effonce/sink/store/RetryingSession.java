@@ -46,6 +46,9 @@ public final class RetryingSession implements AutoCloseable {
                     throw e;
                 }
             } catch (SQLException e) {
+                if (SqlErrors.isRefusedData(e)) {
+                    throw new RefusedRowsException(what, e.getSQLState(), e.getMessage(), e);
+                }
                 if (!SqlErrors.isRetryable(e) || attempt >= config.maxRetries()) {
                     throw new SinkStoreException(what, config, e, attempt);
                 }

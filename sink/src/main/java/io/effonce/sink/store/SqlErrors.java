@@ -5,12 +5,24 @@ import java.sql.SQLTransientException;
 
 /**
  * Sorts SQL errors by SQLSTATE into those worth a retry after reconnecting (the connection or the
- * server went away, a deadlock or serialization conflict) and those that will fail again the same
- * way (authentication, permissions, constraints, syntax).
+ * server went away, a deadlock or serialization conflict), those caused by what the rows contain
+ * (quarantined, see {@link RefusedRowsException}), and the rest, which will fail again the same way
+ * (authentication, permissions, syntax) and fail the task.
  */
 public final class SqlErrors {
 
     private SqlErrors() {}
+
+    /**
+     * Whether the database refused the statement for what its rows contain: class 22 (data
+     * exception: a value out of range, a NUL byte, a bad encoding), 23 (integrity constraint
+     * violation) or 54 (program limit exceeded: an index row too large).
+     */
+    public static boolean isRefusedData(SQLException e) {
+        String state = e.getSQLState();
+        return state != null
+                && (state.startsWith("22") || state.startsWith("23") || state.startsWith("54"));
+    }
 
     public static boolean isRetryable(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {

@@ -17,8 +17,17 @@ public interface TotalsStore<K, V> extends AutoCloseable {
      */
     Ownership takeOwnership(KeyGroupSpan span, String jobId, String ownerTask);
 
-    /** Writes every row as an absolute SET, in one transaction. */
+    /**
+     * Writes every row as an absolute SET, in one transaction. Throws {@link RefusedRowsException}
+     * if the database refuses the rows for what they contain; nothing of the batch is written then.
+     */
     void write(List<StoredRow<K, V>> rows);
+
+    /**
+     * Records a row the database refused for what it contains in {@code dead_letters} (idempotent:
+     * the same key again adds nothing), so every other key can keep moving.
+     */
+    void quarantine(StoredRow<K, V> row, String sqlState, String message);
 
     /**
      * The keys in this writer's range whose barrier tag is {@code tag} or later (the tag index).

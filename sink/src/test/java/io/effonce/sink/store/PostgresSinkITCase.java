@@ -11,6 +11,7 @@ import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.testutils.TotalsTable;
 import java.time.LocalDate;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -105,6 +106,38 @@ class PostgresSinkITCase {
             a.delete(java.util.List.of(M1, M2));
             assertThat(table.totals()).containsExactly(Map.entry(M2, 2L));
         }
+    }
+
+    @Test
+    void rowsPostgresCannotHoldAreQuarantinedAndEveryOtherKeyIsWritten() throws Exception {
+        // Values the decoder refuses at the door, reaching the sink anyway: a merchant id too
+        // large for the primary key's index (54000) and one with a NUL character (22021).
+        MerchantDayKey huge = new MerchantDayKey("m".repeat(1 << 20), DAY, "EUR");
+        MerchantDayKey nul = new MerchantDayKey("m\u0000x", DAY, "EUR");
+        OperatorSubtaskState state;
+        try (var h = open(sink().build())) {
+            upsert(h, M1, 100, 1);
+            upsert(h, huge, 5, 1);
+            upsert(h, nul, 6, 1);
+            upsert(h, M2, 200, 2);
+            state = checkpoint(h, C);
+            assertThat(table.totals()).containsOnly(Map.entry(M1, 100L), Map.entry(M2, 200L));
+        }
+        List<TotalsTable.Quarantined> quarantined = table.quarantined();
+        assertThat(quarantined)
+                .hasSize(2)
+                .anySatisfy(q -> assertThat(q.reason()).startsWith("sink-refused: SQLSTATE 54000"))
+                .anySatisfy(q -> assertThat(q.reason()).startsWith("sink-refused: SQLSTATE 22"))
+                .allSatisfy(q -> assertThat(q.rawValue()).hasSizeLessThanOrEqualTo(4096));
+
+        // The restore's flush SETs the refused keys again: quarantined again (no new row), and
+        // the restore goes through instead of failing every time.
+        try (var h = restore(sink().build(), state)) {
+            upsert(h, M1, 150, 2);
+            h.prepareSnapshotPreBarrier(C + 1);
+            assertThat(table.totals()).containsOnly(Map.entry(M1, 150L), Map.entry(M2, 200L));
+        }
+        assertThat(table.quarantined()).hasSize(2);
     }
 
     private FlushableSink.Builder<MerchantDayKey, DailyTotal> sink() {

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /** A totals table and its fence in memory, shared by the writers of one test. */
 public final class InMemoryTable<K, V> {
@@ -14,7 +15,28 @@ public final class InMemoryTable<K, V> {
     final Map<Integer, Long> fenceTokens = new HashMap<>();
     final Map<Integer, String> fenceJobs = new HashMap<>();
     final List<StoredRow<K, V>> writeLog = new ArrayList<>();
+    final Map<K, String> quarantined = new LinkedHashMap<>();
+    Predicate<K> refused = key -> false;
+    long writeStatements;
     long lastToken;
+
+    /**
+     * From now on a batch holding a key {@code refused} accepts is refused whole, as PostgreSQL
+     * refuses a statement (SQLSTATE 54000, an index row too large).
+     */
+    public synchronized void refuse(Predicate<K> refused) {
+        this.refused = refused;
+    }
+
+    /** The quarantined keys, with the reason recorded for each. */
+    public synchronized Map<K, String> quarantined() {
+        return new LinkedHashMap<>(quarantined);
+    }
+
+    /** Write statements attempted, refused ones included. */
+    public synchronized long writeStatements() {
+        return writeStatements;
+    }
 
     /** The current value of every key, as dashboards would read it. */
     public synchronized Map<K, V> values() {

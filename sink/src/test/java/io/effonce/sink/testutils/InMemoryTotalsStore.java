@@ -3,6 +3,7 @@ package io.effonce.sink.testutils;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.Ownership;
+import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
@@ -50,6 +51,16 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     public void write(List<StoredRow<K, V>> rows) {
         synchronized (table) {
             checkFence();
+            table.writeStatements++;
+            for (StoredRow<K, V> row : rows) {
+                if (table.refused.test(row.key())) {
+                    throw new RefusedRowsException(
+                            "Writing " + rows.size() + " rows",
+                            "54000",
+                            "index row requires 11472 bytes, maximum size is 8191",
+                            null);
+                }
+            }
             for (StoredRow<K, V> row : rows) {
                 if (!span.contains(row.keyGroup())) {
                     throw new IllegalArgumentException("key group outside " + span);
@@ -57,6 +68,13 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                 table.rows.put(row.key(), row);
                 table.writeLog.add(row);
             }
+        }
+    }
+
+    @Override
+    public void quarantine(StoredRow<K, V> row, String sqlState, String message) {
+        synchronized (table) {
+            table.quarantined.putIfAbsent(row.key(), "SQLSTATE " + sqlState + ": " + message);
         }
     }
 

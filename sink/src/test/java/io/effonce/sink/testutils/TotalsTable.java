@@ -8,6 +8,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -64,6 +66,27 @@ public final class TotalsTable {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** A row the sink quarantined in {@code dead_letters}. */
+    public record Quarantined(String reason, String rawValue) {}
+
+    /** The rows this sink quarantined in {@code dead_letters}, by reason. */
+    public List<Quarantined> quarantined() {
+        List<Quarantined> rows = new ArrayList<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT reason, raw_value FROM dead_letters"
+                                        + " WHERE topic = 'merchant_daily_totals' ORDER BY reason")) {
+            while (rs.next()) {
+                rows.add(new Quarantined(rs.getString(1), rs.getString(2)));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return rows;
     }
 
     public void execute(String sql) {

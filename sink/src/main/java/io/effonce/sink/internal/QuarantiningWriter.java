@@ -1,0 +1,67 @@
+package io.effonce.sink.internal;
+
+import io.effonce.sink.store.RefusedRowsException;
+import io.effonce.sink.store.StoredRow;
+import io.effonce.sink.store.TotalsStore;
+import java.util.List;
+import org.apache.flink.metrics.Counter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes batches through the store. A batch the database refuses for what its rows contain is split
+ * in halves until the refused rows are found; each is quarantined in {@code dead_letters} and
+ * counted, and every other row is written. A clean batch costs one statement; k bad rows in a batch
+ * of n cost about 2·k·log2(n) more. Any other failure (connection, fencing) propagates: the task
+ * fails and Flink restores, so nothing is dropped silently.
+ *
+ * <p>Quarantining one key is right for an absolute-SET sink: each row is a key's whole value, so
+ * leaving one key behind changes no other key's total, and the next SET of that key (after the
+ * cause is fixed) makes it whole again. Failing instead would stop every key, after every restore.
+ */
+final class QuarantiningWriter<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(QuarantiningWriter.class);
+
+    private final TotalsStore<K, V> store;
+    private final Counter quarantinedRows;
+
+    QuarantiningWriter(TotalsStore<K, V> store, Counter quarantinedRows) {
+        this.store = store;
+        this.quarantinedRows = quarantinedRows;
+    }
+
+    /** Writes {@code rows}; returns how many were quarantined instead. */
+    int write(List<StoredRow<K, V>> rows) {
+        if (rows.isEmpty()) {
+            return 0;
+        }
+        try {
+            store.write(rows);
+            return 0;
+        } catch (RefusedRowsException e) {
+            if (rows.size() == 1) {
+                quarantine(rows.get(0), e);
+                return 1;
+            }
+            int half = rows.size() / 2;
+            return write(rows.subList(0, half)) + write(rows.subList(half, rows.size()));
+        }
+    }
+
+    private void quarantine(StoredRow<K, V> row, RefusedRowsException e) {
+        store.quarantine(row, e.sqlState(), e.databaseMessage());
+        quarantinedRows.inc();
+        String key = String.valueOf(row.key());
+        LOG.warn(
+                "Quarantined a row of {} that the database refuses (SQLSTATE {}: {}): key {},"
+                        + " key group {}; it is in dead_letters, every other key keeps moving",
+                store.tableName(),
+                e.sqlState(),
+                e.databaseMessage(),
+                key.length() <= 200
+                        ? key
+                        : key.substring(0, 200) + "... (" + key.length() + " chars)",
+                row.keyGroup());
+    }
+}
