@@ -28,6 +28,27 @@ public final class Topics {
     /** Sends each (key, value) and waits until Kafka acknowledged all of them. */
     public static void publish(
             String bootstrap, String topic, List<SyntheticLedger.Change> records) {
+        send(
+                bootstrap,
+                records.stream()
+                        .map(
+                                r ->
+                                        new ProducerRecord<>(
+                                                topic,
+                                                r.key() == null
+                                                        ? null
+                                                        : r.key().getBytes(StandardCharsets.UTF_8),
+                                                r.value().getBytes(StandardCharsets.UTF_8)))
+                        .toList());
+    }
+
+    /** Sends each value as it is (any bytes) under {@code key}; waits for every acknowledgement. */
+    public static void publishRaw(String bootstrap, String topic, String key, List<byte[]> values) {
+        byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        send(bootstrap, values.stream().map(v -> new ProducerRecord<>(topic, k, v)).toList());
+    }
+
+    private static void send(String bootstrap, List<ProducerRecord<byte[], byte[]>> records) {
         Map<String, Object> props =
                 Map.of(
                         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -40,12 +61,8 @@ public final class Topics {
                         5);
         try (var producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (SyntheticLedger.Change r : records) {
-                producer.send(
-                        new ProducerRecord<>(
-                                topic,
-                                r.key() == null ? null : r.key().getBytes(StandardCharsets.UTF_8),
-                                r.value().getBytes(StandardCharsets.UTF_8)));
+            for (ProducerRecord<byte[], byte[]> r : records) {
+                producer.send(r);
             }
             producer.flush();
         }
