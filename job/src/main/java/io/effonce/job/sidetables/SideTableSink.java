@@ -1,54 +1,73 @@
 package io.effonce.job.sidetables;
 
 import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.store.RefusedRows;
+import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.RetryingSession;
 import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Counter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes rows to a side table ({@code late_events}, {@code dead_letters}) with {@code INSERT ... ON
  * CONFLICT DO NOTHING} on the row's natural key. Rows are batched and written at the latest before
  * each checkpoint barrier, so nothing is lost; a replay inserts the same keys again, which the
- * conflict clause ignores.
+ * conflict clause ignores. A row the database refuses for its content (the decoder's checks make
+ * that unexpected) is found by splitting the batch, written in its {@code fallback} form if it has
+ * one (a dead letter without its raw value), else logged in full, and counted in {@code
+ * <metric>Refused}; it never fails the task, and every other row is written.
  */
 public final class SideTableSink<T> implements Sink<T> {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(SideTableSink.class);
     private static final int BATCH = 500;
 
     private final PostgresStoreConfig connection;
     private final String insertSql;
     private final RowBinder<T> binder;
+    private final UnaryOperator<T> fallback;
     private final String metricName;
 
+    /**
+     * @param fallback a storable form of a refused row, or null if it has none
+     */
     SideTableSink(
             PostgresStoreConfig connection,
             String insertSql,
             RowBinder<T> binder,
+            UnaryOperator<T> fallback,
             String metricName) {
         this.connection = connection;
         this.insertSql = insertSql;
         this.binder = binder;
+        this.fallback = fallback;
         this.metricName = metricName;
     }
 
     @Override
     public SinkWriter<T> createWriter(WriterInitContext context) {
-        return new Writer(context.metricGroup().counter(metricName));
+        return new Writer(
+                context.metricGroup().counter(metricName),
+                context.metricGroup().counter(metricName + "Refused"));
     }
 
     private final class Writer implements SinkWriter<T> {
         private final RetryingSession session = new RetryingSession(connection);
         private final List<T> pending = new ArrayList<>();
         private final Counter written;
+        private final Counter refused;
 
-        Writer(Counter written) {
+        Writer(Counter written, Counter refused) {
             this.written = written;
+            this.refused = refused;
         }
 
         @Override
@@ -65,6 +84,12 @@ public final class SideTableSink<T> implements Sink<T> {
                 return;
             }
             List<T> rows = List.copyOf(pending);
+            int refusedRows = RefusedRows.writeSplitting(rows, this::insert, this::refused);
+            written.inc(rows.size() - refusedRows);
+            pending.clear();
+        }
+
+        private void insert(List<T> rows) {
             session.inTransaction(
                     "Writing " + rows.size() + " rows to " + connection.table(),
                     c -> {
@@ -77,8 +102,21 @@ public final class SideTableSink<T> implements Sink<T> {
                         }
                         return null;
                     });
-            written.inc(rows.size());
-            pending.clear();
+        }
+
+        private void refused(T row, RefusedRowsException e) {
+            refused.inc();
+            T storable = fallback == null ? null : fallback.apply(row);
+            LOG.error(
+                    "{} refused a row (SQLSTATE {}: {}); {}: {}",
+                    connection.table(),
+                    e.sqlState(),
+                    e.databaseMessage(),
+                    storable == null ? "it is logged here only" : "its fallback form is written",
+                    row);
+            if (storable != null) {
+                insert(List.of(storable));
+            }
         }
 
         @Override

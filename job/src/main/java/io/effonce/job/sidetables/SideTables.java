@@ -33,6 +33,7 @@ public final class SideTables {
                             7, late.watermark() == Long.MIN_VALUE ? null : time(late.watermark()));
                     s.setObject(8, late.floor() == Long.MIN_VALUE ? null : time(late.floor()));
                 },
+                null,
                 "lateEventsWritten");
     }
 
@@ -48,6 +49,13 @@ public final class SideTables {
                     s.setString(4, d.reason());
                     s.setString(5, d.rawValue());
                 },
+                d ->
+                        new DeadLetter(
+                                d.topic(),
+                                d.partition(),
+                                d.offset(),
+                                "unstorable dead letter; its first reason was logged",
+                                null),
                 "deadLettersWritten");
     }
 

@@ -1,5 +1,6 @@
 package io.effonce.sink.internal;
 
+import io.effonce.sink.store.RefusedRows;
 import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
@@ -33,20 +34,7 @@ final class QuarantiningWriter<K, V> {
 
     /** Writes {@code rows}; returns how many were quarantined instead. */
     int write(List<StoredRow<K, V>> rows) {
-        if (rows.isEmpty()) {
-            return 0;
-        }
-        try {
-            store.write(rows);
-            return 0;
-        } catch (RefusedRowsException e) {
-            if (rows.size() == 1) {
-                quarantine(rows.get(0), e);
-                return 1;
-            }
-            int half = rows.size() / 2;
-            return write(rows.subList(0, half)) + write(rows.subList(half, rows.size()));
-        }
+        return RefusedRows.writeSplitting(rows, store::write, this::quarantine);
     }
 
     private void quarantine(StoredRow<K, V> row, RefusedRowsException e) {
