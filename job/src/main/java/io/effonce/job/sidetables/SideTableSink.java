@@ -4,10 +4,10 @@ import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.RefusedRows;
 import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.RetryingSession;
+import java.io.Serializable;
 import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.UnaryOperator;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -33,7 +33,7 @@ public final class SideTableSink<T> implements Sink<T> {
     private final PostgresStoreConfig connection;
     private final String insertSql;
     private final RowBinder<T> binder;
-    private final UnaryOperator<T> fallback;
+    private final Fallback<T> fallback;
     private final String metricName;
 
     /**
@@ -43,13 +43,19 @@ public final class SideTableSink<T> implements Sink<T> {
             PostgresStoreConfig connection,
             String insertSql,
             RowBinder<T> binder,
-            UnaryOperator<T> fallback,
+            Fallback<T> fallback,
             String metricName) {
         this.connection = connection;
         this.insertSql = insertSql;
         this.binder = binder;
         this.fallback = fallback;
         this.metricName = metricName;
+    }
+
+    /** A storable form of a row the database refused; part of the job graph, so serializable. */
+    @FunctionalInterface
+    interface Fallback<T> extends Serializable {
+        T apply(T refused);
     }
 
     @Override
