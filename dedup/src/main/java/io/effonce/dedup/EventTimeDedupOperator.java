@@ -36,7 +36,10 @@ import org.apache.flink.util.OutputTag;
  *       eventTime + horizon} of its first copy. Expiry and lateness use the same boundary, so an
  *       accepted copy of the same event (same event time) always finds its original;
  *   <li>the floor (largest watermark seen, see {@link WatermarkFloor}) survives restores, so a copy
- *       that was late before a crash is still late after it.
+ *       that was late before a crash is still late after it;
+ *   <li>the end-of-input watermark ({@code Long.MAX_VALUE}, also sent by a stop-with-savepoint with
+ *       drain) is forwarded but changes nothing: no floor at the end of time, no expiry of every
+ *       ID, so a drained savepoint restores like any other.
  * </ul>
  *
  * <p>State (names are part of the savepoint format, do not change them): keyed {@code
@@ -147,6 +150,14 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
+        if (mark.getTimestamp() == Watermark.MAX_WATERMARK.getTimestamp()) {
+            // End of input (also a stop-with-savepoint with drain), not event time: forward it,
+            // but neither raise the floor nor expire every remembered ID. A job restored from a
+            // drained savepoint then judges copies by the last real watermark, as if stopped
+            // without drain, instead of rejecting every change as late.
+            output.emitWatermark(mark);
+            return;
+        }
         floor.advance(mark.getTimestamp());
         super.processWatermark(mark);
     }

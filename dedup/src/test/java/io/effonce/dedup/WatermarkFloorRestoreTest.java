@@ -123,4 +123,41 @@ class WatermarkFloorRestoreTest {
             assertThat(after.numEventTimeTimers()).isZero();
         }
     }
+
+    /**
+     * A stop-with-savepoint with drain ends with the MAX watermark. Restored from that savepoint, a
+     * new change passes, a copy within the horizon is still a duplicate (its ID was not expired by
+     * the drain), and a copy older than the last real watermark's horizon is still late.
+     */
+    @Test
+    void aDrainedSavepointRestoresWithTheLastRealWatermarkAsFloor() throws Exception {
+        Change ev9 = new Change("pay_9:SUCCEEDED", "m1", 500);
+        Change ev10 = new Change("pay_10:SUCCEEDED", "m2", 700);
+        EventTimeDedup<Change> dedup = EventTimeDedup.<Change>builder().build();
+        OperatorSubtaskState drained;
+        try (var before = open(dedup)) {
+            before.processElement(EV_7, T);
+            before.processWatermark(T + H + 1); // ev_7's ID expires: a copy of it is now late
+            before.processElement(ev9, T + H + 10);
+            before.processWatermark(Long.MAX_VALUE); // the drain
+            assertThat(operator(before).watermarkFloor()).isEqualTo(T + H + 1);
+            assertThat(before.numKeyedStateEntries()).as("ev_9 still remembered").isEqualTo(1);
+            assertThat(before.getOutput())
+                    .anySatisfy(
+                            e ->
+                                    assertThat(e)
+                                            .isEqualTo(
+                                                    new org.apache.flink.streaming.api.watermark
+                                                            .Watermark(Long.MAX_VALUE)));
+            drained = before.snapshot(1L, 1L);
+        }
+        try (var after = open(dedup, drained)) {
+            after.processElement(ev10, T + H + 20); // new: counted
+            after.processElement(ev9, T + H + 10); // a re-delivered copy: dropped
+            after.processElement(EV_7, T); // older than the floor's horizon: late
+            assertThat(passed(after)).containsExactly(ev10);
+            assertThat(late(after)).extracting(LateCopy::record).containsExactly(EV_7);
+            assertThat(operator(after).duplicatesDroppedCount()).isEqualTo(1);
+        }
+    }
 }

@@ -84,10 +84,14 @@ public final class LedgerPipeline {
 
         SingleOutputStreamOperator<SinkChange<MerchantDayKey, DailyTotal>> totals =
                 accepted.keyBy(PaymentChange::dayKey, TypeInformation.of(MerchantDayKey.class))
-                        .process(new DailyTotals(zone, dedup.horizon().toMillis(), DEAD_LETTERS))
-                        .returns(new TypeHint<SinkChange<MerchantDayKey, DailyTotal>>() {})
-                        .uid(TOTALS_UID)
-                        .name("Daily totals");
+                        .transform(
+                                "Daily totals",
+                                TypeInformation.of(
+                                        new TypeHint<SinkChange<MerchantDayKey, DailyTotal>>() {}),
+                                new KeepStateAtEndOfInput<>(
+                                        new DailyTotals(
+                                                zone, dedup.horizon().toMillis(), DEAD_LETTERS)))
+                        .uid(TOTALS_UID);
 
         FlushableSink.<MerchantDayKey, DailyTotal>builder()
                 .store(io.totals())

@@ -69,12 +69,40 @@ class DailyTotalsTest {
         }
     }
 
+    @Test
+    void theEndOfInputWatermarkOfADrainKeepsTheDayOpen() throws Exception {
+        try (var h = harness()) {
+            h.processElement(change("pay_1:SUCCEEDED", 100, 1));
+            h.processWatermark(Long.MAX_VALUE); // stop-with-savepoint with drain
+            assertThat(h.extractOutputValues())
+                    .containsExactly(SinkChange.upsert(M1, new DailyTotal(100, 1)));
+            assertThat(h.numEventTimeTimers()).isEqualTo(1);
+            assertThat(h.numKeyedStateEntries()).isEqualTo(1);
+        }
+    }
+
+    /** Counterfactual: Flink's own operator retires the day at the drain's MAX watermark. */
+    @Test
+    void withoutItTheDrainRetiresTheDay() throws Exception {
+        try (var h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new DailyTotals(ZoneOffset.UTC, HORIZON, DEAD)),
+                        PaymentChange::dayKey,
+                        TypeInformation.of(MerchantDayKey.class))) {
+            h.open();
+            h.processElement(change("pay_1:SUCCEEDED", 100, 1));
+            h.processWatermark(Long.MAX_VALUE);
+            assertThat(h.extractOutputValues()).contains(SinkChange.retire(M1));
+            assertThat(h.numKeyedStateEntries()).isZero();
+        }
+    }
+
     private static KeyedOneInputStreamOperatorTestHarness<
                     MerchantDayKey, PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>
             harness() throws Exception {
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new DailyTotals(ZoneOffset.UTC, HORIZON, DEAD)),
+                        new KeepStateAtEndOfInput<>(new DailyTotals(ZoneOffset.UTC, HORIZON, DEAD)),
                         PaymentChange::dayKey,
                         TypeInformation.of(MerchantDayKey.class));
         h.open();
