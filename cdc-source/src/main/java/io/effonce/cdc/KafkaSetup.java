@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,11 +90,7 @@ final class KafkaSetup {
                             e);
                 }
             }
-            TopicDescription d =
-                    admin.describeTopics(List.of(o.topic()))
-                            .allTopicNames()
-                            .get(timeoutMs, TimeUnit.MILLISECONDS)
-                            .get(o.topic());
+            TopicDescription d = describeCreatedTopic(admin, o.topic(), timeoutMs);
             int n = d.partitions().size();
             if (n != o.partitions) {
                 LOG.warn(
@@ -108,6 +105,31 @@ final class KafkaSetup {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new RelayStartupException("interrupted while preparing Kafka", e);
+        }
+    }
+
+    /**
+     * Describes a topic that was just created. A broker may learn of a new topic a moment after the
+     * controller confirmed it (KRaft metadata propagation), so "unknown topic" is retried until the
+     * timeout.
+     */
+    private static TopicDescription describeCreatedTopic(Admin admin, String topic, int timeoutMs)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (true) {
+            try {
+                return admin.describeTopics(List.of(topic))
+                        .allTopicNames()
+                        .get(timeoutMs, TimeUnit.MILLISECONDS)
+                        .get(topic);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
+                        || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                LOG.debug("Topic {} not yet known to the broker; asking again", topic);
+                Thread.sleep(100); // polling the broker's metadata, not synchronisation
+            }
         }
     }
 

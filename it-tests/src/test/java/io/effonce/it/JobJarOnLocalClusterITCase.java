@@ -1,6 +1,7 @@
 package io.effonce.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cluster.CheckpointStats;
@@ -10,6 +11,7 @@ import io.effonce.cluster.JobSubmission;
 import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.ClusterChaos;
+import io.effonce.it.testutils.OldChangeCopy;
 import io.effonce.it.testutils.Relays;
 import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.SinkTables;
@@ -25,6 +27,7 @@ import io.effonce.local.oracle.Comparison;
 import io.effonce.local.workload.WorkloadReport;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -218,6 +221,61 @@ class JobJarOnLocalClusterITCase {
                 report.figure("result", comparison.summary());
                 report.close();
                 assertThat(tables.ownershipTakeovers()).isEqualTo(2 + 3 + 1);
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+
+    /**
+     * A stop-with-savepoint with drain sends the end-of-input watermark. Restored from that
+     * savepoint, the job counts new changes of the day that was open at the drain (its total goes
+     * on, not from zero), and a copy of an old change is still rejected as late.
+     */
+    @Nested
+    class DrainedSavepoint {
+
+        @Test
+        void afterADrainedSavepointNewChangesCountAndAnOldCopyIsStillLate(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Relays relays = new Relays(db, kafka.servers(), "drain", DIR);
+            SinkTables tables = new SinkTables(db);
+            try (LedgerRelay relay = relays.start()) {
+                FlinkJobs jobs = cluster.jobs();
+                JobSubmission submission = job(db, kafka, relays);
+                String jobId = jobs.submit(submission);
+                jobs.awaitAllTasksRunning(jobId);
+                // 3,000 payments 5 s apart from 06:00: the first part ends near 10:10 on 1 March.
+                WorkloadReport first =
+                        Workloads.runAsync(Workloads.options("drain", 3_000, 0), db).get();
+                TotalsInvariant.awaitHoldsWithNothingLate(db, TotalsInvariant.TIMEOUT);
+                jobs.awaitCheckpointAfter(
+                        jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+
+                String savepoint = jobs.stopWithSavepoint(jobId, true);
+                jobId = jobs.submit(submission.fromSavepoint(savepoint));
+                jobs.awaitAllTasksRunning(jobId);
+                assertThat(cluster.rest().checkpoints(jobId).latestRestoredIsSavepoint()).isTrue();
+
+                OldChangeCopy copy =
+                        OldChangeCopy.oldestSucceeded(db, kafka.servers(), relays.topic());
+                copy.republish(kafka.servers(), relays.topic());
+                // More payments of the same day, from five minutes after the first part's last.
+                Workloads.runAsync(
+                                Workloads.options(
+                                        "drain2",
+                                        2_000,
+                                        0,
+                                        first.lastEventTime().plus(Duration.ofMinutes(5))),
+                                db)
+                        .get();
+
+                TotalsInvariant.awaitSinkAloneHolds(db, TotalsInvariant.TIMEOUT);
+                await("the old copy in late_events")
+                        .atMost(TotalsInvariant.TIMEOUT)
+                        .until(() -> tables.lateEventIds().contains(copy.eventId()));
+                assertThat(tables.lateEventIds()).containsExactly(copy.eventId());
+                TotalsInvariant.assertSinkAloneHolds(db);
             } finally {
                 relays.dropSlot();
             }

@@ -7,33 +7,26 @@ import io.effonce.cdc.LedgerRelay;
 import io.effonce.dedup.DedupOptions;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.MiniClusterFaults;
+import io.effonce.it.testutils.OldChangeCopy;
 import io.effonce.it.testutils.PipelineJob;
 import io.effonce.it.testutils.Relays;
 import io.effonce.it.testutils.SinkTables;
-import io.effonce.it.testutils.TopicRecords;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
-import io.effonce.job.testutils.SyntheticLedger;
-import io.effonce.job.testutils.Topics;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.junit.KafkaExtension;
 import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.local.oracle.LedgerOracle;
-import io.effonce.local.oracle.MerchantDay;
 import io.effonce.local.oracle.Total;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDate;
-import java.util.List;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -60,10 +53,8 @@ class LateCopyAfterRestoreITCase {
                             .setNumberSlotsPerTaskManager(1)
                             .build());
 
-    /** The earliest SUCCEEDED payment: its copy is hours behind the watermark at the restore. */
-    private record Copy(String paymentId, MerchantDay key, long amount) {}
-
-    private static Copy restoreThenRepublishAnOldCopy(
+    /** The earliest SUCCEEDED change: its copy is hours behind the watermark at the restore. */
+    private static OldChangeCopy restoreThenRepublishAnOldCopy(
             PostgresEndpoint db,
             KafkaBootstrap kafka,
             MiniCluster cluster,
@@ -85,59 +76,12 @@ class LateCopyAfterRestoreITCase {
             TotalsInvariant.awaitHolds(db, Duration.ofMinutes(5));
             faults.awaitMoreCheckpoints(2, Duration.ofMinutes(5));
 
-            SinkTables tables = new SinkTables(db);
-            String[] id = new String[1];
-            long[] amount = new long[1];
-            tables.query(
-                    "SELECT payment_id, amount FROM payments WHERE state = 'SUCCEEDED'"
-                            + " ORDER BY updated_at LIMIT 1",
-                    rs -> {
-                        id[0] = rs.getString(1);
-                        amount[0] = rs.getLong(2);
-                    });
-            ConsumerRecord<byte[], byte[]> original =
-                    TopicRecords.readAll(kafka.servers(), relays.topic()).stream()
-                            .filter(
-                                    r ->
-                                            r.key() != null
-                                                    && id[0].equals(
-                                                            new String(
-                                                                    r.key(),
-                                                                    StandardCharsets.UTF_8)))
-                            .filter(
-                                    r ->
-                                            new String(r.value(), StandardCharsets.UTF_8)
-                                                    .contains("\"state\":\"SUCCEEDED\""))
-                            .findFirst()
-                            .orElseThrow();
-
+            OldChangeCopy copy = OldChangeCopy.oldestSucceeded(db, kafka.servers(), relays.topic());
             try (ChaosReport report = new ChaosReport("late-copy-" + name, db)) {
                 faults.terminateTaskManagerMidCheckpoint(report);
             }
-            Topics.publish(
-                    kafka.servers(),
-                    relays.topic(),
-                    List.of(
-                            new SyntheticLedger.Change(
-                                    id[0], new String(original.value(), StandardCharsets.UTF_8))));
-            MerchantDay key =
-                    new LedgerOracle(db)
-                            .ledgerTotals().keySet().stream()
-                                    .filter(k -> k.day().equals(LocalDate.of(2025, 3, 1)))
-                                    .filter(
-                                            k ->
-                                                    tables.number(
-                                                                    "SELECT count(*) FROM payments WHERE payment_id = '"
-                                                                            + id[0]
-                                                                            + "' AND merchant_id = '"
-                                                                            + k.merchantId()
-                                                                            + "' AND currency = '"
-                                                                            + k.currency()
-                                                                            + "'")
-                                                            > 0)
-                                    .findFirst()
-                                    .orElseThrow();
-            return new Copy(id[0], key, amount[0]);
+            copy.republish(kafka.servers(), relays.topic());
+            return copy;
         } finally {
             relays.dropSlot();
         }
@@ -150,13 +94,13 @@ class LateCopyAfterRestoreITCase {
         void lateCopyAfterRestoreIsRejectedByTheFloor(
                 PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
                 throws Exception {
-            Copy copy = restoreThenRepublishAnOldCopy(db, kafka, cluster, "floor", true);
+            OldChangeCopy copy = restoreThenRepublishAnOldCopy(db, kafka, cluster, "floor", true);
             SinkTables tables = new SinkTables(db);
             await("the copy in late_events")
                     .atMost(Duration.ofMinutes(5))
-                    .until(() -> tables.lateEventIds().contains(copy.paymentId() + ":SUCCEEDED"));
+                    .until(() -> tables.lateEventIds().contains(copy.eventId()));
             TotalsInvariant.assertSinkAloneHolds(db);
-            assertThat(tables.lateEventIds()).containsExactly(copy.paymentId() + ":SUCCEEDED");
+            assertThat(tables.lateEventIds()).containsExactly(copy.eventId());
         }
     }
 
@@ -167,7 +111,8 @@ class LateCopyAfterRestoreITCase {
         void lateCopyAfterRestoreIsCountedTwiceWithoutTheFloor(
                 PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
                 throws Exception {
-            Copy copy = restoreThenRepublishAnOldCopy(db, kafka, cluster, "nofloor", false);
+            OldChangeCopy copy =
+                    restoreThenRepublishAnOldCopy(db, kafka, cluster, "nofloor", false);
             LedgerOracle oracle = new LedgerOracle(db);
             Total ledger = oracle.ledgerTotals().get(copy.key());
             Total doubled = ledger.plus(new Total(copy.amount(), 1));

@@ -199,10 +199,18 @@ public final class FlinkJobs {
 
     /** Stops the job with a savepoint (no drain), waits until it is FINISHED; returns the path. */
     public String stopWithSavepoint(String jobId) {
-        String trigger = rest.triggerStop(jobId, cluster.savepointDir().toUri().toString());
+        return stopWithSavepoint(jobId, false);
+    }
+
+    /**
+     * Stops the job with a savepoint, with {@code drain} sending the end-of-input watermark first,
+     * and waits until it is FINISHED; returns the path.
+     */
+    public String stopWithSavepoint(String jobId, boolean drain) {
+        String trigger = rest.triggerStop(jobId, cluster.savepointDir().toUri().toString(), drain);
         String path = awaitSavepoint(jobId, trigger);
         awaitState(jobId, "FINISHED");
-        LOG.info("Stopped job {} with savepoint {}", jobId, path);
+        LOG.info("Stopped job {} with savepoint {}{}", jobId, path, drain ? " (drained)" : "");
         return path;
     }
 

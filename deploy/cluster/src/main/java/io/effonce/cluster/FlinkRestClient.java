@@ -134,10 +134,10 @@ public final class FlinkRestClient {
     }
 
     /** Triggers stop-with-savepoint (no drain); returns the trigger id. */
-    public String triggerStop(String jobId, String targetDir) {
+    public String triggerStop(String jobId, String targetDir, boolean drain) {
         Map<String, Object> request = new LinkedHashMap<>();
         request.put("targetDirectory", targetDir);
-        request.put("drain", false);
+        request.put("drain", drain);
         return (String) post("/jobs/" + jobId + "/stop", request).get("request-id");
     }
 

@@ -83,9 +83,16 @@ final class JobCommands {
         @Parameters(index = "0", description = "Job id.")
         String jobId;
 
+        @Option(
+                names = "--drain",
+                description =
+                        "Send the end-of-input watermark before the savepoint (the job's event-time"
+                                + " state survives it).")
+        boolean drain;
+
         @Override
         public Integer call() {
-            System.out.println(parent.cluster().jobs().stopWithSavepoint(jobId));
+            System.out.println(parent.cluster().jobs().stopWithSavepoint(jobId, drain));
             return 0;
         }
     }

@@ -1,0 +1,72 @@
+package io.effonce.it.testutils;
+
+import io.effonce.job.testutils.SyntheticLedger;
+import io.effonce.job.testutils.Topics;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.oracle.MerchantDay;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * A copy of the ledger's oldest SUCCEEDED change, exactly as the relay published it: what a relay
+ * restarted from an old position re-sends. Re-published after its ID expired, it must be rejected
+ * as late, never counted twice.
+ *
+ * @param key the merchant-day it counts toward
+ */
+public record OldChangeCopy(String paymentId, long amount, MerchantDay key, String value) {
+
+    /** Finds the oldest SUCCEEDED payment in the ledger and its change record in the topic. */
+    public static OldChangeCopy oldestSucceeded(
+            PostgresEndpoint db, String bootstrap, String topic) {
+        SinkTables tables = new SinkTables(db);
+        Object[] row = new Object[5];
+        tables.query(
+                "SELECT payment_id, amount, merchant_id, currency, updated_at FROM payments"
+                        + " WHERE state = 'SUCCEEDED' ORDER BY updated_at LIMIT 1",
+                rs -> {
+                    row[0] = rs.getString(1);
+                    row[1] = rs.getLong(2);
+                    row[2] = rs.getString(3);
+                    row[3] = rs.getString(4);
+                    row[4] = rs.getObject(5, java.time.OffsetDateTime.class);
+                });
+        String paymentId = (String) row[0];
+        ConsumerRecord<byte[], byte[]> original =
+                TopicRecords.readAll(bootstrap, topic).stream()
+                        .filter(r -> r.key() != null && paymentId.equals(text(r.key())))
+                        .filter(r -> text(r.value()).contains("\"state\":\"SUCCEEDED\""))
+                        .findFirst()
+                        .orElseThrow(
+                                () ->
+                                        new AssertionError(
+                                                "no SUCCEEDED change of "
+                                                        + paymentId
+                                                        + " in "
+                                                        + topic));
+        LocalDate day =
+                ((java.time.OffsetDateTime) row[4]).atZoneSameInstant(ZoneOffset.UTC).toLocalDate();
+        return new OldChangeCopy(
+                paymentId,
+                (Long) row[1],
+                new MerchantDay((String) row[2], day, (String) row[3]),
+                text(original.value()));
+    }
+
+    /** Publishes the copy to the change topic again. */
+    public void republish(String bootstrap, String topic) {
+        Topics.publish(bootstrap, topic, List.of(new SyntheticLedger.Change(paymentId, value)));
+    }
+
+    /** The copy's event id, as dedup and late_events know it. */
+    public String eventId() {
+        return paymentId + ":SUCCEEDED";
+    }
+
+    private static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}
