@@ -18,6 +18,8 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -55,6 +57,11 @@ public final class LedgerPipeline {
     /** Adds the whole job to {@code env}. */
     public static void build(StreamExecutionEnvironment env, ReadableConfig config, Endpoints io) {
         env.setMaxParallelism(config.get(JobOptions.MAX_PARALLELISM));
+        // Every type has a serializer of its own; a Kryo fallback, which a later release may not
+        // read back from a savepoint, fails here at graph build instead.
+        Configuration noKryo = new Configuration();
+        noKryo.set(PipelineOptions.GENERIC_TYPES, false);
+        env.configure(noKryo);
         // Every record type is immutable, so chained operators may hand objects on uncopied.
         env.getConfig().enableObjectReuse();
         ZoneId zone = ZoneId.of(config.get(JobOptions.ZONE));

@@ -16,6 +16,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
@@ -40,6 +41,7 @@ class FlinkConfigFileTest {
                     "org.apache.flink.configuration.ClusterOptions",
                     "org.apache.flink.configuration.StateRecoveryOptions",
                     "org.apache.flink.configuration.RpcOptions",
+                    "org.apache.flink.configuration.PipelineOptions",
                     "org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions");
 
     @TempDir Path dir;
@@ -85,6 +87,7 @@ class FlinkConfigFileTest {
         assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL))
                 .isEqualTo(Duration.ofSeconds(10));
         assertThat(conf.get(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER)).isEqualTo(3);
+        assertThat(conf.get(PipelineOptions.GENERIC_TYPES)).as("no Kryo fallback").isFalse();
         assertThat(conf.get(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION).name())
                 .isEqualTo("RETAIN_ON_CANCELLATION");
         assertThat(conf.get(RestartStrategyOptions.RESTART_STRATEGY))

@@ -1,7 +1,9 @@
 package io.effonce.job.decode;
 
+import io.effonce.sink.store.LocalDateTypeInfoFactory;
 import io.effonce.sink.store.MerchantDayKey;
 import java.time.LocalDate;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * One decoded change of a payment row, with where it came from in Kafka.
@@ -16,7 +18,7 @@ public record PaymentChange(
         String currency,
         String state,
         long eventTimeMillis,
-        LocalDate day,
+        @TypeInfo(LocalDateTypeInfoFactory.class) LocalDate day,
         String topic,
         int partition,
         long offset) {

@@ -2,12 +2,17 @@ package io.effonce.sink.store;
 
 import java.time.LocalDate;
 import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * The key of {@code merchant_daily_totals}. Its hash code is spelled out so the Flink key group of
- * a key never depends on how a JDK happens to combine a record's fields.
+ * a key never depends on how a JDK happens to combine a record's fields; its day has Flink's own
+ * date serializer, never Kryo.
  */
-public record MerchantDayKey(String merchantId, LocalDate day, String currency) {
+public record MerchantDayKey(
+        String merchantId,
+        @TypeInfo(LocalDateTypeInfoFactory.class) LocalDate day,
+        String currency) {
 
     public MerchantDayKey {
         Objects.requireNonNull(merchantId, "merchantId");
