@@ -53,13 +53,24 @@ final class CommandLine {
             } else {
                 throw new IllegalArgumentException("Option --" + key + " needs a value");
             }
-            if (!known.containsKey(key)) {
+            if (!known.containsKey(key) && !isDeprecatedKey(known, key)) {
                 throw new IllegalArgumentException(
                         "Unknown option --" + key + "; run with --help to list the options");
             }
             config.setString(key, value);
         }
         return config;
+    }
+
+    private static boolean isDeprecatedKey(Map<String, ConfigOption<?>> known, String key) {
+        for (ConfigOption<?> option : known.values()) {
+            for (var fallback : option.fallbackKeys()) {
+                if (fallback.getKey().equals(key)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     static String help() {
@@ -81,7 +92,7 @@ final class CommandLine {
         return out.toString();
     }
 
-    private static Map<String, ConfigOption<?>> knownOptions() {
+    static Map<String, ConfigOption<?>> knownOptions() {
         Map<String, ConfigOption<?>> options = new TreeMap<>();
         for (Class<?> type : OPTION_CLASSES) {
             for (ConfigOption<?> option : optionsOf(type)) {

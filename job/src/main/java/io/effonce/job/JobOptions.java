@@ -6,8 +6,9 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
 /**
- * The job's options, from the command line ({@code --key value}) or Flink configuration. The sink's
- * ({@code sink.*}) and deduplication's ({@code dedup.*}) options are read as well.
+ * The job's options, from the cluster's configuration ({@code config.yaml}) with the command line
+ * ({@code --key value}) on top, see {@link JobConfiguration}. The sink's ({@code sink.*}) and
+ * deduplication's ({@code dedup.*}) options are read as well.
  */
 public final class JobOptions {
 
@@ -32,10 +33,18 @@ public final class JobOptions {
                     .withDescription(
                             "Consumer group; offsets live in checkpoints, the group only shows lag.");
 
-    public static final ConfigOption<String> STARTING_OFFSETS =
+    /** Where a job without restored state starts reading. */
+    public enum StartingOffsets {
+        EARLIEST,
+        LATEST,
+        /** The consumer group's committed offsets, else the earliest. */
+        COMMITTED
+    }
+
+    public static final ConfigOption<StartingOffsets> STARTING_OFFSETS =
             ConfigOptions.key("kafka.starting-offsets")
-                    .stringType()
-                    .defaultValue("earliest")
+                    .enumType(StartingOffsets.class)
+                    .defaultValue(StartingOffsets.EARLIEST)
                     .withDescription(
                             "Where a job without restored state starts: earliest, latest or"
                                     + " committed (the group's offsets, else earliest).");
@@ -96,10 +105,15 @@ public final class JobOptions {
                             "A partition silent this long stops holding back the watermark. The"
                                     + " relay's heartbeats normally keep every partition alive.");
 
+    /**
+     * Flink's own {@code pipeline.max-parallelism}, with the job's default (Flink's would derive it
+     * from the parallelism, and it must never change); {@code job.max-parallelism} is its old name.
+     */
     public static final ConfigOption<Integer> MAX_PARALLELISM =
-            ConfigOptions.key("job.max-parallelism")
+            ConfigOptions.key("pipeline.max-parallelism")
                     .intType()
                     .defaultValue(128)
+                    .withDeprecatedKeys("job.max-parallelism")
                     .withDescription(
                             "Key groups of the job. Fixed for the job's life: the sink's key_group"
                                     + " column and every savepoint depend on it.");

@@ -29,8 +29,9 @@ public final class LedgerTotalsJob {
             System.out.println(CommandLine.help());
             return;
         }
-        Configuration config = CommandLine.parse(args);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        Configuration config = JobConfiguration.merge(env.getConfiguration(), args);
+        env.configure(config);
         LedgerPipeline.build(env, config, endpoints(config));
         env.execute("effonce ledger totals");
     }
@@ -76,17 +77,11 @@ public final class LedgerTotalsJob {
                 config.get(FlushableSinkOptions.RETRY_BACKOFF));
     }
 
-    static OffsetsInitializer startingOffsets(String value) {
-        return switch (value) {
-            case "earliest" -> OffsetsInitializer.earliest();
-            case "latest" -> OffsetsInitializer.latest();
-            case "committed" -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
-            default ->
-                    throw new IllegalArgumentException(
-                            JobOptions.STARTING_OFFSETS.key()
-                                    + " must be earliest, latest or committed, was '"
-                                    + value
-                                    + "'");
+    static OffsetsInitializer startingOffsets(JobOptions.StartingOffsets where) {
+        return switch (where) {
+            case EARLIEST -> OffsetsInitializer.earliest();
+            case LATEST -> OffsetsInitializer.latest();
+            case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
         };
     }
 

@@ -1,0 +1,141 @@
+package io.effonce.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** One configuration path: the cluster's config.yaml, then the program arguments on top. */
+class JobConfigurationTest {
+
+    /** A value other than the default for every option the job reads, as it is written. */
+    private static final Map<String, String> SAMPLES =
+            new TreeMap<>(
+                    Map.ofEntries(
+                            Map.entry("kafka.bootstrap-servers", "broker-1:9092"),
+                            Map.entry("kafka.topic", "ledger.public.payments"),
+                            Map.entry("kafka.group-id", "totals-eu"),
+                            Map.entry("kafka.starting-offsets", "latest"),
+                            Map.entry("postgres.url", "jdbc:postgresql://db:5432/ledger"),
+                            Map.entry("postgres.user", "sink_eu"),
+                            Map.entry("postgres.password-file", "/run/secrets/pg"),
+                            Map.entry("postgres.password-env", "PG_SINK_PASSWORD"),
+                            Map.entry("totals.zone", "Europe/Berlin"),
+                            Map.entry("totals.counted-states", "SUCCEEDED;FAILED"),
+                            Map.entry("watermark.out-of-orderness", "7 s"),
+                            Map.entry("watermark.idleness", "45 s"),
+                            Map.entry("pipeline.max-parallelism", "256"),
+                            Map.entry("dead-letters.max-chars", "2048"),
+                            Map.entry("dedup.horizon", "3 h"),
+                            Map.entry("dedup.watermark-floor.enabled", "false"),
+                            Map.entry("dedup.state-ttl", "3 d"),
+                            Map.entry("sink.batch-size", "700"),
+                            Map.entry("sink.flush-interval", "150 ms"),
+                            Map.entry("sink.reset-on-fresh-start", "true"),
+                            Map.entry("sink.table", "totals_eu"),
+                            Map.entry("sink.max-retries", "9"),
+                            Map.entry("sink.retry-backoff", "300 ms")));
+
+    @TempDir Path dir;
+
+    @Test
+    void everyOptionHasASample() {
+        assertThat(SAMPLES.keySet())
+                .as("add a sample for each new option")
+                .containsExactlyInAnyOrderElementsOf(CommandLine.knownOptions().keySet());
+    }
+
+    @Test
+    void everyOptionIsReadTheSameFromConfigYamlAndFromTheArguments() throws Exception {
+        StringBuilder yaml = new StringBuilder();
+        List<String> args = new ArrayList<>();
+        SAMPLES.forEach(
+                (key, value) -> {
+                    yaml.append(key).append(": ").append(yamlValue(value)).append('\n');
+                    args.add("--" + key);
+                    args.add(value);
+                });
+        Files.writeString(dir.resolve("config.yaml"), yaml);
+        Configuration fromYaml =
+                JobConfiguration.merge(
+                        GlobalConfiguration.loadConfiguration(dir.toString()), new String[0]);
+        Configuration fromArgs =
+                JobConfiguration.merge(new Configuration(), args.toArray(String[]::new));
+
+        for (ConfigOption<?> option : CommandLine.knownOptions().values()) {
+            Object yamlValue = fromYaml.get(option);
+            assertThat(yamlValue).as(option.key()).isEqualTo(fromArgs.get(option));
+            assertThat(yamlValue)
+                    .as("%s differs from its default", option.key())
+                    .isNotEqualTo(option.hasDefaultValue() ? option.defaultValue() : null);
+        }
+        assertThat(fromYaml.get(JobOptions.STARTING_OFFSETS))
+                .isEqualTo(JobOptions.StartingOffsets.LATEST);
+    }
+
+    @Test
+    void theArgumentsWinOverConfigYaml() throws Exception {
+        Files.writeString(
+                dir.resolve("config.yaml"), "kafka.topic: from-yaml\nsink.batch-size: 10\n");
+        Configuration merged =
+                JobConfiguration.merge(
+                        GlobalConfiguration.loadConfiguration(dir.toString()),
+                        new String[] {"--kafka.topic", "from-args"});
+        assertThat(merged.get(JobOptions.TOPIC)).isEqualTo("from-args");
+        assertThat(merged.getString("sink.batch-size", null)).isEqualTo("10");
+    }
+
+    @Test
+    void theOldMaxParallelismNameStillWorks() {
+        Configuration merged =
+                JobConfiguration.merge(
+                        new Configuration(), new String[] {"--job.max-parallelism", "64"});
+        assertThat(merged.get(JobOptions.MAX_PARALLELISM)).isEqualTo(64);
+    }
+
+    @Test
+    void aBadValueNamesItsOptionAndTheFix() {
+        assertThatThrownBy(
+                        () ->
+                                JobConfiguration.merge(
+                                        new Configuration(),
+                                        new String[] {"--kafka.starting-offsets", "sideways"}))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("kafka.starting-offsets")
+                .hasMessageContaining("--help");
+        assertThatThrownBy(
+                        () ->
+                                JobConfiguration.merge(
+                                        new Configuration(),
+                                        new String[] {"--totals.zone", "Mars/Olympus"}))
+                .hasMessageContaining("totals.zone")
+                .hasMessageContaining("Europe/Berlin");
+        assertThatThrownBy(
+                        () ->
+                                JobConfiguration.merge(
+                                        new Configuration(),
+                                        new String[] {"--pipeline.max-parallelism", "0"}))
+                .hasMessageContaining("pipeline.max-parallelism");
+        assertThatThrownBy(
+                        () ->
+                                JobConfiguration.merge(
+                                        new Configuration(), new String[] {"--kafka.topc", "x"}))
+                .hasMessageContaining("--kafka.topc");
+    }
+
+    /** Lists are ';'-separated on the command line, a YAML list in config.yaml. */
+    private static String yamlValue(String value) {
+        return value.contains(";") ? "[" + value.replace(";", ", ") + "]" : value;
+    }
+}
