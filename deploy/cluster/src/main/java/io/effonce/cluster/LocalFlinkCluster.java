@@ -69,8 +69,9 @@ public final class LocalFlinkCluster implements AutoCloseable {
                     "A cluster from " + workDir + " is still running; stop it first");
         }
         long begin = System.nanoTime();
-        int restPort = freePort();
-        writeConfig(spec, restPort, freePort());
+        int[] ports = freePorts(2);
+        int restPort = ports[0];
+        writeConfig(spec, restPort, ports[1]);
         String classpath =
                 spec.flinkHome()
                         .map(FlinkLauncher::distributionClasspath)
@@ -83,7 +84,10 @@ public final class LocalFlinkCluster implements AutoCloseable {
             }
             cluster.awaitTaskManagers(spec.taskManagers(), spec.startTimeout());
         } catch (RuntimeException e) {
-            LOG.error("Cluster did not start; logs in {}", logDir(workDir));
+            LOG.error(
+                    "Cluster did not start; logs in {}. The JobManager's last lines:\n{}",
+                    logDir(workDir),
+                    lastLines(logDir(workDir).resolve("jobmanager.log"), 40));
             cluster.close();
             throw e;
         }
@@ -304,12 +308,41 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 .writeTo(dir.resolve("conf"));
     }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
+    private static String lastLines(Path file, int n) {
+        try {
+            List<String> lines = Files.readAllLines(file);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+        } catch (IOException | RuntimeException e) {
+            return "(cannot read " + file + ": " + e.getMessage() + ")";
+        }
+    }
+
+    /**
+     * {@code n} distinct free ports, all held open while they are chosen: two ports picked one
+     * after the other can be the same one, and a JobManager whose REST and RPC ports collide
+     * answers REST calls with its RPC protocol (seen once: "header parser received no bytes" for 3
+     * minutes).
+     */
+    private static int[] freePorts(int n) {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                ServerSocket socket = new ServerSocket(0);
+                sockets.add(socket);
+                ports[i] = socket.getLocalPort();
+            }
+            return ports;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // only probing
+                }
+            }
         }
     }
 
