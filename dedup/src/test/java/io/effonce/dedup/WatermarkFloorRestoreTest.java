@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -143,12 +144,7 @@ class WatermarkFloorRestoreTest {
             assertThat(operator(before).watermarkFloor()).isEqualTo(T + H + 1);
             assertThat(before.numKeyedStateEntries()).as("ev_9 still remembered").isEqualTo(1);
             assertThat(before.getOutput())
-                    .anySatisfy(
-                            e ->
-                                    assertThat(e)
-                                            .isEqualTo(
-                                                    new org.apache.flink.streaming.api.watermark
-                                                            .Watermark(Long.MAX_VALUE)));
+                    .anySatisfy(e -> assertThat(e).isEqualTo(new Watermark(Long.MAX_VALUE)));
             drained = before.snapshot(1L, 1L);
         }
         try (var after = open(dedup, drained)) {

@@ -6,6 +6,7 @@ import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.oracle.MerchantDay;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -32,7 +33,7 @@ public record OldChangeCopy(String paymentId, long amount, MerchantDay key, Stri
                     row[1] = rs.getLong(2);
                     row[2] = rs.getString(3);
                     row[3] = rs.getString(4);
-                    row[4] = rs.getObject(5, java.time.OffsetDateTime.class);
+                    row[4] = rs.getObject(5, OffsetDateTime.class);
                 });
         String paymentId = (String) row[0];
         ConsumerRecord<byte[], byte[]> original =
@@ -47,8 +48,7 @@ public record OldChangeCopy(String paymentId, long amount, MerchantDay key, Stri
                                                         + paymentId
                                                         + " in "
                                                         + topic));
-        LocalDate day =
-                ((java.time.OffsetDateTime) row[4]).atZoneSameInstant(ZoneOffset.UTC).toLocalDate();
+        LocalDate day = ((OffsetDateTime) row[4]).atZoneSameInstant(ZoneOffset.UTC).toLocalDate();
         return new OldChangeCopy(
                 paymentId,
                 (Long) row[1],

@@ -9,6 +9,7 @@ import static io.effonce.job.upgrade.OperatorStateFixtures.M2;
 import static io.effonce.job.upgrade.OperatorStateFixtures.T;
 import static io.effonce.job.upgrade.OperatorStateFixtures.change;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import io.effonce.dedup.EventTimeDedup;
 import io.effonce.dedup.LateCopy;
@@ -53,7 +54,7 @@ class OperatorStateCompatibilityTest {
                                             TypeInformation.of(PaymentChange.class))))
                     .extracting(StreamRecord::getValue)
                     .extracting(LateCopy::record, LateCopy::floor)
-                    .containsExactly(org.assertj.core.groups.Tuple.tuple(EV_1, FLOOR));
+                    .containsExactly(tuple(EV_1, FLOOR));
         }
     }
 
