@@ -88,7 +88,7 @@ class RelayKillITCase {
             halting.addAll(List.of("--test-halt-after-changes", "2000"));
             RelayProcess second =
                     holder.add(RelayProcess.start(halting, setup.env(), logs.resolve("2.log")));
-            assertThat(second.waitFor(120)).as("halted by the test hook").isEqualTo(99);
+            assertThat(second.waitFor(300)).as("halted by the test hook").isEqualTo(99);
             topicSizeAfter.put("halt between ack and offset commit", topic.endOffsetTotal());
             await("the halted relay's slot released")
                     .atMost(Duration.ofMinutes(5))

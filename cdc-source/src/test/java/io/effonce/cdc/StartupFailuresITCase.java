@@ -89,7 +89,7 @@ class StartupFailuresITCase {
                         args,
                         setup.env(),
                         Path.of("target", "startup-failure-logs", "kafka.log"))) {
-            assertThat(p.waitFor(60)).isEqualTo(3);
+            assertThat(p.waitFor(300)).isEqualTo(3);
             assertThat(p.output()).contains("did not answer within 2000 ms");
         }
     }

@@ -108,7 +108,7 @@ class RelayKilledHardITCase {
             relay =
                     relays.startProcess(
                             logs.resolve("relay-2.log"), "--test-halt-after-changes", "2000");
-            assertThat(relay.waitFor(120)).as("halted by the test hook").isEqualTo(99);
+            assertThat(relay.waitFor(300)).as("halted by the test hook").isEqualTo(99);
             report.mark("kill", "relay halted between Kafka ack and offset commit");
             await("the halted relay's slot released")
                     .atMost(Duration.ofMinutes(5))

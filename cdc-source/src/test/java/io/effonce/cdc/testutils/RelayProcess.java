@@ -55,7 +55,7 @@ public final class RelayProcess implements AutoCloseable {
     /** SIGTERM: the shutdown hook stops the engine cleanly. Returns the exit code. */
     public int stop() throws InterruptedException {
         process.destroy();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        if (!process.waitFor(300, TimeUnit.SECONDS)) {
             return kill();
         }
         return process.exitValue();
