@@ -16,8 +16,8 @@ import org.awaitility.core.ConditionTimeoutException;
 /**
  * A ledger workload that runs until the test says stop, so it overlaps every fault by construction
  * rather than by the machine's speed: the test gates each fault on the workload's progress ({@link
- * #awaitStarted}), may {@link #pause} it at a commit boundary to see the totals settle, and ends it
- * with {@link #stopAndDrain}, which lets every started payment reach its final state.
+ * #awaitMore}), may hold it at a commit boundary to see the totals settle ({@link #whilePaused}),
+ * and ends it with {@link #stopAndDrain}, which lets every started payment reach its final state.
  */
 public final class RunningWorkload implements AutoCloseable {
 
@@ -89,7 +89,7 @@ public final class RunningWorkload implements AutoCloseable {
     }
 
     /** Pauses the workload at its next commit and waits until it is held there. */
-    public synchronized void pause() {
+    private synchronized void pause() {
         pauseRequested = true;
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (!pausedAtCommit && !run.isDone()) {
@@ -108,7 +108,7 @@ public final class RunningWorkload implements AutoCloseable {
     }
 
     /** Lets a paused workload go on. */
-    public synchronized void resume() {
+    private synchronized void resume() {
         pauseRequested = false;
         notifyAll();
     }
@@ -121,11 +121,6 @@ public final class RunningWorkload implements AutoCloseable {
         } finally {
             resume();
         }
-    }
-
-    /** Whether the run ended (it only does when stopped, or when it failed). */
-    public boolean isDone() {
-        return run.isDone();
     }
 
     /**

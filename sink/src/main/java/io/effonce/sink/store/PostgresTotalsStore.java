@@ -186,7 +186,7 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
     }
 
     /** Longest reason or raw value a quarantined row keeps. */
-    static final int QUARANTINE_MAX_CHARS = 4096;
+    private static final int QUARANTINE_MAX_CHARS = 4096;
 
     /** Cut, NUL-free and valid UTF-16, so the dead letter itself can always be written. */
     private static String storable(String text) {
@@ -211,7 +211,7 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
     }
 
     /** FNV-1a over the UTF-16 chars, made non-negative: the same key always gives the same id. */
-    static long stableHash(String key) {
+    private static long stableHash(String key) {
         long h = 0xcbf29ce484222325L;
         for (int i = 0; i < key.length(); i++) {
             h ^= key.charAt(i);
