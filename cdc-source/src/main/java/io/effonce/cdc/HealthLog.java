@@ -48,6 +48,13 @@ final class HealthLog implements AutoCloseable {
                 lag,
                 changes,
                 metrics.heartbeatsPublished());
+        long snapshotRows = metrics.snapshotRowsPublished();
+        if (snapshotRows > 0) {
+            LOG.info(
+                    "Relay snapshot: {} rows of the existing ledger published, {}",
+                    snapshotRows,
+                    metrics.snapshotEnded() ? "ended" : "in progress");
+        }
     }
 
     @Override

@@ -32,6 +32,12 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaPublisher.class);
 
+    /** Debezium's {@code op} of a row read by the snapshot. */
+    private static final String SNAPSHOT_READ = "r";
+
+    /** Debezium's {@code source.snapshot} on the snapshot's last row. */
+    private static final String LAST_SNAPSHOT_ROW = "last";
+
     private final Producer<byte[], byte[]> producer;
     private final String topic;
     private final String heartbeatDestination;
@@ -63,6 +69,8 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
         List<Future<RecordMetadata>> sends = new ArrayList<>(records.size() + partitions.size());
         long changes = 0;
         long heartbeats = 0;
+        long snapshotRows = 0;
+        boolean snapshotEnded = false;
         long lsn = -1;
         long sourceTs = -1;
         for (RecordChangeEvent<SourceRecord> event : records) {
@@ -73,6 +81,10 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
                 if (r.value() instanceof Struct value && value.get("source") instanceof Struct s) {
                     lsn = s.getInt64("lsn") == null ? lsn : s.getInt64("lsn");
                     sourceTs = s.getInt64("ts_ms") == null ? sourceTs : s.getInt64("ts_ms");
+                    if (SNAPSHOT_READ.equals(value.get("op"))) {
+                        snapshotRows++;
+                        snapshotEnded |= LAST_SNAPSHOT_ROW.equals(s.get("snapshot"));
+                    }
                 }
             } else if (heartbeatDestination.equals(r.topic())) {
                 long ts = Heartbeats.timestamp(r);
@@ -96,6 +108,7 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
                         e.getCause());
             }
         }
+        metrics.snapshotPublished(snapshotRows, snapshotEnded);
         metrics.published(changes, heartbeats, lsn, sourceTs, System.currentTimeMillis());
         if (haltAfterChanges > 0 && metrics.changesPublished() >= haltAfterChanges) {
             // Test-only crash point: Kafka has the batch, the offset store does not.

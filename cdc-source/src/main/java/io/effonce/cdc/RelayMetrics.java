@@ -1,5 +1,6 @@
 package io.effonce.cdc;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -15,6 +16,8 @@ public final class RelayMetrics {
     private final AtomicLong lastLsn = new AtomicLong(-1);
     private final AtomicLong lastSourceTsMs = new AtomicLong(-1);
     private final AtomicLong lastAckedAtMs = new AtomicLong(-1);
+    private final AtomicLong snapshotRowsPublished = new AtomicLong();
+    private final AtomicBoolean snapshotEnded = new AtomicBoolean();
 
     /** Change records acknowledged by Kafka in this run. */
     public long changesPublished() {
@@ -52,6 +55,23 @@ public final class RelayMetrics {
     /** Wall-clock time of the last acknowledgement, or -1. */
     public long lastAckedAtMs() {
         return lastAckedAtMs.get();
+    }
+
+    /** Rows of the initial snapshot ({@code op = r}) acknowledged by Kafka in this run. */
+    public long snapshotRowsPublished() {
+        return snapshotRowsPublished.get();
+    }
+
+    /** Whether Kafka acknowledged the snapshot's last row ({@code source.snapshot = last}). */
+    public boolean snapshotEnded() {
+        return snapshotEnded.get();
+    }
+
+    void snapshotPublished(long rows, boolean ended) {
+        snapshotRowsPublished.addAndGet(rows);
+        if (ended) {
+            snapshotEnded.set(true);
+        }
     }
 
     void published(long changes, long heartbeats, long lsn, long sourceTsMs, long nowMs) {

@@ -105,6 +105,16 @@ public final class JobOptions {
                             "A partition silent this long stops holding back the watermark. The"
                                     + " relay's heartbeats normally keep every partition alive.");
 
+    public static final ConfigOption<Boolean> HOLD_DURING_SNAPSHOT =
+            ConfigOptions.key("watermark.hold-during-snapshot")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Rows of the relay's initial snapshot (op r: the ledger's history, in"
+                                    + " primary-key order) do not move event time, so no history"
+                                    + " is judged late and no day closes before the snapshot is"
+                                    + " read. false only reproduces the flaw it fixes.");
+
     /**
      * Flink's own {@code pipeline.max-parallelism}, with the job's default (Flink's would derive it
      * from the parallelism, and it must never change); {@code job.max-parallelism} is its old name.

@@ -68,10 +68,10 @@ public final class LedgerPipeline {
         Set<String> counted = Set.copyOf(config.get(JobOptions.COUNTED_STATES));
 
         WatermarkStrategy<LedgerRecord> watermarks =
-                WatermarkStrategy.<LedgerRecord>forBoundedOutOfOrderness(
-                                config.get(JobOptions.OUT_OF_ORDERNESS))
-                        .withTimestampAssigner((record, kafkaTime) -> record.eventTime())
-                        .withIdleness(config.get(JobOptions.IDLENESS));
+                LedgerWatermarks.strategy(
+                        config.get(JobOptions.OUT_OF_ORDERNESS),
+                        config.get(JobOptions.HOLD_DURING_SNAPSHOT),
+                        config.get(JobOptions.IDLENESS));
         DataStream<LedgerRecord> records =
                 env.fromSource(io.source(), watermarks, "Ledger changes").uid(SOURCE_UID);
 

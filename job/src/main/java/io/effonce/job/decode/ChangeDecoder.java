@@ -47,6 +47,9 @@ public final class ChangeDecoder implements Serializable {
     /** Debezium's operations that carry a row to count: create, update, snapshot read. */
     private static final Set<String> COUNTED_OPS = Set.of("c", "u", "r");
 
+    /** The op of a row read by the relay's snapshot rather than streamed from the log. */
+    private static final String SNAPSHOT_READ = "r";
+
     /** Debezium's operations the ledger must never produce: delete, truncate, message. */
     private static final Set<String> UNSUPPORTED_OPS = Set.of("d", "t", "m");
 
@@ -117,11 +120,18 @@ public final class ChangeDecoder implements Serializable {
         if (envelope.after != JsonToken.START_OBJECT) {
             return reject.because(RejectReason.MISTYPED_FIELD, "after");
         }
-        return decodeAfter(envelope.afterFields, topic, partition, offset, reject);
+        return decodeAfter(
+                envelope.afterFields,
+                envelope.op.equals(SNAPSHOT_READ),
+                topic,
+                partition,
+                offset,
+                reject);
     }
 
     private LedgerRecord decodeAfter(
             Map<String, EnvelopeScan.Field> after,
+            boolean snapshotRow,
             String topic,
             int partition,
             long offset,
@@ -181,7 +191,7 @@ public final class ChangeDecoder implements Serializable {
                 return reject.because(RejectReason.BAD_CURRENCY, "'" + clip(currency) + "'");
             }
         }
-        return LedgerRecord.of(
+        PaymentChange change =
                 new PaymentChange(
                         paymentId,
                         merchantId,
@@ -192,7 +202,8 @@ public final class ChangeDecoder implements Serializable {
                         Instant.ofEpochMilli(eventTime).atZone(zone).toLocalDate(),
                         topic,
                         partition,
-                        offset));
+                        offset);
+        return snapshotRow ? LedgerRecord.snapshotRow(change) : LedgerRecord.of(change);
     }
 
     /**

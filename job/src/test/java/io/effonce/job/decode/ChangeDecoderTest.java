@@ -120,10 +120,12 @@ class ChangeDecoderTest {
     }
 
     @Test
-    void everyCountedOperationDecodes() {
+    void everyCountedOperationDecodesAndOnlyASnapshotReadIsASnapshotRow() {
         for (String op : new String[] {"c", "u", "r"}) {
             String value = schemasOff(PAY_7).replace("\"op\":\"u\"", "\"op\":\"" + op + "\"");
-            assertThat(decoder.decode("t", 0, 1, bytes(value)).change()).as(op).isNotNull();
+            LedgerRecord record = decoder.decode("t", 0, 1, bytes(value));
+            assertThat(record.change()).as(op).isNotNull();
+            assertThat(record.snapshotRow()).as(op).isEqualTo(op.equals("r"));
         }
     }
 

@@ -1,0 +1,317 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.it.testutils.ChaosReport;
+import io.effonce.it.testutils.JobMetrics;
+import io.effonce.it.testutils.MiniClusterFaults;
+import io.effonce.it.testutils.PipelineJob;
+import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.RunningWorkload;
+import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TaskManagerKill;
+import io.effonce.it.testutils.TotalsInvariant;
+import io.effonce.it.testutils.WorkDirs;
+import io.effonce.it.testutils.Workloads;
+import io.effonce.job.JobOptions;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.local.oracle.Comparison;
+import io.effonce.local.oracle.LedgerOracle;
+import io.effonce.local.workload.EventClock;
+import io.effonce.local.workload.LedgerWorkload;
+import io.effonce.local.workload.WorkloadOptions;
+import io.effonce.local.workload.WorkloadReport;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * effonce started on a ledger that already holds {@value #DEFAULT_HISTORY} payments over 11.6
+ * event-time days: the relay's initial snapshot sends the history in primary-key order, then
+ * streams. Each nested class has a database of its own.
+ *
+ * <p>{@code -Deffonce.bootstrap.payments=N} sets the history's size (for measuring, e.g.
+ * 1,000,000).
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class ExistingLedgerBootstrapITCase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExistingLedgerBootstrapITCase.class);
+
+    private static final long DEFAULT_HISTORY = 200_000;
+    private static final long HISTORY = Long.getLong("effonce.bootstrap.payments", DEFAULT_HISTORY);
+
+    /** The live workload's event time starts after the history's (5 s a payment: 11.6 days). */
+    private static final Instant LIVE_START = Workloads.START.plus(Duration.ofDays(12));
+
+    private static final double LIVE_RATE = 500;
+
+    /** Payments the live workload commits after the bootstrap, so event time moves past it. */
+    private static final long AFTER_BOOTSTRAP = 1_000;
+
+    private static final InMemoryReporter METRICS = InMemoryReporter.create();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setConfiguration(METRICS.addToConfiguration(new Configuration()))
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(1)
+                            .build());
+
+    /** The history, written before any relay exists: {@code HISTORY} payments, all final. */
+    private static WorkloadReport writeHistory(PostgresEndpoint db) {
+        long started = System.nanoTime();
+        WorkloadReport history =
+                new LedgerWorkload(Workloads.options("history", HISTORY, 0).build()).run(db);
+        LOG.info(
+                "History: {} payments written in {} s",
+                history.started(),
+                (System.nanoTime() - started) / 1_000_000_000);
+        return history;
+    }
+
+    /** Payments until the test stops them, event times after the history's. */
+    private static WorkloadOptions.Builder live() {
+        return Workloads.unbounded("live", LIVE_RATE)
+                .clock(EventClock.simulated(LIVE_START, Duration.ofSeconds(5)));
+    }
+
+    private static void awaitSnapshotEnded(LedgerRelay relay) {
+        await("the relay's snapshot of the existing ledger to end")
+                .atMost(TotalsInvariant.TIMEOUT)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> relay.metrics().snapshotEnded() || !relay.isRunning());
+        assertThat(relay.failure()).as("relay failure").isEmpty();
+    }
+
+    private static long distinctDays(PostgresEndpoint db) {
+        return new SinkTables(db).number("SELECT count(DISTINCT day) FROM merchant_daily_totals");
+    }
+
+    @Nested
+    class WhileTheLedgerKeepsChanging {
+
+        private final Path dir = WorkDirs.fresh("bootstrap-live");
+
+        @Test
+        void theSinkAloneEqualsTheLedgerAndNoHistoryIsLate(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            WorkloadReport history = writeHistory(db);
+            Relays relays = new Relays(db, kafka.servers(), "boot_live", dir);
+            try (RunningWorkload workload = RunningWorkload.start(live(), db)) {
+                workload.awaitMore(200);
+                long relayStartedAt = System.nanoTime();
+                long atSnapshotStart = workload.started();
+                try (LedgerRelay relay = relays.start("--snapshot-mode", "initial")) {
+                    JobClient job =
+                            PipelineJob.over(
+                                            db,
+                                            kafka.servers(),
+                                            relays.topic(),
+                                            dir.resolve("checkpoints"))
+                                    .start("bootstrap-live");
+                    awaitSnapshotEnded(relay);
+                    long snapshotSeconds = (System.nanoTime() - relayStartedAt) / 1_000_000_000;
+                    long atSnapshotEnd = workload.started();
+                    workload.awaitMore(AFTER_BOOTSTRAP);
+                    WorkloadReport ledger = workload.stopAndDrain();
+
+                    Comparison sinkAlone =
+                            TotalsInvariant.awaitSinkAloneHolds(db, TotalsInvariant.TIMEOUT);
+                    long exactSeconds = (System.nanoTime() - relayStartedAt) / 1_000_000_000;
+                    LOG.info(
+                            "Bootstrap of {} history payments (+{} live): snapshot of {} rows"
+                                    + " published in {} s; sink alone equal to the ledger after {}"
+                                    + " s: {}",
+                            history.started(),
+                            ledger.started(),
+                            relay.metrics().snapshotRowsPublished(),
+                            snapshotSeconds,
+                            exactSeconds,
+                            sinkAlone.summary());
+
+                    assertThat(atSnapshotEnd)
+                            .as("live payments committed while the snapshot ran")
+                            .isGreaterThan(atSnapshotStart);
+                    assertThat(relay.metrics().snapshotRowsPublished())
+                            .as("snapshot rows: every history payment")
+                            .isGreaterThanOrEqualTo(history.started());
+                    assertThat(new SinkTables(db).count("late_events")).as("late events").isZero();
+                    assertThat(distinctDays(db)).as("days in the sink").isGreaterThanOrEqualTo(12);
+                    assertThat(sinkAlone.keys()).isGreaterThan(3_000);
+                    job.cancel().get();
+                }
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+
+    @Nested
+    class TaskManagerKilledDuringTheBootstrap {
+
+        private final Path dir = WorkDirs.fresh("bootstrap-tm-killed");
+
+        /**
+         * The live workload starts, then is held at a commit while the relay starts (its snapshot
+         * holds the payments in flight, whose next states stream after it) and the task manager
+         * dies: with no streamed record and no heartbeat, event time cannot move, so the kill lands
+         * inside the bootstrap by construction, whatever the machine's speed.
+         */
+        @Test
+        void aKillMidCheckpointDuringTheBootstrapIsSurvived(
+                PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
+                throws Exception {
+            WorkloadReport history = writeHistory(db);
+            Relays relays = new Relays(db, kafka.servers(), "boot_kill", dir);
+            JobMetrics metrics = new JobMetrics(METRICS);
+            AtomicReference<LedgerRelay> relay = new AtomicReference<>();
+            AtomicReference<JobClient> job = new AtomicReference<>();
+            AtomicReference<MiniClusterFaults> faults = new AtomicReference<>();
+            AtomicReference<TaskManagerKill> kill = new AtomicReference<>();
+            try (RunningWorkload workload = RunningWorkload.start(live(), db);
+                    ChaosReport report = new ChaosReport("bootstrap-tm-killed", db)) {
+                workload.awaitMore(200);
+                workload.whilePaused(
+                        () -> {
+                            relay.set(relays.start("--snapshot-mode", "initial"));
+                            job.set(startJob(db, kafka, relays));
+                            faults.set(new MiniClusterFaults(cluster, job.get().getJobID()));
+                            long counted = history.started() / 8;
+                            await("the job to count %d history changes".formatted(counted))
+                                    .atMost(TotalsInvariant.TIMEOUT)
+                                    .pollInterval(Duration.ofMillis(20))
+                                    .until(() -> sum(metrics, job.get(), "passed") >= counted);
+                            kill.set(terminateMidCheckpoint(faults.get(), report));
+                            assertThat(
+                                            metrics
+                                                    .values(job.get().getJobID(), "watermarkFloor")
+                                                    .stream()
+                                                    .mapToLong(Long::longValue)
+                                                    .max()
+                                                    .orElse(Long.MIN_VALUE))
+                                    .as("dedup watermark floor after the restore: still none")
+                                    .isEqualTo(Long.MIN_VALUE);
+                        });
+                awaitSnapshotEnded(relay.get());
+                workload.awaitMore(AFTER_BOOTSTRAP);
+                WorkloadReport ledger = workload.stopAndDrain();
+                Comparison sinkAlone =
+                        TotalsInvariant.awaitSinkAloneHolds(db, TotalsInvariant.TIMEOUT);
+                kill.get().recovery().exact();
+                report.figure("history payments", history.started());
+                report.figure("live payments", ledger.started());
+                report.figure("restores", faults.get().restores());
+                report.figure(
+                        "kill hit the checkpoint in flight", kill.get().hitCheckpointInFlight());
+                report.figure("late events", new SinkTables(db).count("late_events"));
+                report.figure("result", sinkAlone.summary());
+                report.close();
+
+                assertThat(faults.get().restores()).as("restores").isPositive();
+                assertThat(new SinkTables(db).count("late_events")).as("late events").isZero();
+                assertThat(distinctDays(db)).as("days in the sink").isGreaterThanOrEqualTo(12);
+                job.get().cancel().get();
+            } finally {
+                if (relay.get() != null) {
+                    relay.get().close();
+                }
+                relays.dropSlot();
+            }
+        }
+
+        private JobClient startJob(PostgresEndpoint db, KafkaBootstrap kafka, Relays relays) {
+            try {
+                return PipelineJob.over(
+                                db, kafka.servers(), relays.topic(), dir.resolve("checkpoints"))
+                        .checkpointInterval(Duration.ofMillis(300))
+                        .start("bootstrap-tm-killed");
+            } catch (Exception e) {
+                throw new IllegalStateException("The job did not start", e);
+            }
+        }
+
+        private static TaskManagerKill terminateMidCheckpoint(
+                MiniClusterFaults faults, ChaosReport report) {
+            try {
+                return faults.terminateTaskManagerMidCheckpoint(report);
+            } catch (Exception e) {
+                throw new IllegalStateException("The task manager kill failed", e);
+            }
+        }
+
+        private static long sum(JobMetrics metrics, JobClient job, String name) {
+            return metrics.values(job.getJobID(), name).stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    /**
+     * The counterfactual: the same bootstrap with snapshot rows moving event time, as every
+     * streamed change does. The invariant still holds (what is missing went to late_events), but
+     * the sink alone is wrong: the test can see the flaw the hold fixes.
+     */
+    @Nested
+    class WithoutTheHold {
+
+        private final Path dir = WorkDirs.fresh("bootstrap-no-hold");
+
+        @Test
+        void historyIsJudgedLateAndTheSinkAloneIsWrong(PostgresEndpoint db, KafkaBootstrap kafka)
+                throws Exception {
+            writeHistory(db);
+            Relays relays = new Relays(db, kafka.servers(), "boot_nohold", dir);
+            try (LedgerRelay relay = relays.start("--snapshot-mode", "initial")) {
+                awaitSnapshotEnded(relay);
+                JobClient job =
+                        PipelineJob.over(
+                                        db,
+                                        kafka.servers(),
+                                        relays.topic(),
+                                        dir.resolve("checkpoints"))
+                                .set(JobOptions.HOLD_DURING_SNAPSHOT, false)
+                                .start("bootstrap-no-hold");
+                try (RunningWorkload workload = RunningWorkload.start(live(), db)) {
+                    workload.awaitMore(AFTER_BOOTSTRAP);
+                    workload.stopAndDrain();
+                }
+                Comparison sinkAndLate = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                Comparison sinkAlone = new LedgerOracle(db).compareWithSink();
+                long late = new SinkTables(db).count("late_events");
+                LOG.info(
+                        "Without the hold: {} merchant-days, sink alone wrong for {}, {} late"
+                                + " events from history",
+                        sinkAndLate.keys(),
+                        sinkAlone.differences().size(),
+                        late);
+                assertThat(late).as("history judged late").isGreaterThan(1_000);
+                assertThat(sinkAlone.differences())
+                        .as("merchant-days the sink alone gets wrong")
+                        .hasSizeGreaterThan(100);
+                job.cancel().get();
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.effonce.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.job.decode.LedgerRecord;
+import io.effonce.job.decode.PaymentChange;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.junit.jupiter.api.Test;
+
+class LedgerWatermarksTest {
+
+    private static final long DAY = Duration.ofDays(1).toMillis();
+    private static final long OUT_OF_ORDERNESS = 5_000;
+
+    @Test
+    void snapshotRowsHoldEventTimeUntilTheFirstStreamedRecord() {
+        LedgerWatermarks watermarks = new LedgerWatermarks(Duration.ofSeconds(5), true);
+        Emitted out = new Emitted();
+
+        feed(watermarks, LedgerRecord.snapshotRow(change(10 * DAY)), out);
+        feed(watermarks, LedgerRecord.snapshotRow(change(3 * DAY)), out);
+        assertThat(out.last()).as("watermark over history only").isEqualTo(Long.MIN_VALUE);
+
+        feed(watermarks, LedgerRecord.of(change(12 * DAY)), out);
+        assertThat(out.last()).isEqualTo(12 * DAY - OUT_OF_ORDERNESS - 1);
+    }
+
+    @Test
+    void aHeartbeatAfterTheSnapshotMovesEventTime() {
+        LedgerWatermarks watermarks = new LedgerWatermarks(Duration.ofSeconds(5), true);
+        Emitted out = new Emitted();
+        feed(watermarks, LedgerRecord.snapshotRow(change(10 * DAY)), out);
+        feed(watermarks, LedgerRecord.heartbeat(11 * DAY), out);
+        assertThat(out.last()).isEqualTo(11 * DAY - OUT_OF_ORDERNESS - 1);
+    }
+
+    @Test
+    void withoutTheHoldTheNewestHistoryRowMovesEventTimeAtOnce() {
+        LedgerWatermarks watermarks = new LedgerWatermarks(Duration.ofSeconds(5), false);
+        Emitted out = new Emitted();
+        feed(watermarks, LedgerRecord.snapshotRow(change(10 * DAY)), out);
+        feed(watermarks, LedgerRecord.snapshotRow(change(3 * DAY)), out);
+        // The row of day 3 would now be eight days late.
+        assertThat(out.last()).isEqualTo(10 * DAY - OUT_OF_ORDERNESS - 1);
+    }
+
+    private static void feed(LedgerWatermarks watermarks, LedgerRecord record, Emitted out) {
+        watermarks.onEvent(record, record.eventTime(), out);
+        watermarks.onPeriodicEmit(out);
+    }
+
+    private static PaymentChange change(long eventTime) {
+        return new PaymentChange(
+                "p" + eventTime,
+                "m1",
+                100,
+                "EUR",
+                "SUCCEEDED",
+                eventTime,
+                LocalDate.ofEpochDay(eventTime / DAY),
+                "t",
+                0,
+                0);
+    }
+
+    private static final class Emitted implements WatermarkOutput {
+        private final List<Long> marks = new ArrayList<>();
+
+        long last() {
+            return marks.get(marks.size() - 1);
+        }
+
+        @Override
+        public void emitWatermark(Watermark watermark) {
+            marks.add(watermark.getTimestamp());
+        }
+
+        @Override
+        public void markIdle() {}
+
+        @Override
+        public void markActive() {}
+    }
+}
