@@ -15,6 +15,7 @@ final class HealthLog implements AutoCloseable {
     private final RelayMetrics metrics;
     private final ScheduledExecutorService timer;
     private long lastChanges;
+    private long lastSnapshotRows;
     private long lastAtNanos = System.nanoTime();
 
     HealthLog(RelayMetrics metrics, Duration interval) {
@@ -49,7 +50,8 @@ final class HealthLog implements AutoCloseable {
                 changes,
                 metrics.heartbeatsPublished());
         long snapshotRows = metrics.snapshotRowsPublished();
-        if (snapshotRows > 0) {
+        if (snapshotRows != lastSnapshotRows) { // while the snapshot moves, and once when it ends
+            lastSnapshotRows = snapshotRows;
             LOG.info(
                     "Relay snapshot: {} rows of the existing ledger published, {}",
                     snapshotRows,

@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Change records go to their own topic with key = payment_id (UTF-8) and the Debezium envelope
  * as schemaless JSON. Debezium heartbeats become one {@link Heartbeats heartbeat record} on every
- * partition of the topic.
+ * partition of the topic, except inside an initial snapshot (after a snapshot row that is not the
+ * snapshot's last), where a heartbeat is held back: Debezium sends none there, and the job's event
+ * time depends on it.
  */
 final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRecord>> {
 
@@ -46,6 +48,9 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
     private final long haltAfterChanges;
     private final JsonConverter json = new JsonConverter();
     private boolean warnedOther;
+
+    /** Whether the last change published was a snapshot row other than the snapshot's last. */
+    private boolean inSnapshot;
 
     KafkaPublisher(
             Producer<byte[], byte[]> producer,
@@ -71,6 +76,7 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
         long heartbeats = 0;
         long snapshotRows = 0;
         boolean snapshotEnded = false;
+        long heartbeatsHeld = 0;
         long lsn = -1;
         long sourceTs = -1;
         for (RecordChangeEvent<SourceRecord> event : records) {
@@ -81,12 +87,21 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
                 if (r.value() instanceof Struct value && value.get("source") instanceof Struct s) {
                     lsn = s.getInt64("lsn") == null ? lsn : s.getInt64("lsn");
                     sourceTs = s.getInt64("ts_ms") == null ? sourceTs : s.getInt64("ts_ms");
-                    if (SNAPSHOT_READ.equals(value.get("op"))) {
+                    boolean snapshotRow = SNAPSHOT_READ.equals(value.get("op"));
+                    boolean lastRow = LAST_SNAPSHOT_ROW.equals(s.get("snapshot"));
+                    inSnapshot = snapshotRow && !lastRow;
+                    if (snapshotRow) {
                         snapshotRows++;
-                        snapshotEnded |= LAST_SNAPSHOT_ROW.equals(s.get("snapshot"));
+                        snapshotEnded |= lastRow;
                     }
                 }
             } else if (heartbeatDestination.equals(r.topic())) {
+                if (inSnapshot) {
+                    // A heartbeat is wall-clock time: inside the snapshot it would carry event time
+                    // past the history still to come, and the job would judge that history late.
+                    heartbeatsHeld++;
+                    continue;
+                }
                 long ts = Heartbeats.timestamp(r);
                 for (int p : partitions) {
                     sends.add(producer.send(Heartbeats.record(topic, p, ts, Heartbeats.lsn(r))));
@@ -108,7 +123,7 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
                         e.getCause());
             }
         }
-        metrics.snapshotPublished(snapshotRows, snapshotEnded);
+        metrics.snapshotPublished(snapshotRows, snapshotEnded, heartbeatsHeld);
         metrics.published(changes, heartbeats, lsn, sourceTs, System.currentTimeMillis());
         if (haltAfterChanges > 0 && metrics.changesPublished() >= haltAfterChanges) {
             // Test-only crash point: Kafka has the batch, the offset store does not.

@@ -18,6 +18,7 @@ public final class RelayMetrics {
     private final AtomicLong lastAckedAtMs = new AtomicLong(-1);
     private final AtomicLong snapshotRowsPublished = new AtomicLong();
     private final AtomicBoolean snapshotEnded = new AtomicBoolean();
+    private final AtomicLong heartbeatsHeld = new AtomicLong();
 
     /** Change records acknowledged by Kafka in this run. */
     public long changesPublished() {
@@ -67,8 +68,14 @@ public final class RelayMetrics {
         return snapshotEnded.get();
     }
 
-    void snapshotPublished(long rows, boolean ended) {
+    /** Heartbeats not published because they came inside the initial snapshot. */
+    public long heartbeatsHeld() {
+        return heartbeatsHeld.get();
+    }
+
+    void snapshotPublished(long rows, boolean ended, long heldHeartbeats) {
         snapshotRowsPublished.addAndGet(rows);
+        heartbeatsHeld.addAndGet(heldHeartbeats);
         if (ended) {
             snapshotEnded.set(true);
         }

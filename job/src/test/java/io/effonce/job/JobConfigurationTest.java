@@ -35,6 +35,7 @@ class JobConfigurationTest {
                             Map.entry("totals.counted-states", "SUCCEEDED;FAILED"),
                             Map.entry("watermark.out-of-orderness", "7 s"),
                             Map.entry("watermark.idleness", "45 s"),
+                            Map.entry("watermark.hold-during-snapshot", "false"),
                             Map.entry("pipeline.max-parallelism", "256"),
                             Map.entry("dead-letters.max-chars", "2048"),
                             Map.entry("dedup.horizon", "3 h"),

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.util.clock.ManualClock;
 import org.junit.jupiter.api.Test;
 
 class LedgerWatermarksTest {
@@ -17,9 +18,11 @@ class LedgerWatermarksTest {
     private static final long DAY = Duration.ofDays(1).toMillis();
     private static final long OUT_OF_ORDERNESS = 5_000;
 
+    private final ManualClock clock = new ManualClock();
+
     @Test
     void snapshotRowsHoldEventTimeUntilTheFirstStreamedRecord() {
-        LedgerWatermarks watermarks = new LedgerWatermarks(Duration.ofSeconds(5), true);
+        LedgerWatermarks watermarks = watermarks(true);
         Emitted out = new Emitted();
 
         feed(watermarks, LedgerRecord.snapshotRow(change(10 * DAY)), out);
@@ -32,7 +35,7 @@ class LedgerWatermarksTest {
 
     @Test
     void aHeartbeatAfterTheSnapshotMovesEventTime() {
-        LedgerWatermarks watermarks = new LedgerWatermarks(Duration.ofSeconds(5), true);
+        LedgerWatermarks watermarks = watermarks(true);
         Emitted out = new Emitted();
         feed(watermarks, LedgerRecord.snapshotRow(change(10 * DAY)), out);
         feed(watermarks, LedgerRecord.heartbeat(11 * DAY), out);
@@ -41,12 +44,49 @@ class LedgerWatermarksTest {
 
     @Test
     void withoutTheHoldTheNewestHistoryRowMovesEventTimeAtOnce() {
-        LedgerWatermarks watermarks = new LedgerWatermarks(Duration.ofSeconds(5), false);
+        LedgerWatermarks watermarks = watermarks(false);
         Emitted out = new Emitted();
         feed(watermarks, LedgerRecord.snapshotRow(change(10 * DAY)), out);
         feed(watermarks, LedgerRecord.snapshotRow(change(3 * DAY)), out);
         // The row of day 3 would now be eight days late.
         assertThat(out.last()).isEqualTo(10 * DAY - OUT_OF_ORDERNESS - 1);
+    }
+
+    @Test
+    void aPartitionInsideItsSnapshotNeverGoesIdleButOnePastItDoes() {
+        LedgerWatermarks watermarks = watermarks(true);
+        Emitted out = new Emitted();
+        feed(watermarks, LedgerRecord.snapshotRow(change(10 * DAY)), out);
+        silence(watermarks, out);
+        assertThat(out.idle).as("idle inside the snapshot").isFalse();
+
+        feed(watermarks, LedgerRecord.of(change(12 * DAY)), out);
+        silence(watermarks, out);
+        assertThat(out.idle).as("idle after the snapshot").isTrue();
+    }
+
+    @Test
+    void aPartitionIdleBeforeItsHistoryArrivesIsActiveAgainWithItsFirstRow() {
+        LedgerWatermarks watermarks = watermarks(true);
+        Emitted out = new Emitted();
+        silence(watermarks, out);
+        assertThat(out.idle).as("idle with nothing read").isTrue();
+
+        feed(watermarks, LedgerRecord.snapshotRow(change(10 * DAY)), out);
+        assertThat(out.idle).as("idle while reading history").isFalse();
+    }
+
+    /** Ten silent minutes, with periodic emits as Flink calls them. */
+    private void silence(LedgerWatermarks watermarks, Emitted out) {
+        for (int minute = 0; minute < 10; minute++) {
+            watermarks.onPeriodicEmit(out);
+            clock.advanceTime(Duration.ofMinutes(1));
+        }
+        watermarks.onPeriodicEmit(out);
+    }
+
+    private LedgerWatermarks watermarks(boolean hold) {
+        return new LedgerWatermarks(Duration.ofSeconds(5), hold, Duration.ofSeconds(30), clock);
     }
 
     private static void feed(LedgerWatermarks watermarks, LedgerRecord record, Emitted out) {
@@ -70,20 +110,27 @@ class LedgerWatermarksTest {
 
     private static final class Emitted implements WatermarkOutput {
         private final List<Long> marks = new ArrayList<>();
+        private boolean idle;
 
+        /** The last watermark emitted; none yet reads as the start of time. */
         long last() {
-            return marks.get(marks.size() - 1);
+            return marks.isEmpty() ? Long.MIN_VALUE : marks.get(marks.size() - 1);
         }
 
         @Override
         public void emitWatermark(Watermark watermark) {
             marks.add(watermark.getTimestamp());
+            idle = false;
         }
 
         @Override
-        public void markIdle() {}
+        public void markIdle() {
+            idle = true;
+        }
 
         @Override
-        public void markActive() {}
+        public void markActive() {
+            idle = false;
+        }
     }
 }
