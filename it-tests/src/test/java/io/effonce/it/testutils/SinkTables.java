@@ -44,6 +44,32 @@ public final class SinkTables {
         return ids;
     }
 
+    /**
+     * What late_events holds, for a failure message: how many, the range of their event times and
+     * of the watermark and floor they were judged against.
+     */
+    public String lateEventsSummary() {
+        StringBuilder out = new StringBuilder();
+        query(
+                "SELECT count(*), min(event_time), max(event_time), min(watermark),"
+                        + " max(watermark), min(floor), max(floor) FROM late_events",
+                rs ->
+                        out.append(rs.getLong(1))
+                                .append(" rows in late_events, event times ")
+                                .append(rs.getString(2))
+                                .append(" .. ")
+                                .append(rs.getString(3))
+                                .append(", judged against watermarks ")
+                                .append(rs.getString(4))
+                                .append(" .. ")
+                                .append(rs.getString(5))
+                                .append(" and floors ")
+                                .append(rs.getString(6))
+                                .append(" .. ")
+                                .append(rs.getString(7)));
+        return out.toString();
+    }
+
     public long count(String table) {
         return number("SELECT count(*) FROM " + table);
     }

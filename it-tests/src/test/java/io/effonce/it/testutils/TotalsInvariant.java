@@ -78,8 +78,8 @@ public final class TotalsInvariant {
                     "Never "
                             + what
                             + " ("
-                            + new SinkTables(db).count("late_events")
-                            + " rows in late_events): "
+                            + new SinkTables(db).lateEventsSummary()
+                            + "): "
                             + last.get(),
                     e);
         }

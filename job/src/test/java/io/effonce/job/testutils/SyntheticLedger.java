@@ -29,9 +29,14 @@ public final class SyntheticLedger {
     private int duplicates;
 
     public SyntheticLedger(int payments, Instant start, int days) {
+        this("pay_", payments, start, days);
+    }
+
+    /** The same, with payment ids {@code <idPrefix><i>}, so two ledgers can share a topic. */
+    public SyntheticLedger(String idPrefix, int payments, Instant start, int days) {
         long step = Duration.ofDays(days).toMillis() / payments;
         for (int i = 0; i < payments; i++) {
-            String id = "pay_" + i;
+            String id = idPrefix + i;
             String merchant = "m" + (i % 13);
             long amount = (i % 50 + 1) * 100L;
             String currency = i % 3 == 0 ? "USD" : "EUR";

@@ -1,0 +1,99 @@
+package io.effonce.job.upgrade;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.job.testutils.Topics;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.sink.store.MerchantDayKey;
+import java.net.URL;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.core.execution.JobClient;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Every release's whole-job savepoint ({@link JobSavepointFixture}) restores into the current job
+ * over the same topic, and the job goes on from it exactly: the restored sink state is flushed into
+ * an empty table (phase one's totals reappear), the restored ids drop phase one's re-deliveries,
+ * the restored floor rejects an old copy as late, and phase two is counted. A release that cannot
+ * restore an older savepoint needs a deliberate, documented migration (job/README.md, "Upgrades").
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class JobSavepointCompatibilityITCase {
+
+    @TempDir Path dir;
+
+    @ParameterizedTest(name = "release {0}")
+    @ValueSource(strings = {"0.1.0"})
+    void theSavepointRestoresAndTheJobGoesOnExactly(
+            String release, PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+        Path savepoint = copyOfFixture(release);
+        Topics.create(kafka.servers(), JobSavepointFixture.TOPIC, JobSavepointFixture.PARTITIONS);
+        // The same records at the same offsets as when the savepoint was taken, then what follows.
+        Topics.publish(
+                kafka.servers(),
+                JobSavepointFixture.TOPIC,
+                JobSavepointFixture.phaseOne().changes());
+        Topics.publish(
+                kafka.servers(),
+                JobSavepointFixture.TOPIC,
+                JobSavepointFixture.afterTheSavepoint());
+
+        JobClient job =
+                JobSavepointFixture.start(
+                        db, kafka.servers(), dir.resolve("checkpoints"), savepoint);
+        Map<MerchantDayKey, Long> expected =
+                new HashMap<>(JobSavepointFixture.phaseOne().expectedTotals());
+        expected.putAll(JobSavepointFixture.phaseTwo().expectedTotals());
+        try {
+            await("the sink to equal phase one (restored) plus phase two")
+                    .atMost(JobSavepointFixture.TIMEOUT)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> JobSavepointFixture.totals(db).equals(expected));
+            await("the old copy in late_events")
+                    .atMost(JobSavepointFixture.TIMEOUT)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> !lateEventIds(db).isEmpty());
+            assertThat(lateEventIds(db)).containsExactly("a_1:SUCCEEDED");
+            assertThat(JobSavepointFixture.totals(db)).isEqualTo(expected);
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    private Path copyOfFixture(String release) throws Exception {
+        String resource = "/savepoints/" + release + "/job/_metadata";
+        URL url = JobSavepointCompatibilityITCase.class.getResource(resource);
+        assertThat(url).as("fixture %s on the test classpath", resource).isNotNull();
+        Path from = Path.of(url.toURI()).getParent();
+        Path to = dir.resolve("savepoint-" + release);
+        JobSavepointFixture.copyTree(from, to);
+        return to;
+    }
+
+    private static List<String> lateEventIds(PostgresEndpoint db) throws Exception {
+        List<String> ids = new ArrayList<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT event_id FROM late_events")) {
+            while (rs.next()) {
+                ids.add(rs.getString(1));
+            }
+        }
+        return ids;
+    }
+}

@@ -1,0 +1,196 @@
+package io.effonce.job.upgrade;
+
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.job.JobOptions;
+import io.effonce.job.LedgerPipeline;
+import io.effonce.job.LedgerTotalsJobAccess;
+import io.effonce.job.sidetables.SideTables;
+import io.effonce.job.testutils.SyntheticLedger;
+import io.effonce.job.testutils.Topics;
+import io.effonce.local.EmbeddedKafka;
+import io.effonce.local.EmbeddedPostgres;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.SchemaTool;
+import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.store.PostgresTotalsStore;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The whole-job savepoint fixture of a release: the job run over a known change stream (phase one:
+ * 200 payments of 2026-11-28, with re-deliveries) until the sink equals it, then stopped with a
+ * savepoint (no drain). {@link #main} writes it to {@code
+ * src/test/resources/savepoints/<release>/job/}; {@code JobSavepointCompatibilityITCase} restores
+ * every release's into the current code over the same topic with phase two after it.
+ *
+ * <p>At the savepoint the day is open (nothing retired), so the state holds every phase-one key in
+ * daily totals and the sink, the ids of the changes within the horizon of the watermark, and a
+ * watermark floor late on 2026-11-28.
+ */
+public final class JobSavepointFixture {
+
+    /** The release whose fixture {@link #main} writes. */
+    public static final String RELEASE = "0.1.0";
+
+    static final String TOPIC = "upgrade.public.payments";
+    static final int PARTITIONS = 2;
+    static final int PARALLELISM = 2;
+    static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+    private JobSavepointFixture() {}
+
+    /** The change stream before the savepoint: one day, nothing retired yet. */
+    static SyntheticLedger phaseOne() {
+        return new SyntheticLedger("a_", 200, Instant.parse("2026-11-28T00:00:00Z"), 1);
+    }
+
+    /** Payments after the savepoint, the next day. */
+    static SyntheticLedger phaseTwo() {
+        return new SyntheticLedger("b_", 200, Instant.parse("2026-11-29T00:00:00Z"), 1);
+    }
+
+    /**
+     * What the relay sends after the savepoint: re-deliveries of phase one's last ten changes
+     * (their ids still remembered: dropped), a re-delivery of its first final change (below the
+     * floor: late), then phase two.
+     */
+    static List<SyntheticLedger.Change> afterTheSavepoint() {
+        List<SyntheticLedger.Change> one = phaseOne().changes();
+        List<SyntheticLedger.Change> records =
+                new ArrayList<>(one.subList(one.size() - 10, one.size()));
+        records.add(firstFinalChange());
+        records.addAll(phaseTwo().changes());
+        return records;
+    }
+
+    /** Phase one's first SUCCEEDED change: a_1 at 00:07 on 2026-11-28, far below the floor. */
+    static SyntheticLedger.Change firstFinalChange() {
+        return phaseOne().changes().stream()
+                .filter(c -> c.key().equals("a_1") && c.value().contains("SUCCEEDED"))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    /** The job over {@link #TOPIC} and {@code db}, restored from {@code savepoint} if not null. */
+    static JobClient start(PostgresEndpoint db, String kafka, Path checkpoints, Path savepoint)
+            throws Exception {
+        Configuration cluster = new Configuration();
+        cluster.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        if (savepoint != null) {
+            cluster.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint.toUri().toString());
+        }
+        cluster.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(cluster);
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(300);
+        Configuration job = new Configuration();
+        job.set(JobOptions.KAFKA_BOOTSTRAP, kafka);
+        job.set(JobOptions.TOPIC, TOPIC);
+        PostgresStoreConfig store =
+                PostgresStoreConfig.of(
+                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+        LedgerPipeline.build(
+                env,
+                job,
+                new LedgerPipeline.Endpoints(
+                        LedgerTotalsJobAccess.kafkaSource(job).build(),
+                        PostgresTotalsStore.factory(store),
+                        SideTables.lateEvents(store),
+                        SideTables.deadLetters(store)));
+        return env.executeAsync("savepoint-fixture");
+    }
+
+    /** merchant_daily_totals as (key → total_minor). */
+    static Map<MerchantDayKey, Long> totals(PostgresEndpoint db) throws SQLException {
+        Map<MerchantDayKey, Long> totals = new HashMap<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT merchant_id, day, currency, total_minor"
+                                        + " FROM merchant_daily_totals")) {
+            while (rs.next()) {
+                totals.put(
+                        new MerchantDayKey(
+                                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
+                        rs.getLong(4));
+            }
+        }
+        return totals;
+    }
+
+    /**
+     * Writes the fixture into {@code args[0]}/&lt;release&gt;/job (src/test/resources/savepoints).
+     */
+    public static void main(String[] args) throws Exception {
+        Path target = Path.of(args[0]).resolve(RELEASE).resolve("job");
+        Path work = Files.createTempDirectory("effonce-savepoint-fixture");
+        try (EmbeddedPostgres postgres = EmbeddedPostgres.start();
+                EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            PostgresEndpoint db = postgres.endpoint();
+            SchemaTool.applyAll(db);
+            Topics.create(kafka.bootstrapServers(), TOPIC, PARTITIONS);
+            Topics.publish(kafka.bootstrapServers(), TOPIC, phaseOne().changes());
+            JobClient job = start(db, kafka.bootstrapServers(), work.resolve("checkpoints"), null);
+            Map<MerchantDayKey, Long> expected = phaseOne().expectedTotals();
+            await("the sink to equal phase one")
+                    .atMost(TIMEOUT)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> totals(db).equals(expected));
+            String savepoint =
+                    job.stopWithSavepoint(
+                                    false,
+                                    work.resolve("savepoints").toUri().toString(),
+                                    SavepointFormatType.CANONICAL)
+                            .get();
+            copyTree(Path.of(URI.create(savepoint)), target);
+            System.out.println("Wrote the job savepoint of release " + RELEASE + " to " + target);
+        }
+    }
+
+    /** Copies the directory {@code from} to {@code to}, replacing what {@code to} held. */
+    static void copyTree(Path from, Path to) throws IOException {
+        if (Files.exists(to)) {
+            try (Stream<Path> old = Files.walk(to)) {
+                for (Path p : old.sorted((a, b) -> b.compareTo(a)).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path p : files.toList()) {
+                Path dest = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(dest);
+                } else {
+                    Files.copy(p, dest, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+}
