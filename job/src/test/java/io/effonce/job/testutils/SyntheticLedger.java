@@ -34,7 +34,12 @@ public final class SyntheticLedger {
 
     /** The same, with payment ids {@code <idPrefix><i>}, so two ledgers can share a topic. */
     public SyntheticLedger(String idPrefix, int payments, Instant start, int days) {
-        long step = Duration.ofDays(days).toMillis() / payments;
+        this(idPrefix, payments, start, Duration.ofDays(days));
+    }
+
+    /** The same, spread over {@code span} from {@code start}. */
+    public SyntheticLedger(String idPrefix, int payments, Instant start, Duration span) {
+        long step = span.toMillis() / payments;
         for (int i = 0; i < payments; i++) {
             String id = idPrefix + i;
             String merchant = "m" + (i % 13);

@@ -74,17 +74,35 @@ public final class JobSavepointFixture {
     }
 
     /**
+     * Payments of phase one's day after the savepoint, 23:55 to 23:59, above the floor: they add to
+     * the restored totals of the open day.
+     */
+    static SyntheticLedger endOfDayOne() {
+        return new SyntheticLedger(
+                "c_", 20, Instant.parse("2026-11-28T23:55:00Z"), Duration.ofMinutes(4));
+    }
+
+    /**
      * What the relay sends after the savepoint: re-deliveries of phase one's last ten changes
      * (their ids still remembered: dropped), a re-delivery of its first final change (below the
-     * floor: late), then phase two.
+     * floor: late), the end of day one, then phase two.
      */
     static List<SyntheticLedger.Change> afterTheSavepoint() {
         List<SyntheticLedger.Change> one = phaseOne().changes();
         List<SyntheticLedger.Change> records =
                 new ArrayList<>(one.subList(one.size() - 10, one.size()));
         records.add(firstFinalChange());
+        records.addAll(endOfDayOne().changes());
         records.addAll(phaseTwo().changes());
         return records;
+    }
+
+    /** The totals once everything after the savepoint is counted. */
+    static Map<MerchantDayKey, Long> expectedAtTheEnd() {
+        Map<MerchantDayKey, Long> expected = new HashMap<>(phaseOne().expectedTotals());
+        endOfDayOne().expectedTotals().forEach((k, v) -> expected.merge(k, v, Long::sum));
+        phaseTwo().expectedTotals().forEach((k, v) -> expected.merge(k, v, Long::sum));
+        return expected;
     }
 
     /** Phase one's first SUCCEEDED change: a_1 at 00:07 on 2026-11-28, far below the floor. */
