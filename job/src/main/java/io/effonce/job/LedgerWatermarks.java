@@ -2,12 +2,16 @@ package io.effonce.job;
 
 import io.effonce.job.decode.LedgerRecord;
 import java.time.Duration;
+import java.time.Instant;
 import org.apache.flink.api.common.eventtime.BoundedOutOfOrdernessWatermarks;
+import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.eventtime.WatermarksWithIdleness;
 import org.apache.flink.util.clock.RelativeClock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Event time of one Kafka partition: bounded out-of-orderness over streamed changes and heartbeats,
@@ -29,9 +33,23 @@ import org.apache.flink.util.clock.RelativeClock;
  */
 final class LedgerWatermarks implements WatermarkGenerator<LedgerRecord> {
 
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerWatermarks.class);
+
+    /**
+     * The watermark of a partition inside its snapshot: the earliest there is, so it moves no event
+     * time and judges nothing late, but a real watermark. Flink counts a source subtask as idle
+     * when its split outputs have never emitted a watermark and its main output is idle; the main
+     * output's generator sees no record (Kafka emits per split), so after {@code
+     * watermark.idleness} it goes idle, and a subtask whose partitions all hold still would drop
+     * out of the job's watermark while its history is still being read (measured: 7,428 to 29,537
+     * late changes over 1,000,000 payments before this).
+     */
+    static final long HELD = Long.MIN_VALUE + 1;
+
     private final WatermarkGenerator<LedgerRecord> streamed;
     private final boolean holdDuringSnapshot;
     private boolean inSnapshot;
+    private boolean streamedSeen;
 
     LedgerWatermarks(
             Duration outOfOrderness,
@@ -64,13 +82,38 @@ final class LedgerWatermarks implements WatermarkGenerator<LedgerRecord> {
     public void onEvent(LedgerRecord record, long eventTime, WatermarkOutput output) {
         boolean snapshotRow = holdDuringSnapshot && record.snapshotRow();
         if (snapshotRow && !inSnapshot) {
-            // The partition may have gone idle before its history arrived: count it again.
+            // The partition may have gone idle before its history arrived: count it again, and
+            // emit HELD so that Flink counts the whole source subtask as active (see HELD).
             output.markActive();
+            output.emitWatermark(new Watermark(HELD));
+            if (streamedSeen) {
+                LOG.warn(
+                        "A snapshot row after streamed records at {}: the history behind event"
+                                + " time may be judged late (was the relay's snapshot re-run?)",
+                        where(record));
+            }
+        } else if (!snapshotRow && inSnapshot) {
+            LOG.info("Past the relay's snapshot at {}: event time moves", where(record));
         }
+        streamedSeen |= !snapshotRow && record.change() != null;
         inSnapshot = snapshotRow;
         if (!inSnapshot) {
             streamed.onEvent(record, eventTime, output);
         }
+    }
+
+    private static String where(LedgerRecord record) {
+        if (record.change() != null) {
+            return record.change().topic()
+                    + "-"
+                    + record.change().partition()
+                    + " offset "
+                    + record.change().offset()
+                    + " (event time "
+                    + Instant.ofEpochMilli(record.change().eventTimeMillis())
+                    + ")";
+        }
+        return record.isHeartbeat() ? "a heartbeat" : "a dead letter";
     }
 
     @Override

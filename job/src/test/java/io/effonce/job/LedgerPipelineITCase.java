@@ -129,7 +129,7 @@ class LedgerPipelineITCase {
         return reasons;
     }
 
-    private static long count(PostgresEndpoint db, String sql) throws Exception {
+    static long count(PostgresEndpoint db, String sql) throws Exception {
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery(sql)) {

@@ -1,0 +1,136 @@
+package io.effonce.job;
+
+import static io.effonce.job.decode.Envelopes.after;
+import static io.effonce.job.decode.Envelopes.schemasOff;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.job.sidetables.SideTables;
+import io.effonce.job.testutils.Topics;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.store.PostgresTotalsStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A skewed snapshot: one partition holds a few history rows and then the present, the other a long
+ * history. The first partition's source subtask reaches the present almost at once; the second
+ * reads history for a while with its watermark held. With a short idleness, Flink would count that
+ * second subtask idle (its split outputs have emitted no watermark yet, its main output is idle)
+ * and judge the rest of its history against the present, unless the held partition emits its
+ * earliest-possible watermark ({@code LedgerWatermarks.HELD}). The verdict does not depend on
+ * speed: with the rule nothing is late however the two partitions interleave.
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class SnapshotHoldITCase {
+
+    private static final Instant HISTORY = Instant.parse("2026-10-01T00:00:00Z");
+    private static final Instant PRESENT = Instant.parse("2026-11-20T00:00:00Z");
+    private static final int LONG_HISTORY = 60_000;
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @Test
+    void aPartitionStillInItsHistoryIsNeverLeftBehindByOneInThePresent(
+            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+        String topic = "skewed.public.payments";
+        Topics.create(kafka.servers(), topic, 2);
+        Map<MerchantDayKey, Long> expected = new HashMap<>();
+        // Partition 1: ten history rows, then the present.
+        List<byte[]> quick = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            quick.add(row("q" + i, "r", HISTORY.plus(Duration.ofDays(i)), expected));
+        }
+        for (int i = 0; i < 100; i++) {
+            quick.add(row("n" + i, "c", PRESENT.plusSeconds(60L * i), expected));
+        }
+        // Partition 0: a long history over 40 days, then the present.
+        List<byte[]> slow = new ArrayList<>();
+        for (int i = 0; i < LONG_HISTORY; i++) {
+            slow.add(row("h" + i, "r", HISTORY.plusSeconds(57L * i), expected));
+        }
+        slow.add(row("m0", "c", PRESENT, expected));
+        Topics.publishRaw(kafka.servers(), topic, keyOf(1), quick);
+        Topics.publishRaw(kafka.servers(), topic, keyOf(0), slow);
+
+        Configuration config = new Configuration();
+        config.set(JobOptions.KAFKA_BOOTSTRAP, kafka.servers());
+        config.set(JobOptions.TOPIC, topic);
+        config.set(JobOptions.IDLENESS, Duration.ofMillis(100));
+        Configuration cluster = new Configuration();
+        cluster.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(cluster);
+        env.setParallelism(2);
+        env.enableCheckpointing(500);
+        PostgresStoreConfig postgres =
+                PostgresStoreConfig.of(
+                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+        LedgerPipeline.build(
+                env,
+                config,
+                new LedgerPipeline.Endpoints(
+                        LedgerTotalsJob.kafkaSource(config)
+                                .setBounded(OffsetsInitializer.latest())
+                                .build(),
+                        PostgresTotalsStore.factory(postgres),
+                        SideTables.lateEvents(postgres),
+                        SideTables.deadLetters(postgres)));
+        env.execute("skewed-snapshot");
+
+        assertThat(LedgerPipelineITCase.count(db, "SELECT count(*) FROM late_events"))
+                .as("history judged late")
+                .isZero();
+        assertThat(LedgerPipelineITCase.totals(db)).isEqualTo(expected);
+    }
+
+    private static byte[] row(
+            String id, String op, Instant at, Map<MerchantDayKey, Long> expected) {
+        String merchant = "m" + Math.floorMod(id.hashCode(), 7);
+        expected.merge(
+                new MerchantDayKey(merchant, at.atZone(ZoneOffset.UTC).toLocalDate(), "EUR"),
+                100L,
+                Long::sum);
+        String value =
+                schemasOff(after(id, merchant, 100, "EUR", "SUCCEEDED", at.toString()))
+                        .replace("\"op\":\"u\"", "\"op\":\"" + op + "\"");
+        return value.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A key Kafka's default partitioner sends to {@code partition} of two. */
+    private static String keyOf(int partition) {
+        for (int i = 0; ; i++) {
+            String key = "k" + i;
+            byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+            if (Utils.toPositive(Utils.murmur2(bytes)) % 2 == partition) {
+                return key;
+            }
+        }
+    }
+}
