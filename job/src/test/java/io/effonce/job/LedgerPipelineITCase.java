@@ -3,28 +3,24 @@ package io.effonce.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.job.decode.BadRecords;
-import io.effonce.job.sidetables.SideTables;
 import io.effonce.job.testutils.SyntheticLedger;
+import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.junit.KafkaExtension;
 import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.store.MerchantDayKey;
-import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.testutils.TotalsTable;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -71,23 +67,11 @@ class LedgerPipelineITCase {
                 StreamExecutionEnvironment.getExecutionEnvironment(cluster);
         env.setParallelism(2);
         env.enableCheckpointing(500);
-        PostgresStoreConfig postgres =
-                PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
-        LedgerPipeline.build(
-                env,
-                config,
-                new LedgerPipeline.Endpoints(
-                        LedgerTotalsJob.kafkaSource(config)
-                                .setBounded(OffsetsInitializer.latest())
-                                .build(),
-                        PostgresTotalsStore.factory(postgres),
-                        SideTables.lateEvents(postgres),
-                        SideTables.deadLetters(postgres)));
+        LedgerPipeline.build(env, config, TestEndpoints.bounded(config, db));
         env.execute("ledger-pipeline-itcase");
 
-        assertThat(totals(db)).isEqualTo(ledger.expectedTotals());
-        assertThat(totals(db).keySet())
+        assertThat(new TotalsTable(db).totals()).isEqualTo(ledger.expectedTotals());
+        assertThat(new TotalsTable(db).totals().keySet())
                 .extracting(MerchantDayKey::day)
                 .containsOnly(LocalDate.of(2026, 11, 28), LocalDate.of(2026, 11, 29));
         assertThat(deadLetterReasons(db))
@@ -98,23 +82,6 @@ class LedgerPipelineITCase {
                                         .anySatisfy(
                                                 b -> assertThat(reason).startsWith(b.reason())));
         assertThat(count(db, "SELECT count(*) FROM late_events")).isZero();
-    }
-
-    static Map<MerchantDayKey, Long> totals(PostgresEndpoint db) throws Exception {
-        Map<MerchantDayKey, Long> totals = new HashMap<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs =
-                        s.executeQuery(
-                                "SELECT merchant_id, day, currency, total_minor FROM merchant_daily_totals")) {
-            while (rs.next()) {
-                totals.put(
-                        new MerchantDayKey(
-                                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
-                        rs.getLong(4));
-            }
-        }
-        return totals;
     }
 
     private static List<String> deadLetterReasons(PostgresEndpoint db) throws Exception {

@@ -4,15 +4,14 @@ import static io.effonce.job.decode.Envelopes.after;
 import static io.effonce.job.decode.Envelopes.schemasOff;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.effonce.job.sidetables.SideTables;
+import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.junit.KafkaExtension;
 import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.store.MerchantDayKey;
-import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.testutils.TotalsTable;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -91,25 +89,13 @@ class SnapshotHoldITCase {
                 StreamExecutionEnvironment.getExecutionEnvironment(cluster);
         env.setParallelism(2);
         env.enableCheckpointing(500);
-        PostgresStoreConfig postgres =
-                PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
-        LedgerPipeline.build(
-                env,
-                config,
-                new LedgerPipeline.Endpoints(
-                        LedgerTotalsJob.kafkaSource(config)
-                                .setBounded(OffsetsInitializer.latest())
-                                .build(),
-                        PostgresTotalsStore.factory(postgres),
-                        SideTables.lateEvents(postgres),
-                        SideTables.deadLetters(postgres)));
+        LedgerPipeline.build(env, config, TestEndpoints.bounded(config, db));
         env.execute("skewed-snapshot");
 
         assertThat(LedgerPipelineITCase.count(db, "SELECT count(*) FROM late_events"))
                 .as("history judged late")
                 .isZero();
-        assertThat(LedgerPipelineITCase.totals(db)).isEqualTo(expected);
+        assertThat(new TotalsTable(db).totals()).isEqualTo(expected);
     }
 
     private static byte[] row(

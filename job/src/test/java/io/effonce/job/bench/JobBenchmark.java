@@ -3,6 +3,7 @@ package io.effonce.job.bench;
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
 import io.effonce.job.testutils.SyntheticLedger;
+import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
 import io.effonce.local.EmbeddedKafka;
 import io.effonce.local.EmbeddedPostgres;
@@ -63,7 +64,7 @@ public final class JobBenchmark {
                     StreamExecutionEnvironment.getExecutionEnvironment(config);
             env.setParallelism(2);
             env.enableCheckpointing(10_000);
-            LedgerPipeline.build(env, config, BenchEndpoints.bounded(config, db));
+            LedgerPipeline.build(env, config, TestEndpoints.bounded(config, db));
 
             long start = System.nanoTime();
             env.execute("effonce-job-benchmark");

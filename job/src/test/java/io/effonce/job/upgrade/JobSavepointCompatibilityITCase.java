@@ -9,6 +9,7 @@ import io.effonce.local.junit.KafkaExtension;
 import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.testutils.TotalsTable;
 import java.net.URL;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -67,12 +68,12 @@ class JobSavepointCompatibilityITCase {
                 await("the sink to equal phase one (restored), the end of its day and phase two")
                         .atMost(JobSavepointFixture.TIMEOUT)
                         .pollInterval(Duration.ofMillis(200))
-                        .until(() -> JobSavepointFixture.totals(db).equals(expected));
+                        .until(() -> new TotalsTable(db).totals().equals(expected));
             } catch (ConditionTimeoutException e) {
                 throw new AssertionError(
                         "The restored job never reached the expected totals; keys that differ"
                                 + " (expected vs actual): "
-                                + differences(expected, JobSavepointFixture.totals(db))
+                                + differences(expected, new TotalsTable(db).totals())
                                 + "; late_events: "
                                 + lateEventIds(db),
                         e);
@@ -82,7 +83,7 @@ class JobSavepointCompatibilityITCase {
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> !lateEventIds(db).isEmpty());
             assertThat(lateEventIds(db)).containsExactly("a_1:SUCCEEDED");
-            assertThat(JobSavepointFixture.totals(db)).isEqualTo(expected);
+            assertThat(new TotalsTable(db).totals()).isEqualTo(expected);
         } finally {
             job.cancel().get();
         }

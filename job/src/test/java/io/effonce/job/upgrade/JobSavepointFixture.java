@@ -4,29 +4,22 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
-import io.effonce.job.LedgerTotalsJobAccess;
-import io.effonce.job.sidetables.SideTables;
 import io.effonce.job.testutils.SyntheticLedger;
+import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
 import io.effonce.local.EmbeddedKafka;
 import io.effonce.local.EmbeddedPostgres;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.SchemaTool;
 import io.effonce.sink.store.MerchantDayKey;
-import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.testutils.TotalsTable;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -129,37 +122,8 @@ public final class JobSavepointFixture {
         Configuration job = new Configuration();
         job.set(JobOptions.KAFKA_BOOTSTRAP, kafka);
         job.set(JobOptions.TOPIC, TOPIC);
-        PostgresStoreConfig store =
-                PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
-        LedgerPipeline.build(
-                env,
-                job,
-                new LedgerPipeline.Endpoints(
-                        LedgerTotalsJobAccess.kafkaSource(job).build(),
-                        PostgresTotalsStore.factory(store),
-                        SideTables.lateEvents(store),
-                        SideTables.deadLetters(store)));
+        LedgerPipeline.build(env, job, TestEndpoints.unbounded(job, db));
         return env.executeAsync("savepoint-fixture");
-    }
-
-    /** merchant_daily_totals as (key → total_minor). */
-    static Map<MerchantDayKey, Long> totals(PostgresEndpoint db) throws SQLException {
-        Map<MerchantDayKey, Long> totals = new HashMap<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs =
-                        s.executeQuery(
-                                "SELECT merchant_id, day, currency, total_minor"
-                                        + " FROM merchant_daily_totals")) {
-            while (rs.next()) {
-                totals.put(
-                        new MerchantDayKey(
-                                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
-                        rs.getLong(4));
-            }
-        }
-        return totals;
     }
 
     /**
@@ -179,7 +143,7 @@ public final class JobSavepointFixture {
             await("the sink to equal phase one")
                     .atMost(TIMEOUT)
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> totals(db).equals(expected));
+                    .until(() -> new TotalsTable(db).totals().equals(expected));
             String savepoint =
                     job.stopWithSavepoint(
                                     false,

@@ -1,0 +1,42 @@
+package io.effonce.job.testutils;
+
+import io.effonce.job.LedgerPipeline;
+import io.effonce.job.LedgerTotalsJobAccess;
+import io.effonce.job.sidetables.SideTables;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.store.PostgresTotalsStore;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+
+/** The job's real endpoints (Kafka source, PostgreSQL sinks) over a test database. */
+public final class TestEndpoints {
+
+    private TestEndpoints() {}
+
+    /** The source reads until the job runs out of input at today's end offsets. */
+    public static LedgerPipeline.Endpoints bounded(ReadableConfig config, PostgresEndpoint db) {
+        return endpoints(config, db, true);
+    }
+
+    /** The source reads until the job is stopped, as in production. */
+    public static LedgerPipeline.Endpoints unbounded(ReadableConfig config, PostgresEndpoint db) {
+        return endpoints(config, db, false);
+    }
+
+    private static LedgerPipeline.Endpoints endpoints(
+            ReadableConfig config, PostgresEndpoint db, boolean bounded) {
+        PostgresStoreConfig postgres =
+                PostgresStoreConfig.of(
+                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+        var source = LedgerTotalsJobAccess.kafkaSource(config);
+        if (bounded) {
+            source.setBounded(OffsetsInitializer.latest());
+        }
+        return new LedgerPipeline.Endpoints(
+                source.build(),
+                PostgresTotalsStore.factory(postgres),
+                SideTables.lateEvents(postgres),
+                SideTables.deadLetters(postgres));
+    }
+}
