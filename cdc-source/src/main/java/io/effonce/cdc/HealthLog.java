@@ -17,9 +17,13 @@ final class HealthLog implements AutoCloseable {
     private long lastChanges;
     private long lastSnapshotRows;
     private long lastAtNanos = System.nanoTime();
+    private DelayHistogram.Snapshot lastCommitToRelay;
+    private DelayHistogram.Snapshot lastRelayToAck;
 
     HealthLog(RelayMetrics metrics, Duration interval) {
         this.metrics = metrics;
+        this.lastCommitToRelay = metrics.commitToRelay().snapshot();
+        this.lastRelayToAck = metrics.relayToAck().snapshot();
         this.timer =
                 Executors.newSingleThreadScheduledExecutor(
                         r -> {
@@ -49,6 +53,16 @@ final class HealthLog implements AutoCloseable {
                 lag,
                 changes,
                 metrics.heartbeatsPublished());
+        DelayHistogram.Snapshot toRelay = metrics.commitToRelay().snapshot();
+        DelayHistogram.Snapshot toAck = metrics.relayToAck().snapshot();
+        if (toRelay.since(lastCommitToRelay).count() > 0) {
+            LOG.info(
+                    "Relay delays since the last line: commit to relay {}; relay to Kafka ack {}",
+                    toRelay.since(lastCommitToRelay),
+                    toAck.since(lastRelayToAck));
+        }
+        lastCommitToRelay = toRelay;
+        lastRelayToAck = toAck;
         long snapshotRows = metrics.snapshotRowsPublished();
         if (snapshotRows != lastSnapshotRows) { // while the snapshot moves, and once when it ends
             lastSnapshotRows = snapshotRows;

@@ -71,6 +71,9 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
             List<RecordChangeEvent<SourceRecord>> records,
             RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
             throws InterruptedException {
+        long receivedAt = System.currentTimeMillis();
+        long[] commitTimes = new long[records.size()];
+        int streamed = 0;
         List<Future<RecordMetadata>> sends = new ArrayList<>(records.size() + partitions.size());
         long changes = 0;
         long heartbeats = 0;
@@ -93,6 +96,8 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
                     if (snapshotRow) {
                         snapshotRows++;
                         snapshotEnded |= lastRow;
+                    } else if (s.getInt64("ts_ms") != null) {
+                        commitTimes[streamed++] = s.getInt64("ts_ms");
                     }
                 }
             } else if (heartbeatDestination.equals(r.topic())) {
@@ -123,8 +128,13 @@ final class KafkaPublisher implements ChangeConsumer<RecordChangeEvent<SourceRec
                         e.getCause());
             }
         }
+        long ackedAt = System.currentTimeMillis();
+        for (int i = 0; i < streamed; i++) {
+            metrics.commitToRelay().record(receivedAt - commitTimes[i]);
+            metrics.relayToAck().record(ackedAt - receivedAt);
+        }
         metrics.snapshotPublished(snapshotRows, snapshotEnded, heartbeatsHeld);
-        metrics.published(changes, heartbeats, lsn, sourceTs, System.currentTimeMillis());
+        metrics.published(changes, heartbeats, lsn, sourceTs, ackedAt);
         if (haltAfterChanges > 0 && metrics.changesPublished() >= haltAfterChanges) {
             // Test-only crash point: Kafka has the batch, the offset store does not.
             LOG.warn(

@@ -19,6 +19,8 @@ public final class RelayMetrics {
     private final AtomicLong snapshotRowsPublished = new AtomicLong();
     private final AtomicBoolean snapshotEnded = new AtomicBoolean();
     private final AtomicLong heartbeatsHeld = new AtomicLong();
+    private final DelayHistogram commitToRelay = new DelayHistogram();
+    private final DelayHistogram relayToAck = new DelayHistogram();
 
     /** Change records acknowledged by Kafka in this run. */
     public long changesPublished() {
@@ -71,6 +73,22 @@ public final class RelayMetrics {
     /** Heartbeats not published because they came inside the initial snapshot. */
     public long heartbeatsHeld() {
         return heartbeatsHeld.get();
+    }
+
+    /**
+     * Per streamed change: from its commit ({@code source.ts_ms}) to the relay receiving it from
+     * Debezium (logical decoding, Debezium's queue and batching).
+     */
+    public DelayHistogram commitToRelay() {
+        return commitToRelay;
+    }
+
+    /**
+     * Per streamed change: from the relay receiving its batch to Kafka acknowledging the whole
+     * batch (conversion, sends, acks=all).
+     */
+    public DelayHistogram relayToAck() {
+        return relayToAck;
     }
 
     void snapshotPublished(long rows, boolean ended, long heldHeartbeats) {
