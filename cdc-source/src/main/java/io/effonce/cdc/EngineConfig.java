@@ -55,7 +55,7 @@ final class EngineConfig {
         p.setProperty("tombstones.on.delete", "false");
         p.setProperty("max.batch.size", Integer.toString(o.maxBatchSize));
         p.setProperty("max.queue.size", Integer.toString(Math.max(8192, 4 * o.maxBatchSize)));
-        p.setProperty("poll.interval.ms", "50");
+        p.setProperty("poll.interval.ms", Long.toString(o.pollInterval.toMillis()));
         // Fail fast on start-up errors; a supervisor restarts the relay from its offsets.
         p.setProperty("errors.max.retries", "0");
         return p;

@@ -231,6 +231,18 @@ public final class RelayOptions {
             defaultValue = "2048")
     int maxBatchSize;
 
+    @Option(
+            names = "--poll-interval",
+            paramLabel = "DURATION",
+            description =
+                    "Longest wait for more changes before a batch is handed over, and the pause"
+                            + " between reads of an idle replication stream: the relay's share of"
+                            + " freshness. Under load, batches fill up before it elapses."
+                            + " [EFFONCE_RELAY_POLL_INTERVAL] Default: ${DEFAULT-VALUE}",
+            defaultValue = "10ms",
+            converter = Durations.class)
+    Duration pollInterval;
+
     /** Test only: halt the JVM after Kafka acknowledged this many changes, before marking them. */
     @Option(names = "--test-halt-after-changes", hidden = true, defaultValue = "0")
     long haltAfterChanges;
@@ -291,6 +303,10 @@ public final class RelayOptions {
                 healthInterval.toMillis() > 0,
                 "--health-interval must be > 0, e.g. 30s; it only sets how often health is logged");
         check(maxBatchSize >= 1, "--max-batch-size must be >= 1");
+        check(
+                pollInterval.toMillis() >= 1 && pollInterval.toMillis() <= 5_000,
+                "--poll-interval must be between 1ms and 5s, e.g. 10ms; it bounds how long a"
+                        + " change waits for its batch");
         check(offsetsTopic == null || !offsetsTopic.isBlank(), "--offsets-topic must not be empty");
     }
 

@@ -91,6 +91,16 @@ public final class JobOptions {
                             "Payment states whose changes count toward a total; only these are"
                                     + " keyed, deduplicated and remembered.");
 
+    public static final ConfigOption<Duration> BUFFER_TIMEOUT =
+            ConfigOptions.key("network.buffer-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(10))
+                    .withDescription(
+                            "Longest time a record waits in a network buffer before it goes to the"
+                                    + " next operator (Flink's buffer timeout, for this job). The job"
+                                    + " has two shuffles, so this bounds their part of freshness;"
+                                    + " under load, buffers fill and leave sooner.");
+
     public static final ConfigOption<Duration> OUT_OF_ORDERNESS =
             ConfigOptions.key("watermark.out-of-orderness")
                     .durationType()

@@ -57,6 +57,7 @@ public final class LedgerPipeline {
     /** Adds the whole job to {@code env}. */
     public static void build(StreamExecutionEnvironment env, ReadableConfig config, Endpoints io) {
         env.setMaxParallelism(config.get(JobOptions.MAX_PARALLELISM));
+        env.setBufferTimeout(config.get(JobOptions.BUFFER_TIMEOUT).toMillis());
         // Every type has a serializer of its own; a Kryo fallback, which a later release may not
         // read back from a savepoint, fails here at graph build instead.
         Configuration noKryo = new Configuration();
@@ -105,7 +106,8 @@ public final class LedgerPipeline {
                 .valueType(TypeInformation.of(DailyTotal.class))
                 .options(config)
                 .build()
-                .writeFrom(totals, TypeInformation.of(MerchantDayKey.class), SINK_UID);
+                // Daily totals emit each key's total from the subtask that owns the key.
+                .writeFromSameKeyGroups(totals, TypeInformation.of(MerchantDayKey.class), SINK_UID);
 
         EventTimeDedup.lateCopies(accepted)
                 .map(LateEvent::of)

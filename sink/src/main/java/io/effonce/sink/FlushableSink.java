@@ -9,6 +9,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
@@ -48,7 +49,23 @@ public final class FlushableSink<K, V> {
      */
     public SingleOutputStreamOperator<Void> writeFrom(
             DataStream<SinkChange<K, V>> changes, TypeInformation<K> keyType, String uid) {
-        KeyedStream<SinkChange<K, V>, K> keyed = changes.keyBy(SinkChange::key, keyType);
+        return add(changes.keyBy(SinkChange::key, keyType), uid);
+    }
+
+    /**
+     * Adds the sink right behind an operator that is keyed by the same key, with the same
+     * parallelism and maximum parallelism, and emits each change from the subtask that owns its
+     * key: no shuffle, the sink runs chained in the same task. A change arriving in a subtask that
+     * does not own its key group fails the write (the fence checks every row's key group).
+     */
+    public SingleOutputStreamOperator<Void> writeFromSameKeyGroups(
+            DataStream<SinkChange<K, V>> changes, TypeInformation<K> keyType, String uid) {
+        return add(
+                DataStreamUtils.reinterpretAsKeyedStream(changes, SinkChange::key, keyType), uid);
+    }
+
+    private SingleOutputStreamOperator<Void> add(
+            KeyedStream<SinkChange<K, V>, K> keyed, String uid) {
         return keyed.transform("flushable-sink", Types.VOID, createOperator())
                 .uid(uid)
                 .name("Flushable sink: " + uid);

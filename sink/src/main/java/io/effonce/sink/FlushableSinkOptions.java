@@ -21,7 +21,7 @@ public final class FlushableSinkOptions {
     public static final ConfigOption<Duration> FLUSH_INTERVAL =
             ConfigOptions.key("sink.flush-interval")
                     .durationType()
-                    .defaultValue(Duration.ofMillis(200))
+                    .defaultValue(Duration.ofMillis(100))
                     .withDescription(
                             "Longest time an upsert waits in the buffer before it is written."
                                     + " The buffer is also written before every checkpoint barrier.");

@@ -57,11 +57,20 @@ final class DemoStack implements AutoCloseable {
                 options.jobJar,
                 options.parallelism,
                 // The relay's lag of a second is an hour of the demo's event time.
-                List.of("--dedup.horizon", "12h", "--watermark.out-of-orderness", "30min"));
+                List.of("--dedup.horizon", "12h", "--watermark.out-of-orderness", "30min"),
+                List.of());
     }
 
-    /** Starts every service and submits the job with the standard and {@code extraJobArgs}. */
-    static DemoStack start(Path workDir, Path jobJar, int parallelism, List<String> extraJobArgs)
+    /**
+     * Starts every service and submits the job, with the standard arguments and {@code
+     * extraJobArgs} for the job, {@code extraRelayArgs} for the relay.
+     */
+    static DemoStack start(
+            Path workDir,
+            Path jobJar,
+            int parallelism,
+            List<String> extraJobArgs,
+            List<String> extraRelayArgs)
             throws IOException {
         Path work = workDir.toAbsolutePath();
         Files2.deleteRecursively(work);
@@ -79,18 +88,21 @@ final class DemoStack implements AutoCloseable {
         String password = setPassword(ledger, "effonce_sink", sinkPassword);
 
         say("Starting the relay (Debezium → Kafka topic " + TOPIC_PREFIX + ".public.payments)");
+        List<String> relayArgs =
+                new ArrayList<>(
+                        List.of(
+                                "--db-url", ledger.jdbcUrl(),
+                                "--db-user", ledger.user(),
+                                "--slot", "effonce_demo",
+                                "--topic-prefix", TOPIC_PREFIX,
+                                "--partitions", "4",
+                                "--kafka-bootstrap", kafka.bootstrapServers(),
+                                "--offsets-file", work.resolve("relay.offsets").toString()));
+        relayArgs.addAll(extraRelayArgs);
         LedgerRelay relay =
                 LedgerRelay.start(
                         RelayCli.parse(
-                                new String[] {
-                                    "--db-url", ledger.jdbcUrl(),
-                                    "--db-user", ledger.user(),
-                                    "--slot", "effonce_demo",
-                                    "--topic-prefix", TOPIC_PREFIX,
-                                    "--partitions", "4",
-                                    "--kafka-bootstrap", kafka.bootstrapServers(),
-                                    "--offsets-file", work.resolve("relay.offsets").toString()
-                                },
+                                relayArgs.toArray(String[]::new),
                                 Map.of("EFFONCE_PG_PASSWORD", ledger.password())));
 
         say("Starting a Flink cluster: 1 JobManager, 2 TaskManagers, as OS processes");

@@ -67,17 +67,27 @@ final class CpuShares {
     }
 
     private static String part(ProcessHandle p) {
-        String command = p.info().commandLine().orElse("");
+        String command = commandLine(p);
         if (command.contains("TaskManagerRunner")) {
             return "Flink TaskManagers";
         }
         if (command.contains("ClusterEntrypoint")) {
             return "Flink JobManager";
         }
-        if (command.contains("postgres") || p.info().command().orElse("").endsWith("postgres")) {
+        if (command.startsWith("postgres") || command.contains("/bin/postgres")) {
             return "PostgreSQL";
         }
         return null; // not part of the stack
+    }
+
+    /** The process's arguments joined by spaces; empty once it is gone. */
+    private static String commandLine(ProcessHandle p) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline"));
+            return new String(raw, java.nio.charset.StandardCharsets.UTF_8).replace('\0', ' ');
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     /**

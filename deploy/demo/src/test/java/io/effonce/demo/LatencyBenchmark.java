@@ -31,22 +31,36 @@ import java.util.List;
  * <p>It measures without touching the path: per totals row, the sink's own {@code written_at} of
  * the row's final version minus the commit time of the last success it counts (one sample per
  * merchant-day, for any row whose last success came after the warm-up), split at the time Kafka
- * stamped on that change's record into the relay's and the job's share. With {@code --version-log}
- * a trigger also records every version of every row, so the delay of every success shows (at the
- * cost of one more insert per row write).
+ * stamped on that change's record into the relay's and the job's share. The commit time is
+ * PostgreSQL's ({@code source.ts_ms} of the change); the time from the change's {@code updated_at},
+ * which the workload sets at the start of its transaction, is shown beside it. With {@code
+ * --version-log} a trigger also records every version of every row, so the delay of every success
+ * shows (at the cost of one more insert per row write).
  */
 public final class LatencyBenchmark {
 
     private record Options(
-            List<Double> changesPerSecond, int seconds, int warmUpSeconds, boolean versionLog) {
+            List<Double> changesPerSecond,
+            int seconds,
+            int warmUpSeconds,
+            int merchants,
+            boolean versionLog,
+            List<String> jobArgs,
+            List<String> relayArgs) {
 
         static Options parse(String[] args) {
             List<Double> rates = List.of(2000.0, 2000.0, 2000.0, 500.0, 4000.0);
             int seconds = 60;
             int warmUp = 10;
+            int merchants = 1000;
             boolean versionLog = false;
+            List<String> jobArgs = new ArrayList<>();
+            List<String> relayArgs = new ArrayList<>();
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
+                    case "--job" -> jobArgs.addAll(List.of(args[++i].split(" ")));
+                    case "--relay" -> relayArgs.addAll(List.of(args[++i].split(" ")));
+                    case "--merchants" -> merchants = Integer.parseInt(args[++i]);
                     case "--rates" ->
                             rates =
                                     Arrays.stream(args[++i].split(","))
@@ -61,10 +75,11 @@ public final class LatencyBenchmark {
                                             + args[i]
                                             + "; use --rates 2000,2000,2000,500,4000 (changes/s,"
                                             + " one run each) --seconds 60 --warm-up 10"
-                                            + " [--version-log]");
+                                            + " --merchants 1000 [--version-log]"
+                                            + " [--job '--key value ...'] [--relay '--opt v ...']");
                 }
             }
-            return new Options(rates, seconds, warmUp, versionLog);
+            return new Options(rates, seconds, warmUp, merchants, versionLog, jobArgs, relayArgs);
         }
     }
 
@@ -75,7 +90,8 @@ public final class LatencyBenchmark {
                         Path.of("target/latency-bench"),
                         Path.of("job/target/effonce-job-0.1.0-SNAPSHOT-job.jar"),
                         2,
-                        List.of())) {
+                        options.jobArgs,
+                        options.relayArgs)) {
             if (options.versionLog) {
                 installVersionLog(stack.ledger);
             }
@@ -84,11 +100,15 @@ public final class LatencyBenchmark {
                             + " TaskManagers (OS processes), checkpoints every 2 s, PostgreSQL,"
                             + " Kafka, the relay and the workload on the same %d cores; runs of"
                             + " %d s, one after the other on the same stack, warm-up %d s;"
-                            + " version log %s%n",
+                            + " %d merchants; version log %s; extra job arguments %s, relay"
+                            + " arguments %s%n",
                     Runtime.getRuntime().availableProcessors(),
                     options.seconds,
                     options.warmUpSeconds,
-                    options.versionLog ? "on" : "off");
+                    options.merchants,
+                    options.versionLog ? "on" : "off",
+                    options.jobArgs,
+                    options.relayArgs);
             List<String> summary = new ArrayList<>();
             for (int run = 1; run <= options.changesPerSecond.size(); run++) {
                 summary.add(run(stack, options, run));
@@ -105,7 +125,11 @@ public final class LatencyBenchmark {
     private static String run(DemoStack stack, Options options, int run) throws Exception {
         double changesPerSecond = options.changesPerSecond.get(run - 1);
         WorkloadOptions.Builder workload =
-                WorkloadOptions.builder().scope("latency-" + run).seed(10 + run).batchSize(50);
+                WorkloadOptions.builder()
+                        .scope("latency-" + run)
+                        .seed(10 + run)
+                        .merchants(options.merchants)
+                        .batchSize(50);
         double paymentsPerSecond = changesPerSecond / changesPerPayment(workload.build());
         RelayMetrics relay = stack.relay.metrics();
         DelayHistogram.Snapshot toRelay = relay.commitToRelay().snapshot();
@@ -124,6 +148,7 @@ public final class LatencyBenchmark {
         Instant warm = start.plusSeconds(options.warmUpSeconds);
 
         List<Double> total = new ArrayList<>();
+        List<Double> fromEventTime = new ArrayList<>();
         List<Double> relayShare = new ArrayList<>();
         List<Double> jobShare = new ArrayList<>();
         RelayDelays kafka =
@@ -132,10 +157,12 @@ public final class LatencyBenchmark {
                         DemoStack.TOPIC_PREFIX + ".public.payments",
                         start.minusSeconds(5));
         for (LastSuccess row : lastSuccesses(stack.ledger, warm)) {
-            total.add((double) (row.writtenAt - row.committedAt));
+            fromEventTime.add((double) (row.writtenAt - row.updatedAt));
             long recordTime = kafka.recordTime(row.paymentId);
+            long committed = kafka.commitTime(row.paymentId);
             if (recordTime >= 0) {
-                relayShare.add((double) (recordTime - row.committedAt));
+                total.add((double) (row.writtenAt - committed));
+                relayShare.add((double) (recordTime - committed));
                 jobShare.add((double) (row.writtenAt - recordTime));
             }
         }
@@ -230,7 +257,7 @@ public final class LatencyBenchmark {
                         + " successes; the job is behind or stuck (see target/latency-bench)");
     }
 
-    private record LastSuccess(String paymentId, long committedAt, long writtenAt) {}
+    private record LastSuccess(String paymentId, long updatedAt, long writtenAt) {}
 
     /** Per totals row: its last success, if committed from {@code from}, and the row's time. */
     private static List<LastSuccess> lastSuccesses(PostgresEndpoint db, Instant from)

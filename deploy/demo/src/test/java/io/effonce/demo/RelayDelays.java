@@ -16,12 +16,14 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * The relay's share of each success's delay, from the topic alone: the time Kafka stamped on the
- * SUCCEEDED change's record (the relay's send) minus the change's commit time.
+ * SUCCEEDED change's record (the relay's send) minus the change's commit time ({@code
+ * source.ts_ms}, PostgreSQL's commit timestamp). The change's {@code updated_at} is earlier: the
+ * workload sets it at the start of its transaction.
  */
 final class RelayDelays {
 
-    /** Per payment id: the record time of its first SUCCEEDED change, and its commit time. */
-    final Map<String, long[]> byPayment = new HashMap<>();
+    /** Per payment id: record time, commit time and updated_at of its first SUCCEEDED change. */
+    private final Map<String, long[]> byPayment = new HashMap<>();
 
     private RelayDelays() {}
 
@@ -47,13 +49,18 @@ final class RelayDelays {
             }
             while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-                    JsonNode after = json.readTree(r.value()).path("after");
+                    JsonNode envelope = json.readTree(r.value());
+                    JsonNode after = envelope.path("after");
                     if (after.path("state").asText().equals("SUCCEEDED")) {
-                        long committed =
+                        long updatedAt =
                                 Instant.parse(after.path("updated_at").asText()).toEpochMilli();
                         delays.byPayment.putIfAbsent(
                                 after.path("payment_id").asText(),
-                                new long[] {r.timestamp(), committed});
+                                new long[] {
+                                    r.timestamp(),
+                                    envelope.path("source").path("ts_ms").asLong(),
+                                    updatedAt
+                                });
                     }
                 }
             }
@@ -69,11 +76,17 @@ final class RelayDelays {
         return t == null ? -1 : t[0];
     }
 
-    /** Record time minus commit time, for every success committed from {@code from}. */
+    /** Commit time of the payment's SUCCEEDED change, or -1 if it was not read. */
+    long commitTime(String paymentId) {
+        long[] t = byPayment.get(paymentId);
+        return t == null ? -1 : t[1];
+    }
+
+    /** Record time minus commit time, for every success whose updated_at is from {@code from}. */
     List<Double> delays(Instant from) {
         long fromMs = from.toEpochMilli();
         return byPayment.values().stream()
-                .filter(t -> t[1] >= fromMs)
+                .filter(t -> t[2] >= fromMs)
                 .map(t -> (double) (t[0] - t[1]))
                 .toList();
     }
