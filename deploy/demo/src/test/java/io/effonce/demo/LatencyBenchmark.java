@@ -180,6 +180,9 @@ public final class LatencyBenchmark {
         System.out.println(
                 "    job's share (Kafka record time → written_at): " + Stats.of(jobShare));
         System.out.println(
+                "  updated_at (start of the workload's transaction) → totals row, same rows: "
+                        + Stats.of(fromEventTime));
+        System.out.println(
                 "  commit → Kafka record, every success after warm-up: "
                         + Stats.of(kafka.delays(warm)));
         System.out.println(
