@@ -37,7 +37,7 @@ public final class LedgerTotalsJob {
     }
 
     /** The real Kafka source and PostgreSQL sinks, from options. */
-    static LedgerPipeline.Endpoints endpoints(ReadableConfig config) {
+    public static LedgerPipeline.Endpoints endpoints(ReadableConfig config) {
         PostgresStoreConfig postgres = postgres(config);
         return new LedgerPipeline.Endpoints(
                 kafkaSource(config).build(),

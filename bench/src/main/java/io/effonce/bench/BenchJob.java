@@ -1,0 +1,68 @@
+package io.effonce.bench;
+
+import io.effonce.job.JobOptions;
+import io.effonce.job.LedgerPipeline;
+import io.effonce.job.LedgerTotalsJob;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+
+/**
+ * One side of a pair, alone in a fresh JVM on a local MiniCluster: {@code effonce} (the job) or
+ * {@code sql} (its Flink SQL equivalent), reading the topic from its start and writing totals to
+ * PostgreSQL until the benchmark stops the process. Both run with the same parallelism, RocksDB and
+ * exactly-once checkpoints. The sink's password comes from {@code EFFONCE_SINK_PASSWORD}.
+ *
+ * <p>Arguments: {@code effonce|sql bootstrap topic jdbcUrl user parallelism checkpointMs}.
+ */
+public final class BenchJob {
+
+    static final String PASSWORD_ENV = "EFFONCE_SINK_PASSWORD";
+
+    /** The SQL equivalent's totals table, created by the benchmark in the run's database. */
+    static final String SQL_TABLE = "sql_daily_totals";
+
+    private BenchJob() {}
+
+    public static void main(String[] args) throws Exception {
+        String system = args[0];
+        String bootstrap = args[1];
+        String topic = args[2];
+        String jdbcUrl = args[3];
+        String user = args[4];
+        int parallelism = Integer.parseInt(args[5]);
+        long checkpointMs = Long.parseLong(args[6]);
+
+        Configuration config = new Configuration();
+        config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(checkpointMs, CheckpointingMode.EXACTLY_ONCE);
+        switch (system) {
+            case "effonce" -> {
+                config.set(JobOptions.KAFKA_BOOTSTRAP, bootstrap);
+                config.set(JobOptions.TOPIC, topic);
+                config.set(JobOptions.PG_URL, jdbcUrl);
+                config.set(JobOptions.PG_USER, user);
+                config.set(JobOptions.PG_PASSWORD_ENV, PASSWORD_ENV);
+                LedgerPipeline.build(env, config, LedgerTotalsJob.endpoints(config));
+                env.execute("effonce ledger totals (bench)");
+            }
+            case "sql" -> {
+                StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+                for (String statement :
+                        SqlEquivalent.statements(
+                                bootstrap, topic, jdbcUrl, user, System.getenv(PASSWORD_ENV))) {
+                    if (statement.startsWith("INSERT")) {
+                        tables.executeSql(statement).await();
+                    } else {
+                        tables.executeSql(statement);
+                    }
+                }
+            }
+            default -> throw new IllegalArgumentException("effonce or sql, not " + system);
+        }
+    }
+}

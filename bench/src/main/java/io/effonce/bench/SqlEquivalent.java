@@ -1,0 +1,62 @@
+package io.effonce.bench;
+
+import java.util.List;
+
+/**
+ * The job written the way Flink SQL users would write it: the relay's JSON envelopes from Kafka,
+ * the counted state kept first, deduplicated by payment id and state with {@code ROW_NUMBER} (first
+ * copy wins), summed per merchant, UTC day and currency, and upserted through the JDBC connector.
+ * It has none of the job's guarantees after a restore with changed logic (no flush, no late-event
+ * accounting, dedup state that grows without bound) — it is the speed to beat.
+ */
+final class SqlEquivalent {
+
+    private SqlEquivalent() {}
+
+    static List<String> statements(
+            String bootstrap, String topic, String jdbcUrl, String user, String password) {
+        return List.of(
+                "CREATE TABLE ledger_changes ("
+                        + " `after` ROW<payment_id STRING, merchant_id STRING, amount BIGINT,"
+                        + " currency STRING, state STRING, updated_at STRING>,"
+                        + " proc AS PROCTIME()"
+                        + ") WITH ("
+                        + " 'connector' = 'kafka',"
+                        + " 'topic' = '"
+                        + topic
+                        + "', 'properties.bootstrap.servers' = '"
+                        + bootstrap
+                        + "', 'properties.group.id' = 'effonce-bench-sql',"
+                        + " 'scan.startup.mode' = 'earliest-offset',"
+                        + " 'format' = 'json',"
+                        + " 'json.ignore-parse-errors' = 'true')",
+                "CREATE TABLE "
+                        + BenchJob.SQL_TABLE
+                        + " ("
+                        + " merchant_id STRING, `day` DATE, currency STRING,"
+                        + " total_minor BIGINT, payments BIGINT,"
+                        + " PRIMARY KEY (merchant_id, `day`, currency) NOT ENFORCED"
+                        + ") WITH ("
+                        + " 'connector' = 'jdbc',"
+                        + " 'url' = '"
+                        + jdbcUrl
+                        + "', 'table-name' = '"
+                        + BenchJob.SQL_TABLE
+                        + "', 'username' = '"
+                        + user
+                        + "', 'password' = '"
+                        + password
+                        + "')",
+                "INSERT INTO "
+                        + BenchJob.SQL_TABLE
+                        + " SELECT merchant_id, `day`, currency, SUM(amount), COUNT(*) FROM ("
+                        + "  SELECT merchant_id, `day`, currency, amount, ROW_NUMBER() OVER ("
+                        + "   PARTITION BY payment_id, state ORDER BY proc ASC) AS rn FROM ("
+                        + "    SELECT `after`.payment_id AS payment_id, `after`.state AS state,"
+                        + "     `after`.merchant_id AS merchant_id, `after`.currency AS currency,"
+                        + "     `after`.amount AS amount,"
+                        + "     CAST(SUBSTRING(`after`.updated_at FROM 1 FOR 10) AS DATE) AS `day`,"
+                        + "     proc FROM ledger_changes WHERE `after`.state = 'SUCCEEDED'))"
+                        + " WHERE rn = 1 GROUP BY merchant_id, `day`, currency");
+    }
+}

@@ -1,0 +1,241 @@
+package io.effonce.bench;
+
+import io.effonce.local.EmbeddedKafka;
+import io.effonce.local.EmbeddedPostgres;
+import io.effonce.local.LocalServices;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.SchemaTool;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The job and its Flink SQL equivalent, side by side on one topic: each run starts one of them in a
+ * fresh JVM (a cold MiniCluster), alternating which goes first, and is timed from the start of its
+ * JVM until its totals table equals the expected totals exactly. Prints records/s per run, the
+ * ratio per pair and the medians. Not a test; run it by hand (bench/README.md).
+ */
+public final class ThroughputBenchmark {
+
+    private static final String TOPIC = "bench.public.payments";
+
+    /** Upper bound of one run; a run that takes longer has a problem worth reading about. */
+    private static final Duration RUN_LIMIT = Duration.ofMinutes(20);
+
+    private ThroughputBenchmark() {}
+
+    public static void main(String[] args) throws Exception {
+        BenchOptions options = BenchOptions.parse(args);
+        try (EmbeddedPostgres pg = EmbeddedPostgres.start();
+                EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            long generate = System.nanoTime();
+            ChangeStream stream = new ChangeStream(options);
+            publish(kafka.bootstrapServers(), options.partitions(), stream);
+            System.out.printf(
+                    "input: %,d records on %d partitions (%,d payments, %,d re-sent copies),"
+                            + " %,d merchants Zipf(%.2f), %d days, %,d merchant-days expected;"
+                            + " generated and published in %.1f s%n",
+                    stream.records(),
+                    options.partitions(),
+                    stream.payments(),
+                    stream.copies(),
+                    options.merchants(),
+                    options.zipfExponent(),
+                    options.days(),
+                    stream.expectedTotals().size(),
+                    (System.nanoTime() - generate) / 1e9);
+            System.out.printf(
+                    "each run: a fresh JVM (-Xmx%s), local MiniCluster, parallelism %d, RocksDB,"
+                            + " exactly-once checkpoints every %d ms; timed from JVM start until"
+                            + " its table equals the expected totals%n",
+                    options.heap(), options.parallelism(), options.checkpointIntervalMs());
+
+            List<double[]> pairs = new ArrayList<>();
+            for (int pair = 1; pair <= options.pairs(); pair++) {
+                boolean sqlFirst = pair % 2 == 1;
+                Run first = run(sqlFirst ? "sql" : "effonce", pg, kafka, options, stream, pair);
+                Run second = run(sqlFirst ? "effonce" : "sql", pg, kafka, options, stream, pair);
+                Run sql = sqlFirst ? first : second;
+                Run effonce = sqlFirst ? second : first;
+                double ratio = effonce.recordsPerSecond() / sql.recordsPerSecond();
+                pairs.add(
+                        new double[] {
+                            sql.recordsPerSecond(),
+                            effonce.recordsPerSecond(),
+                            ratio,
+                            sql.steadyRecordsPerSecond(),
+                            effonce.steadyRecordsPerSecond()
+                        });
+                System.out.printf("pair %d: effonce / Flink SQL = %.2f%n", pair, ratio);
+            }
+            System.out.println();
+            System.out.println(
+                    "| pair | Flink SQL rec/s (steady) | effonce rec/s (steady) | ratio |");
+            System.out.println("|---|---|---|---|");
+            for (int i = 0; i < pairs.size(); i++) {
+                double[] p = pairs.get(i);
+                System.out.printf(
+                        "| %d | %,.0f (%,.0f) | %,.0f (%,.0f) | %.2f |%n",
+                        i + 1, p[0], p[3], p[1], p[4], p[2]);
+            }
+            System.out.printf(
+                    "median: Flink SQL %,.0f rec/s, effonce %,.0f rec/s, ratio %.2f%n",
+                    median(pairs, 0), median(pairs, 1), median(pairs, 2));
+        }
+    }
+
+    private record Run(String system, int records, double seconds, double steadySeconds) {
+        double recordsPerSecond() {
+            return records / seconds;
+        }
+
+        double steadyRecordsPerSecond() {
+            return records / steadySeconds;
+        }
+    }
+
+    private static Run run(
+            String system,
+            EmbeddedPostgres pg,
+            EmbeddedKafka kafka,
+            BenchOptions options,
+            ChangeStream stream,
+            int pair)
+            throws Exception {
+        PostgresEndpoint db = LocalServices.newDatabase(pg.endpoint(), "effonce_bench");
+        String table;
+        if (system.equals("effonce")) {
+            SchemaTool.applyAll(db);
+            table = "merchant_daily_totals";
+        } else {
+            try (Connection c = db.connect();
+                    Statement s = c.createStatement()) {
+                s.execute(
+                        "CREATE TABLE "
+                                + BenchJob.SQL_TABLE
+                                + " (merchant_id text, day date, currency char(3),"
+                                + " total_minor bigint NOT NULL, payments bigint NOT NULL,"
+                                + " PRIMARY KEY (merchant_id, day, currency))");
+            }
+            table = BenchJob.SQL_TABLE;
+        }
+        Path log = Files.createTempFile("effonce-bench-" + system + "-", ".log");
+        ProcessBuilder builder =
+                new ProcessBuilder(
+                                javaCommand(),
+                                "-Xmx" + options.heap(),
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                BenchJob.class.getName(),
+                                system,
+                                kafka.bootstrapServers(),
+                                TOPIC,
+                                db.jdbcUrl(),
+                                db.user(),
+                                Integer.toString(options.parallelism()),
+                                Long.toString(options.checkpointIntervalMs()))
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile());
+        builder.environment().put(BenchJob.PASSWORD_ENV, db.password());
+        long start = System.nanoTime();
+        Process job = builder.start();
+        try {
+            TotalsCheck check = new TotalsCheck(db, table, stream.expectedTotals());
+            long firstRow = -1;
+            long deadline = start + RUN_LIMIT.toNanos();
+            while (true) {
+                TotalsCheck.Progress progress = check.progress();
+                long now = System.nanoTime();
+                if (firstRow < 0 && progress.rows() > 0) {
+                    firstRow = now;
+                }
+                if (progress.sumsMatch() && check.exact()) {
+                    Run run =
+                            new Run(
+                                    system,
+                                    stream.records(),
+                                    (now - start) / 1e9,
+                                    (now - firstRow) / 1e9);
+                    System.out.printf(
+                            "pair %d, %-8s %,d records exact after %.1f s = %,.0f rec/s (first"
+                                    + " row after %.1f s; from then %,.0f rec/s)%n",
+                            pair,
+                            system + ":",
+                            run.records(),
+                            run.seconds(),
+                            run.recordsPerSecond(),
+                            (firstRow - start) / 1e9,
+                            run.steadyRecordsPerSecond());
+                    return run;
+                }
+                if (!job.isAlive() || now > deadline) {
+                    throw new IllegalStateException(
+                            system
+                                    + " did not reach the expected totals ("
+                                    + progress
+                                    + ") "
+                                    + (job.isAlive()
+                                            ? "within " + RUN_LIMIT.toMinutes() + " minutes"
+                                            : "before its JVM exited with " + job.exitValue())
+                                    + "; its output is in "
+                                    + log);
+                }
+                TimeUnit.MILLISECONDS.sleep(200); // pacing of the poll of the table
+            }
+        } finally {
+            job.destroyForcibly().waitFor();
+            Files.deleteIfExists(log);
+        }
+    }
+
+    private static void publish(String bootstrap, int partitions, ChangeStream stream)
+            throws Exception {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, partitions, (short) 1))).all().get();
+        }
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
+        try (var producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < stream.records(); i++) {
+                producer.send(
+                        new ProducerRecord<>(
+                                TOPIC,
+                                stream.key(i).getBytes(StandardCharsets.UTF_8),
+                                stream.value(i).getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+    }
+
+    private static String javaCommand() {
+        return ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
+    private static double median(List<double[]> rows, int column) {
+        double[] v = rows.stream().mapToDouble(r -> r[column]).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+}
