@@ -34,6 +34,7 @@ class JobConfigurationTest {
                             Map.entry("totals.zone", "Europe/Berlin"),
                             Map.entry("totals.counted-states", "SUCCEEDED;FAILED"),
                             Map.entry("watermark.out-of-orderness", "7 s"),
+                            Map.entry("network.buffer-timeout", "25 ms"),
                             Map.entry("watermark.idleness", "45 s"),
                             Map.entry("watermark.hold-during-snapshot", "false"),
                             Map.entry("pipeline.max-parallelism", "256"),
