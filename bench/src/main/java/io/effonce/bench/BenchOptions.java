@@ -1,6 +1,8 @@
 package io.effonce.bench;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /** What the throughput benchmark runs; every value has a default and a flag. */
 record BenchOptions(
@@ -15,12 +17,14 @@ record BenchOptions(
         long checkpointIntervalMs,
         String heap,
         long seed,
+        List<String> jvmOptions,
         Instant start) {
 
     static final String USAGE =
             "ThroughputBenchmark [--records 1000000] [--pairs 3] [--partitions 4]"
                     + " [--merchants 10000] [--zipf 1.1] [--days 3] [--duplicates 0.1]"
-                    + " [--parallelism 2] [--checkpoint-interval-ms 10000] [--heap 1g] [--seed 42]";
+                    + " [--parallelism 2] [--checkpoint-interval-ms 10000] [--heap 1g] [--seed 42]"
+                    + " [--jvm-option OPTION]... ({run} in OPTION becomes sql-1, effonce-1, ...)";
 
     static BenchOptions parse(String[] args) {
         int records = 1_000_000;
@@ -34,6 +38,7 @@ record BenchOptions(
         long checkpointMs = 10_000;
         String heap = "1g";
         long seed = 42;
+        List<String> jvmOptions = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (i + 1 >= args.length) {
@@ -52,6 +57,7 @@ record BenchOptions(
                 case "--checkpoint-interval-ms" -> checkpointMs = Long.parseLong(v);
                 case "--heap" -> heap = v;
                 case "--seed" -> seed = Long.parseLong(v);
+                case "--jvm-option" -> jvmOptions.add(v);
                 default ->
                         throw new IllegalArgumentException(
                                 "Unknown option " + flag + "; usage: " + USAGE);
@@ -75,6 +81,7 @@ record BenchOptions(
                 checkpointMs,
                 heap,
                 seed,
+                List.copyOf(jvmOptions),
                 Instant.parse("2026-11-01T00:00:00Z"));
     }
 }

@@ -135,22 +135,24 @@ public final class ThroughputBenchmark {
             table = BenchJob.SQL_TABLE;
         }
         Path log = Files.createTempFile("effonce-bench-" + system + "-", ".log");
+        List<String> command = new ArrayList<>(List.of(javaCommand(), "-Xmx" + options.heap()));
+        for (String option : options.jvmOptions()) {
+            command.add(option.replace("{run}", system + "-" + pair));
+        }
+        command.addAll(
+                List.of(
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        BenchJob.class.getName(),
+                        system,
+                        kafka.bootstrapServers(),
+                        TOPIC,
+                        db.jdbcUrl(),
+                        db.user(),
+                        Integer.toString(options.parallelism()),
+                        Long.toString(options.checkpointIntervalMs())));
         ProcessBuilder builder =
-                new ProcessBuilder(
-                                javaCommand(),
-                                "-Xmx" + options.heap(),
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                BenchJob.class.getName(),
-                                system,
-                                kafka.bootstrapServers(),
-                                TOPIC,
-                                db.jdbcUrl(),
-                                db.user(),
-                                Integer.toString(options.parallelism()),
-                                Long.toString(options.checkpointIntervalMs()))
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile());
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().put(BenchJob.PASSWORD_ENV, db.password());
         long start = System.nanoTime();
         Process job = builder.start();
@@ -198,7 +200,11 @@ public final class ThroughputBenchmark {
                 TimeUnit.MILLISECONDS.sleep(200); // pacing of the poll of the table
             }
         } finally {
-            job.destroyForcibly().waitFor();
+            // A polite stop first, so a flight recording asked for with --jvm-option is written.
+            job.destroy();
+            if (!job.waitFor(30, TimeUnit.SECONDS)) {
+                job.destroyForcibly().waitFor();
+            }
             Files.deleteIfExists(log);
         }
     }

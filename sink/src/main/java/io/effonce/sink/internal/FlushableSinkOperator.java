@@ -10,7 +10,9 @@ import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ValueState;
@@ -53,6 +55,14 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private final SinkSettings settings;
 
     private transient ValueState<V> lastValue;
+
+    /**
+     * Each key's last value since the last barrier ({@code null}: retired), written to {@link
+     * #lastValue} once per key before the next barrier: state is only read after a restore, so it
+     * only has to be right at a checkpoint.
+     */
+    private transient Map<K, V> changedSinceBarrier;
+
     private transient WriteBuffer<K, V> buffer;
     private transient TotalsStore<K, V> store;
     private transient QuarantiningWriter<K, V> writer;
@@ -87,6 +97,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     public void open() throws Exception {
         super.open();
         buffer = new WriteBuffer<>();
+        changedSinceBarrier = new HashMap<>();
         metrics = new SinkMetrics(getMetricGroup(), buffer::size, () -> barrierTag);
         TaskInfo task = getRuntimeContext().getTaskInfo();
         maxParallelism = task.getMaxNumberOfParallelSubtasks();
@@ -187,10 +198,10 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         if (change.isRetire()) {
             // The row stays as the final value; only the state goes. A pending upsert of this
             // key is still written.
-            lastValue.clear();
+            changedSinceBarrier.put(change.key(), null);
             return;
         }
-        lastValue.update(change.value());
+        changedSinceBarrier.put(change.key(), change.value());
         buffer.put(change.key(), change.value());
         if (buffer.size() >= settings.batchSize()) {
             writeBuffer();
@@ -200,8 +211,21 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
+        writeChangedState();
         // Everything tagged below checkpointId is durable before this subtask acknowledges it.
         writeBuffer();
+    }
+
+    private void writeChangedState() throws IOException {
+        for (Map.Entry<K, V> e : changedSinceBarrier.entrySet()) {
+            setCurrentKey(e.getKey());
+            if (e.getValue() == null) {
+                lastValue.clear();
+            } else {
+                lastValue.update(e.getValue());
+            }
+        }
+        changedSinceBarrier.clear();
     }
 
     @Override
@@ -218,6 +242,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
     @Override
     public void finish() throws Exception {
+        writeChangedState();
         writeBuffer();
         super.finish();
     }
