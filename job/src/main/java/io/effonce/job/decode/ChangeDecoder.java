@@ -152,7 +152,7 @@ public final class ChangeDecoder implements Serializable {
         }
         long eventTime;
         try {
-            Instant at = Instant.parse(updatedAt);
+            Instant at = UtcTimestamps.parse(updatedAt);
             if (at.isBefore(MIN_EVENT_TIME) || at.isAfter(MAX_EVENT_TIME)) {
                 return reject.because(
                         RejectReason.BAD_TIME,
