@@ -37,6 +37,17 @@ public final class BenchJob {
 
         Configuration config = new Configuration();
         config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        // Cluster settings for both systems alike: -Dflink.<key>=<value> (see --jvm-option).
+        System.getProperties()
+                .stringPropertyNames()
+                .forEach(
+                        name -> {
+                            if (name.startsWith("flink.")) {
+                                config.setString(
+                                        name.substring("flink.".length()),
+                                        System.getProperty(name));
+                            }
+                        });
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointMs, CheckpointingMode.EXACTLY_ONCE);
