@@ -1,5 +1,6 @@
 package io.effonce.bench;
 
+import io.effonce.local.workload.Zipf;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -40,7 +41,7 @@ final class ChangeStream {
         this.options = options;
         this.payments = (int) Math.round(options.records() / (2 * (1 + options.duplicateShare())));
         SplittableRandom random = new SplittableRandom(options.seed());
-        double[] merchantCdf = zipfCdf(options.merchants(), options.zipfExponent());
+        Zipf merchants = new Zipf(options.merchants(), options.zipfExponent());
         merchant = new int[payments];
         currency = new byte[payments];
         amount = new long[payments];
@@ -50,7 +51,7 @@ final class ChangeStream {
         long start = options.start().toEpochMilli();
         long span = options.days() * 86_400_000L;
         for (int p = 0; p < payments; p++) {
-            merchant[p] = pick(merchantCdf, random.nextDouble()) + 1;
+            merchant[p] = merchants.rank(random.nextDouble()) + 1;
             double c = random.nextDouble();
             currency[p] = (byte) (c < 0.6 ? 0 : c < 0.9 ? 1 : 2);
             amount[p] = 100 + random.nextLong(99_901);
@@ -171,24 +172,5 @@ final class ChangeStream {
 
     private static String paymentId(int p) {
         return "pay-" + p;
-    }
-
-    private static double[] zipfCdf(int n, double exponent) {
-        double[] cdf = new double[n];
-        double sum = 0;
-        for (int k = 1; k <= n; k++) {
-            sum += 1 / Math.pow(k, exponent);
-            cdf[k - 1] = sum;
-        }
-        for (int k = 0; k < n; k++) {
-            cdf[k] /= sum;
-        }
-        return cdf;
-    }
-
-    private static int pick(double[] cdf, double u) {
-        int i = Arrays.binarySearch(cdf, u);
-        int at = i >= 0 ? i + 1 : -i - 1;
-        return Math.min(at, cdf.length - 1);
     }
 }

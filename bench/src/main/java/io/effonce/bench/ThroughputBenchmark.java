@@ -2,6 +2,7 @@ package io.effonce.bench;
 
 import io.effonce.local.EmbeddedKafka;
 import io.effonce.local.EmbeddedPostgres;
+import io.effonce.local.Files2;
 import io.effonce.local.LocalServices;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.SchemaTool;
@@ -135,7 +136,16 @@ public final class ThroughputBenchmark {
             table = BenchJob.SQL_TABLE;
         }
         Path log = Files.createTempFile("effonce-bench-" + system + "-", ".log");
-        List<String> command = new ArrayList<>(List.of(javaCommand(), "-Xmx" + options.heap()));
+        // Checkpoints on disk, incremental, as deploy/flink-conf/config.yaml has them: the SQL
+        // job's dedup state outgrows the JobManager's 5 MB in-memory storage at 5M records.
+        Path checkpoints = Files.createTempDirectory("effonce-bench-checkpoints-");
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                javaCommand(),
+                                "-Xmx" + options.heap(),
+                                "-Dflink.execution.checkpointing.dir=" + checkpoints.toUri(),
+                                "-Dflink.execution.checkpointing.incremental=true"));
         for (String option : options.jvmOptions()) {
             command.add(option.replace("{run}", system + "-" + pair));
         }
@@ -156,6 +166,7 @@ public final class ThroughputBenchmark {
         builder.environment().put(BenchJob.PASSWORD_ENV, db.password());
         long start = System.nanoTime();
         Process job = builder.start();
+        boolean exact = false;
         try {
             TotalsCheck check = new TotalsCheck(db, table, stream.expectedTotals());
             long firstRow = -1;
@@ -183,6 +194,7 @@ public final class ThroughputBenchmark {
                             run.recordsPerSecond(),
                             (firstRow - start) / 1e9,
                             run.steadyRecordsPerSecond());
+                    exact = true;
                     return run;
                 }
                 if (!job.isAlive() || now > deadline) {
@@ -205,7 +217,10 @@ public final class ThroughputBenchmark {
             if (!job.waitFor(30, TimeUnit.SECONDS)) {
                 job.destroyForcibly().waitFor();
             }
-            Files.deleteIfExists(log);
+            Files2.deleteRecursively(checkpoints);
+            if (exact) {
+                Files.deleteIfExists(log); // a failed run's output stays, named in its error
+            }
         }
     }
 

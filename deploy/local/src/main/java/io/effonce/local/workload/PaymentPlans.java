@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -25,13 +24,13 @@ public final class PaymentPlans {
     private static final HexFormat HEX = HexFormat.of();
 
     private final WorkloadOptions options;
-    private final double[] merchantCdf;
-    private final double[] currencyCdf;
+    private final Zipf merchants;
+    private final Zipf currencies;
 
     public PaymentPlans(WorkloadOptions options) {
         this.options = options;
-        this.merchantCdf = zipfCdf(options.merchants(), options.zipfExponent());
-        this.currencyCdf = zipfCdf(options.currencies().size(), options.zipfExponent());
+        this.merchants = new Zipf(options.merchants(), options.zipfExponent());
+        this.currencies = new Zipf(options.currencies().size(), options.zipfExponent());
     }
 
     /** The plan of the {@code index}-th payment. */
@@ -41,8 +40,8 @@ public final class PaymentPlans {
         String callerId = options.scope() + "-u" + random.nextInt(options.callers());
         // Distinct indexes give distinct keys: mix() is a bijection.
         String clientKey = "k" + Long.toHexString(mix(index ^ (options.seed() << 32)));
-        String merchantId = "m" + (1 + pick(merchantCdf, random.nextDouble()));
-        String currency = options.currencies().get(pick(currencyCdf, random.nextDouble()));
+        String merchantId = "m" + (1 + merchants.rank(random.nextDouble()));
+        String currency = options.currencies().get(currencies.rank(random.nextDouble()));
         // Log-uniform between 1.00 and 2,000.00 in minor units.
         long amount = Math.round(100 * Math.pow(2000, random.nextDouble()));
         String orderId = "o" + index;
@@ -89,25 +88,6 @@ public final class PaymentPlans {
     /** The payment id derived from the request's scope: the same scope always gives the same id. */
     public static String paymentId(String callerId, String clientKey) {
         return "pay_" + sha256("payments:" + callerId + ":" + clientKey, 12);
-    }
-
-    static int pick(double[] cdf, double u) {
-        int i = Arrays.binarySearch(cdf, u);
-        int at = i >= 0 ? i + 1 : -i - 1;
-        return Math.min(at, cdf.length - 1);
-    }
-
-    static double[] zipfCdf(int n, double exponent) {
-        double[] cdf = new double[n];
-        double sum = 0;
-        for (int k = 1; k <= n; k++) {
-            sum += 1 / Math.pow(k, exponent);
-            cdf[k - 1] = sum;
-        }
-        for (int k = 0; k < n; k++) {
-            cdf[k] /= sum;
-        }
-        return cdf;
     }
 
     /** SplitMix64's finaliser: a bijection on longs that scatters neighbouring inputs. */
