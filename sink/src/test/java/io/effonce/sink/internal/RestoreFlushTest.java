@@ -107,4 +107,41 @@ class RestoreFlushTest {
             assertThat(table.values()).isEmpty();
         }
     }
+
+    /**
+     * State is written once per changed key before each barrier, not on every upsert: what a
+     * checkpoint holds must still be each key's last value, a key retired and set again between two
+     * barriers holds its new value, and a key set and then retired holds nothing.
+     */
+    @Test
+    void aCheckpointHoldsEachKeysLastChangeSinceThePreviousBarrier() throws Exception {
+        OperatorSubtaskState checkpointC;
+        try (var before = fresh(sink(table).build())) {
+            upsert(before, "back", 1);
+            upsert(before, "gone", 1);
+            checkpoint(before, C - 1);
+            for (long v = 2; v <= 40; v++) {
+                upsert(before, "hot", v);
+            }
+            io.effonce.sink.testutils.SinkHarnesses.retire(before, "back");
+            upsert(before, "back", 7);
+            upsert(before, "gone", 9);
+            io.effonce.sink.testutils.SinkHarnesses.retire(before, "gone");
+            checkpointC = checkpoint(before, C);
+            upsert(before, "hot", 99); // after barrier c: erased by the restore
+            before.prepareSnapshotPreBarrier(C + 1);
+        }
+
+        try (var after = restored(sink(table).build(), checkpointC, C, 1, 0)) {
+            assertThat(table.values())
+                    .as("restored state SETs hot and back; gone is not in state, its row stays")
+                    .containsEntry("hot", 40L)
+                    .containsEntry("back", 7L)
+                    .containsEntry("gone", 9L);
+            assertThat(table.row("hot").barrierTag()).isEqualTo(C);
+            assertThat(table.row("gone").barrierTag())
+                    .as("a retired key is not SET by the flush")
+                    .isEqualTo(C - 1);
+        }
+    }
 }
