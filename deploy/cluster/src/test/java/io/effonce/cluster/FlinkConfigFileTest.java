@@ -42,6 +42,7 @@ class FlinkConfigFileTest {
                     "org.apache.flink.configuration.StateRecoveryOptions",
                     "org.apache.flink.configuration.RpcOptions",
                     "org.apache.flink.configuration.PipelineOptions",
+                    "org.apache.flink.state.rocksdb.RocksDBConfigurableOptions",
                     "org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions");
 
     @TempDir Path dir;
