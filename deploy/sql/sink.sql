@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS sink_fences (
   sink_table   TEXT    NOT NULL,
   key_group    INTEGER NOT NULL,
   owner_token  BIGINT  NOT NULL,
-  owner_job    TEXT    NOT NULL,     -- Flink job id of the owner
+  owner_job    TEXT    NOT NULL,     -- '<Flink job id>/<run id>': the run id is made when the job graph is built
   owner_task   TEXT    NOT NULL,     -- "subtask i of n, attempt a", for operators
   taken_at     TIMESTAMPTZ NOT NULL DEFAULT now(),
   PRIMARY KEY (sink_table, key_group)

@@ -5,6 +5,7 @@ import io.effonce.sink.internal.SinkSettings;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.UUID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.ReadableConfig;
@@ -25,6 +26,13 @@ public final class FlushableSink<K, V> {
     private final TypeInformation<V> valueType;
     private final SinkSettings settings;
 
+    /**
+     * Made once, when the job's graph is built, and carried in it: every restart of the job, and a
+     * JobManager failover that recovers the graph, runs with the same id; a new deployment, even
+     * under the same job id, gets a new one.
+     */
+    private final String runId = UUID.randomUUID().toString();
+
     private FlushableSink(
             TotalsStoreFactory<K, V> storeFactory,
             TypeInformation<V> valueType,
@@ -40,7 +48,7 @@ public final class FlushableSink<K, V> {
 
     /** The operator, for tests and for callers that wire it themselves. */
     public FlushableSinkOperator<K, V> createOperator() {
-        return new FlushableSinkOperator<>(storeFactory, valueType, settings);
+        return new FlushableSinkOperator<>(storeFactory, valueType, settings, runId);
     }
 
     /**

@@ -54,6 +54,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private final TypeInformation<V> valueType;
     private final SinkSettings settings;
 
+    /** The run this operator belongs to: see {@code FlushableSink}'s run id. */
+    private final String runId;
+
     private transient ValueState<V> lastValue;
 
     /**
@@ -76,10 +79,12 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     public FlushableSinkOperator(
             TotalsStoreFactory<K, V> storeFactory,
             TypeInformation<V> valueType,
-            SinkSettings settings) {
+            SinkSettings settings,
+            String runId) {
         this.storeFactory = storeFactory;
         this.valueType = valueType;
         this.settings = settings;
+        this.runId = runId;
     }
 
     @Override
@@ -107,13 +112,15 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         task.getNumberOfParallelSubtasks(),
                         task.getIndexOfThisSubtask());
         KeyGroupSpan span = new KeyGroupSpan(range.getStartKeyGroup(), range.getEndKeyGroup());
-        String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
+        // The job id alone cannot tell a restart from a new deployment: with HA in application
+        // mode every deployment has the job id 00000000000000000000000000000000.
+        String owner = getRuntimeContext().getJobInfo().getJobId() + "/" + runId;
         store = storeFactory.create();
         writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
         Ownership ownership =
                 store.takeOwnership(
                         span,
-                        jobId,
+                        owner,
                         task.getTaskNameWithSubtasks() + " attempt " + task.getAttemptNumber());
         LOG.info(
                 "{} owns {} of {} with fencing token {} (previous owners: {}); restored checkpoint: {}",
@@ -125,10 +132,11 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                 restoredCheckpointId);
         if (restoredCheckpointId.isPresent()) {
             metrics.flushed(flushAfterRestore(restoredCheckpointId.getAsLong()));
-        } else if (ownership.previousJobs().contains(jobId)) {
-            // This job ran here before but completed no checkpoint: everything it wrote in this
+        } else if (ownership.previousJobs().contains(owner)) {
+            // This run of the job (a task restart, or a JobManager failover that recovered the
+            // graph) wrote here before but completed no checkpoint: everything it wrote in this
             // range belongs to an erased run. A flush from "checkpoint 0" with empty state
-            // removes exactly that.
+            // removes exactly that. A new deployment, whatever its job id, is a fresh start.
             metrics.flushed(flushAfterRestore(0L));
         } else {
             checkFreshStart(span);

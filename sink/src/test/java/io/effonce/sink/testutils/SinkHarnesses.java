@@ -3,8 +3,11 @@ package io.effonce.sink.testutils;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import java.time.Duration;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
@@ -47,6 +50,26 @@ public final class SinkHarnesses {
     public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
             fresh(FlushableSink<String, Long> sink) throws Exception {
         var h = harness(sink, 1, 0);
+        h.open();
+        return h;
+    }
+
+    /** A started harness with no restored state, in the job {@code job} (a fixed job id). */
+    public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
+            freshInJob(FlushableSink<String, Long> sink, JobID job) throws Exception {
+        MockEnvironment environment =
+                new MockEnvironmentBuilder()
+                        .setJobID(job)
+                        .setMaxParallelism(MAX_PARALLELISM)
+                        .setParallelism(1)
+                        .setSubtaskIndex(0)
+                        .build();
+        var h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        sink.createOperator(),
+                        SinkChange::key,
+                        TypeInformation.of(String.class),
+                        environment);
         h.open();
         return h;
     }
