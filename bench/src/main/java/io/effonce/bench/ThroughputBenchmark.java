@@ -100,7 +100,7 @@ public final class ThroughputBenchmark {
         }
     }
 
-    private record Run(String system, int records, double seconds, double steadySeconds) {
+    private record Run(int records, double seconds, double steadySeconds) {
         double recordsPerSecond() {
             return records / seconds;
         }
@@ -179,11 +179,7 @@ public final class ThroughputBenchmark {
                 }
                 if (progress.sumsMatch() && check.exact()) {
                     Run run =
-                            new Run(
-                                    system,
-                                    stream.records(),
-                                    (now - start) / 1e9,
-                                    (now - firstRow) / 1e9);
+                            new Run(stream.records(), (now - start) / 1e9, (now - firstRow) / 1e9);
                     System.out.printf(
                             "pair %d, %-8s %,d records exact after %.1f s = %,.0f rec/s (first"
                                     + " row after %.1f s; from then %,.0f rec/s)%n",
