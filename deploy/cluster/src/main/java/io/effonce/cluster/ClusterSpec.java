@@ -17,6 +17,8 @@ import java.util.Optional;
  * @param taskManagers TaskManagers started with the cluster
  * @param slotsPerTaskManager {@code taskmanager.numberOfTaskSlots}
  * @param fastFailover short heartbeats, quick restarts and fresh REST statistics, for tests
+ * @param highAvailability ZooKeeper high availability: a ZooKeeper server process, HA storage under
+ *     the work directory, and a standby JobManager beside the leader
  * @param overrides configuration values that replace the project's (applied last)
  * @param flinkHome a Flink distribution whose lib/ to run from, instead of the Maven jars
  * @param startTimeout how long start waits for the REST API and the TaskManagers
@@ -26,6 +28,7 @@ public record ClusterSpec(
         int taskManagers,
         int slotsPerTaskManager,
         boolean fastFailover,
+        boolean highAvailability,
         Map<String, String> overrides,
         Optional<Path> flinkHome,
         Duration startTimeout) {
@@ -46,6 +49,13 @@ public record ClusterSpec(
                     "rest.cache.checkpoint-statistics.timeout", "100ms",
                     "web.refresh-interval", "500ms");
 
+    /**
+     * What {@link Builder#fastFailover()} adds with high availability: a killed JobManager's
+     * ZooKeeper session, and with it its leadership, expires after 4 s instead of 60 s.
+     */
+    public static final Map<String, String> FAST_HA_FAILOVER =
+            Map.of("high-availability.zookeeper.client.session-timeout", "4s");
+
     public ClusterSpec {
         if (taskManagers < 0) {
             throw new IllegalArgumentException("taskManagers must be >= 0, was " + taskManagers);
@@ -58,6 +68,11 @@ public record ClusterSpec(
         overrides = Map.copyOf(overrides);
     }
 
+    /** JobManagers started with the cluster: the leader, and with high availability a standby. */
+    public int jobManagers() {
+        return highAvailability ? 2 : 1;
+    }
+
     /** A builder for a cluster working under {@code workDir}. */
     public static Builder builder(Path workDir) {
         return new Builder(workDir);
@@ -68,6 +83,9 @@ public record ClusterSpec(
         Map<String, String> all = new LinkedHashMap<>();
         if (fastFailover) {
             all.putAll(FAST_FAILOVER);
+            if (highAvailability) {
+                all.putAll(FAST_HA_FAILOVER);
+            }
         }
         all.put("taskmanager.numberOfTaskSlots", Integer.toString(slotsPerTaskManager));
         all.putAll(overrides);
@@ -80,6 +98,7 @@ public record ClusterSpec(
         private int taskManagers = 2;
         private int slots = 2;
         private boolean fastFailover;
+        private boolean highAvailability;
         private final Map<String, String> overrides = new LinkedHashMap<>();
         private Optional<Path> flinkHome = flinkHomeFromEnvironment();
         private Duration startTimeout = Duration.ofMinutes(3);
@@ -101,6 +120,15 @@ public record ClusterSpec(
         /** Applies {@link ClusterSpec#FAST_FAILOVER}. */
         public Builder fastFailover() {
             this.fastFailover = true;
+            return this;
+        }
+
+        /**
+         * ZooKeeper high availability: a ZooKeeper server as its own process, and a standby
+         * JobManager that takes over the jobs when the leader dies.
+         */
+        public Builder highAvailability() {
+            this.highAvailability = true;
             return this;
         }
 
@@ -133,7 +161,14 @@ public record ClusterSpec(
                         }
                     });
             return new ClusterSpec(
-                    workDir, taskManagers, slots, fastFailover, overrides, flinkHome, startTimeout);
+                    workDir,
+                    taskManagers,
+                    slots,
+                    fastFailover,
+                    highAvailability,
+                    overrides,
+                    flinkHome,
+                    startTimeout);
         }
 
         private static Optional<Path> flinkHomeFromEnvironment() {

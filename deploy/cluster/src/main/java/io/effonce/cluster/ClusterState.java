@@ -28,6 +28,9 @@ final class ClusterState {
         p.setProperty("rest.port", Integer.toString(restPort));
         for (FlinkProcess process : processes) {
             p.setProperty(process.name() + ".pid", Long.toString(process.pid()));
+            if (process.port() > 0) {
+                p.setProperty(process.name() + ".port", Integer.toString(process.port()));
+            }
         }
         store(p, workDir.resolve(FILE));
         writeString(workDir.resolve("classpath.txt"), classpath);

@@ -25,6 +25,11 @@ final class FlinkLauncher {
             "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
     static final String TASKMANAGER_CLASS =
             "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
+
+    /** Flink's own ZooKeeper server main, as bin/start-zookeeper-quorum.sh runs it. */
+    static final String ZOOKEEPER_CLASS =
+            "org.apache.flink.runtime.zookeeper.FlinkZooKeeperQuorumPeer";
+
     private static final String BASH_JAVA_UTILS =
             "org.apache.flink.runtime.util.bash.BashJavaUtils";
     private static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
@@ -82,10 +87,39 @@ final class FlinkLauncher {
         return flinkHome.toAbsolutePath().resolve("lib").resolve("*").toString();
     }
 
-    FlinkProcess startJobManager() {
+    /**
+     * Starts JobManager {@code index} serving REST on {@code restPort} (each JobManager of a
+     * high-availability cluster has its own).
+     */
+    FlinkProcess startJobManager(int index, int restPort) {
         prefetch();
         List<String> params = jobManagerParams.join();
-        return start(FlinkProcess.Role.JOBMANAGER, 0, params.get(0), params.get(1), List.of());
+        List<String> extra = List.of("-D", "rest.port=" + restPort);
+        return start(
+                FlinkProcess.Role.JOBMANAGER, index, restPort, params.get(0), params.get(1), extra);
+    }
+
+    /**
+     * Starts a single ZooKeeper server from Flink's class path (flink-runtime's quorum peer over
+     * the shaded ZooKeeper), configured by {@code zooCfg}, listening on {@code clientPort}.
+     */
+    FlinkProcess startZooKeeper(Path zooCfg, int clientPort) {
+        String name = FlinkProcess.name(FlinkProcess.Role.ZOOKEEPER, 0);
+        Path logFile = logDir.resolve(name + ".log");
+        List<String> cmd = new ArrayList<>();
+        cmd.add(javaExecutable());
+        cmd.add(marker);
+        cmd.add("-Xmx128m");
+        cmd.addAll(log4jFlags(logFile));
+        cmd.add("-classpath");
+        cmd.add(classpath);
+        cmd.add(ZOOKEEPER_CLASS);
+        cmd.add("--zkConfigFile");
+        cmd.add(zooCfg.toString());
+        cmd.add("--peerId");
+        cmd.add("1");
+        return new FlinkProcess(
+                FlinkProcess.Role.ZOOKEEPER, 0, launch(name, cmd, logDir), logFile, clientPort);
     }
 
     FlinkProcess startTaskManager(int index) {
@@ -93,12 +127,13 @@ final class FlinkLauncher {
         List<String> params = taskManagerParams.join();
         List<String> extra =
                 List.of("-D", "taskmanager.resource-id=" + FlinkProcess.resourceId(index));
-        return start(FlinkProcess.Role.TASKMANAGER, index, params.get(0), params.get(1), extra);
+        return start(FlinkProcess.Role.TASKMANAGER, index, 0, params.get(0), params.get(1), extra);
     }
 
     private FlinkProcess start(
             FlinkProcess.Role role,
             int index,
+            int port,
             String jvmParams,
             String dynamicConfigs,
             List<String> extraArgs) {
@@ -111,10 +146,7 @@ final class FlinkLauncher {
         cmd.addAll(split(config.get("env.java.opts.all").orElse("")));
         String roleKey = role == FlinkProcess.Role.JOBMANAGER ? "jobmanager" : "taskmanager";
         cmd.addAll(split(config.get("env.java.opts." + roleKey).orElse("")));
-        cmd.add("-Dlog.file=" + logFile);
-        String log4j = "file:" + confDir.resolve("log4j.properties");
-        cmd.add("-Dlog4j.configuration=" + log4j);
-        cmd.add("-Dlog4j.configurationFile=" + log4j);
+        cmd.addAll(log4jFlags(logFile));
         cmd.add("-classpath");
         cmd.add(classpath);
         cmd.add(role == FlinkProcess.Role.JOBMANAGER ? JOBMANAGER_CLASS : TASKMANAGER_CLASS);
@@ -122,6 +154,14 @@ final class FlinkLauncher {
         cmd.add(confDir.toString());
         cmd.addAll(split(dynamicConfigs));
         cmd.addAll(extraArgs);
+        return new FlinkProcess(role, index, launch(name, cmd, logDir), logFile, port);
+    }
+
+    /**
+     * Starts {@code cmd} detached from this JVM's streams: stdout and stderr to {@code
+     * <logDir>/<name>.out}, stdin from /dev/null.
+     */
+    static ProcessHandle launch(String name, List<String> cmd, Path logDir) {
         try {
             Process process =
                     new ProcessBuilder(cmd)
@@ -130,11 +170,19 @@ final class FlinkLauncher {
                             .redirectInput(
                                     ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                             .start();
-            LOG.info("Started {} (pid {}), log {}", name, process.pid(), logFile);
-            return new FlinkProcess(role, index, process.toHandle(), logFile);
+            LOG.info("Started {} (pid {}), log {}", name, process.pid(), logDir);
+            return process.toHandle();
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start " + name + ": " + cmd, e);
         }
+    }
+
+    private List<String> log4jFlags(Path logFile) {
+        String log4j = "file:" + confDir.resolve("log4j.properties");
+        return List.of(
+                "-Dlog.file=" + logFile,
+                "-Dlog4j.configuration=" + log4j,
+                "-Dlog4j.configurationFile=" + log4j);
     }
 
     /** Runs BashJavaUtils GET_JM/TM_RESOURCE_PARAMS: [JVM memory flags, dynamic -D properties]. */

@@ -10,15 +10,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One JobManager or TaskManager OS process of a {@link LocalFlinkCluster}, started by this JVM or
- * found again from the cluster's state file by a later command.
+ * One OS process of a {@link LocalFlinkCluster} — a JobManager, a TaskManager, or the ZooKeeper
+ * server of a high-availability cluster — started by this JVM or found again from the cluster's
+ * state file by a later command.
  */
 public final class FlinkProcess {
 
     private static final Logger LOG = LoggerFactory.getLogger(FlinkProcess.class);
 
-    /** What the process runs. */
+    /** What the process runs, in the order the cluster starts them (it stops them in reverse). */
     public enum Role {
+        ZOOKEEPER,
         JOBMANAGER,
         TASKMANAGER
     }
@@ -27,26 +29,39 @@ public final class FlinkProcess {
     private final int index;
     private final ProcessHandle handle;
     private final Path logFile;
+    private final int port;
 
-    FlinkProcess(Role role, int index, ProcessHandle handle, Path logFile) {
+    FlinkProcess(Role role, int index, ProcessHandle handle, Path logFile, int port) {
         this.role = role;
         this.index = index;
         this.handle = handle;
         this.logFile = logFile;
+        this.port = port;
     }
 
     public Role role() {
         return role;
     }
 
-    /** The TaskManager's number in this cluster (its resource id is {@code tm-<index>}). */
+    /**
+     * The process's number among its role: a TaskManager's resource id is {@code tm-<index>}; the
+     * first JobManager is 0, each standby started later the next number.
+     */
     public int index() {
         return index;
     }
 
-    /** "jobmanager" or "taskmanager-<index>", also the name of its log files. */
+    /**
+     * "jobmanager" (the first), "jobmanager-<index>", "taskmanager-<index>" or "zookeeper", also
+     * the name of its log files.
+     */
     public String name() {
         return name(role, index);
+    }
+
+    /** A JobManager's REST port, the ZooKeeper server's client port; 0 for a TaskManager. */
+    public int port() {
+        return port;
     }
 
     /** The TaskManager's Flink resource id, {@code tm-<index>}. */
@@ -107,7 +122,25 @@ public final class FlinkProcess {
     }
 
     static String name(Role role, int index) {
-        return role == Role.JOBMANAGER ? "jobmanager" : "taskmanager-" + index;
+        return switch (role) {
+            case ZOOKEEPER -> "zookeeper";
+            case JOBMANAGER -> index == 0 ? "jobmanager" : "jobmanager-" + index;
+            case TASKMANAGER -> "taskmanager-" + index;
+        };
+    }
+
+    /** The role of a process named by {@link #name()}. */
+    static Role roleOf(String name) {
+        if (name.equals("zookeeper")) {
+            return Role.ZOOKEEPER;
+        }
+        return name.startsWith("jobmanager") ? Role.JOBMANAGER : Role.TASKMANAGER;
+    }
+
+    /** The index of a process named by {@link #name()}. */
+    static int indexOf(String name) {
+        int dash = name.lastIndexOf('-');
+        return dash < 0 ? 0 : Integer.parseInt(name.substring(dash + 1));
     }
 
     static String resourceId(int index) {

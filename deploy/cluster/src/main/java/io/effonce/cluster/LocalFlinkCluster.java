@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import org.slf4j.Logger;
@@ -20,7 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A standalone Flink session cluster of separate OS processes on 127.0.0.1: one JobManager ({@code
  * StandaloneSessionClusterEntrypoint}) and N TaskManagers ({@code TaskManagerRunner}), run from the
- * module's Maven jars or from {@code FLINK_HOME}, configured from deploy/flink-conf.
+ * module's Maven jars or from {@code FLINK_HOME}, configured from deploy/flink-conf. With high
+ * availability also a ZooKeeper server and a standby JobManager, each with its own REST port; the
+ * REST client follows the leader through ZooKeeper.
  *
  * <p>{@link #start} owns its processes: {@link #close()} stops them all, and so does a shutdown
  * hook if the JVM exits first. {@link #attach} finds a cluster that another JVM started (the
@@ -34,6 +38,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     private final Path workDir;
     private final int restPort;
+    private final boolean highAvailability;
     private final String classpath;
     private final FlinkLauncher launcher;
     private final FlinkRestClient rest;
@@ -47,6 +52,11 @@ public final class LocalFlinkCluster implements AutoCloseable {
         this.launcher =
                 new FlinkLauncher(
                         classpath, workDir.resolve("conf"), logDir(workDir), marker(workDir));
+        this.highAvailability =
+                FlinkConfigFile.read(workDir.resolve("conf").resolve("config.yaml"))
+                        .get("high-availability.type")
+                        .filter(type -> !type.equals("none"))
+                        .isPresent();
         this.rest = new FlinkRestClient(URI.create("http://127.0.0.1:" + restPort));
         this.shutdownHook =
                 ownsProcesses ? new Thread(this::stopProcesses, "flink-cluster-stop") : null;
@@ -69,16 +79,28 @@ public final class LocalFlinkCluster implements AutoCloseable {
                     "A cluster from " + workDir + " is still running; stop it first");
         }
         long begin = System.nanoTime();
-        int[] ports = freePorts(2);
+        // REST and RPC of the first JobManager, ZooKeeper, REST of each further JobManager
+        int[] ports = freePorts(2 + spec.jobManagers());
         int restPort = ports[0];
-        writeConfig(spec, restPort, ports[1]);
+        int zooKeeperPort = ports[2];
+        writeConfig(spec, restPort, ports[1], zooKeeperPort);
         String classpath =
                 spec.flinkHome()
                         .map(FlinkLauncher::distributionClasspath)
                         .orElseGet(FlinkLauncher::mavenClasspath);
         LocalFlinkCluster cluster = new LocalFlinkCluster(workDir, restPort, classpath, true);
         try {
-            cluster.add(cluster.launcher.startJobManager());
+            if (spec.highAvailability()) {
+                cluster.add(
+                        LocalZooKeeper.start(
+                                cluster.launcher,
+                                workDir.resolve("zookeeper"),
+                                zooKeeperPort,
+                                spec.startTimeout()));
+            }
+            for (int i = 0; i < spec.jobManagers(); i++) {
+                cluster.add(cluster.launcher.startJobManager(i, i == 0 ? restPort : ports[2 + i]));
+            }
             for (int i = 0; i < spec.taskManagers(); i++) {
                 cluster.add(cluster.launcher.startTaskManager(i));
             }
@@ -92,10 +114,12 @@ public final class LocalFlinkCluster implements AutoCloseable {
             throw e;
         }
         LOG.info(
-                "Flink cluster up in {} ms: REST {}, {} TaskManagers, work dir {}",
+                "Flink cluster up in {} ms: REST {}, {} JobManager(s), {} TaskManagers{}, work dir {}",
                 (System.nanoTime() - begin) / 1_000_000,
                 cluster.restUri(),
+                spec.jobManagers(),
                 spec.taskManagers(),
+                spec.highAvailability() ? ", ZooKeeper HA on port " + zooKeeperPort : "",
                 workDir);
         return cluster;
     }
@@ -119,21 +143,17 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 continue;
             }
             String name = key.substring(0, key.length() - 4);
-            FlinkProcess.Role role =
-                    name.equals("jobmanager")
-                            ? FlinkProcess.Role.JOBMANAGER
-                            : FlinkProcess.Role.TASKMANAGER;
-            int index =
-                    role == FlinkProcess.Role.JOBMANAGER ? 0 : Integer.parseInt(name.substring(12));
+            int port = Integer.parseInt(p.getProperty(name + ".port", "0"));
             FlinkProcess.find(Long.parseLong(p.getProperty(key)), marker(dir))
                     .ifPresent(
                             h ->
                                     cluster.processes.add(
                                             new FlinkProcess(
-                                                    role,
-                                                    index,
+                                                    FlinkProcess.roleOf(name),
+                                                    FlinkProcess.indexOf(name),
                                                     h,
-                                                    logDir(dir).resolve(name + ".log"))));
+                                                    logDir(dir).resolve(name + ".log"),
+                                                    port)));
         }
         cluster.processes.sort(
                 (a, b) ->
@@ -179,6 +199,75 @@ public final class LocalFlinkCluster implements AutoCloseable {
         synchronized (processes) {
             return List.copyOf(processes);
         }
+    }
+
+    /** True when the cluster runs with ZooKeeper high availability. */
+    public boolean highAvailability() {
+        return highAvailability;
+    }
+
+    /** JobManagers still alive, by index: with high availability the leader and its standbys. */
+    public List<FlinkProcess> liveJobManagers() {
+        return processes().stream()
+                .filter(p -> p.role() == FlinkProcess.Role.JOBMANAGER && p.isAlive())
+                .toList();
+    }
+
+    /**
+     * The JobManager whose REST endpoint leads now (with high availability, the one ZooKeeper
+     * names; without, the only one). Fails when no live JobManager serves the leader's port.
+     */
+    public FlinkProcess leadingJobManager() {
+        int port = rest.baseUri().getPort();
+        return liveJobManagers().stream()
+                .filter(jm -> jm.port() == port)
+                .findFirst()
+                .orElseThrow(
+                        () ->
+                                new IllegalStateException(
+                                        "No live JobManager serves the leader's REST port "
+                                                + port
+                                                + "; live: "
+                                                + liveJobManagers()));
+    }
+
+    /** Waits until a live JobManager other than {@code former} leads, and returns it. */
+    public FlinkProcess awaitNewLeader(FlinkProcess former, Duration timeout) {
+        FlinkProcess[] leader = {null};
+        await("a JobManager other than %s leading".formatted(former.name()))
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(100))
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            leader[0] = leadingJobManager();
+                            return leader[0].pid() != former.pid();
+                        });
+        return leader[0];
+    }
+
+    /**
+     * Starts one more JobManager with the next free index: with high availability a standby on a
+     * port of its own; without, a replacement on the cluster's REST port (it knows nothing of the
+     * jobs the dead one ran). Does not wait for it.
+     */
+    public FlinkProcess startJobManager() {
+        int next =
+                processes().stream()
+                        .filter(p -> p.role() == FlinkProcess.Role.JOBMANAGER)
+                        .mapToInt(p -> p.index() + 1)
+                        .max()
+                        .orElse(0);
+        FlinkProcess jm =
+                launcher.startJobManager(next, highAvailability ? freePorts(1)[0] : restPort);
+        add(jm);
+        return jm;
+    }
+
+    /** Kills this JobManager with SIGKILL ({@code kill -9}) and waits until it is gone. */
+    public void killJobManager(FlinkProcess jobManager) {
+        jobManager.kill();
+        writeState();
     }
 
     /** TaskManagers still alive, by index. */
@@ -267,7 +356,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     private void stopProcesses() {
         List<FlinkProcess> all = new ArrayList<>(processes());
-        Collections.reverse(all); // TaskManagers first, the JobManager last
+        Collections.reverse(all); // TaskManagers first, then JobManagers, ZooKeeper last
         all.stream().filter(FlinkProcess::isAlive).forEach(p -> p.stop(STOP_GRACE));
     }
 
@@ -284,7 +373,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 processes().stream().filter(FlinkProcess::isAlive).toList());
     }
 
-    private static void writeConfig(ClusterSpec spec, int restPort, int rpcPort) {
+    private static void writeConfig(
+            ClusterSpec spec, int restPort, int rpcPort, int zooKeeperPort) {
         Path dir = spec.workDir();
         try {
             for (String sub :
@@ -304,8 +394,24 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 .set("io.tmp.dirs", dir.resolve("tmp").toString())
                 .set("web.upload.dir", dir.resolve("upload").toString())
                 .set("process.working-dir", dir.resolve("work").toString())
+                .setAll(spec.highAvailability() ? highAvailability(dir, zooKeeperPort) : Map.of())
                 .setAll(spec.effectiveOverrides())
                 .writeTo(dir.resolve("conf"));
+    }
+
+    /**
+     * ZooKeeper high availability: leader election, the job graphs and the completed checkpoints'
+     * pointers in ZooKeeper, their data under {@code ha/}; a JobManager's RPC port is chosen freely
+     * ({@code high-availability.jobmanager.port} 0), as two share the host.
+     */
+    private static Map<String, String> highAvailability(Path dir, int zooKeeperPort) {
+        Map<String, String> ha = new LinkedHashMap<>();
+        ha.put("high-availability.type", "zookeeper");
+        ha.put("high-availability.zookeeper.quorum", "127.0.0.1:" + zooKeeperPort);
+        ha.put("high-availability.storageDir", dir.resolve("ha").toUri().toString());
+        ha.put("high-availability.cluster-id", "/effonce-local");
+        ha.put("high-availability.jobmanager.port", "0");
+        return ha;
     }
 
     private static String lastLines(Path file, int n) {
