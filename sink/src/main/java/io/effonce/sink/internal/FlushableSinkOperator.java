@@ -13,11 +13,14 @@ import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -139,7 +142,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
             // removes exactly that. A new deployment, whatever its job id, is a fresh start.
             metrics.flushed(flushAfterRestore(0L));
         } else {
-            checkFreshStart(span);
+            checkFreshStart(span, ownership.previousJobs());
         }
         scheduleFlushTimer();
     }
@@ -177,7 +180,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         }
     }
 
-    private void checkFreshStart(KeyGroupSpan span) {
+    private void checkFreshStart(KeyGroupSpan span, Set<String> previousOwners) {
         if (!store.hasRows()) {
             return;
         }
@@ -187,8 +190,11 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                             + store.tableName()
                             + " already holds rows in "
                             + span
-                            + " and this job has no restored state to flush them against. Restore"
-                            + " the job from its last checkpoint or savepoint, or set "
+                            + ", written by "
+                            + previousOwners
+                            + ", and this job has no restored state to flush them against. "
+                            + whereToRestoreFrom(previousOwners)
+                            + " Or set "
                             + FlushableSinkOptions.RESET_ON_FRESH_START.key()
                             + "=true to delete those rows first.");
         }
@@ -198,6 +204,34 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                 deleted,
                 store.tableName(),
                 span);
+    }
+
+    /** Names the newest retained checkpoint of the previous owners, if the job can see one. */
+    private String whereToRestoreFrom(Set<String> previousOwners) {
+        Optional<String> dir = checkpointsDir();
+        Optional<String> newest = dir.flatMap(d -> RetainedCheckpoints.newest(d, previousOwners));
+        if (newest.isPresent()) {
+            return "Restore the job from the newest retained checkpoint, "
+                    + newest.get()
+                    + " (flink run -s "
+                    + newest.get()
+                    + " ...), or from a newer savepoint.";
+        }
+        return "Restore the job from its last retained checkpoint (in "
+                + dir.map(d -> d + "/<job id>/chk-<n>").orElse("execution.checkpointing.dir")
+                + ") or savepoint.";
+    }
+
+    /** {@code execution.checkpointing.dir}, from the job's configuration or the cluster's. */
+    private Optional<String> checkpointsDir() {
+        var env = getContainingTask().getEnvironment();
+        return env.getJobConfiguration()
+                .getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY)
+                .or(
+                        () ->
+                                env.getTaskManagerInfo()
+                                        .getConfiguration()
+                                        .getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY));
     }
 
     @Override
