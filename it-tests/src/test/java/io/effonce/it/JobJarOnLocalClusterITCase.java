@@ -11,6 +11,7 @@ import io.effonce.cluster.JobSubmission;
 import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.ClusterChaos;
+import io.effonce.it.testutils.JobJar;
 import io.effonce.it.testutils.OldChangeCopy;
 import io.effonce.it.testutils.Relays;
 import io.effonce.it.testutils.RunningWorkload;
@@ -25,7 +26,6 @@ import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.local.oracle.Comparison;
 import io.effonce.local.workload.WorkloadReport;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -75,28 +75,8 @@ class JobJarOnLocalClusterITCase {
         chaos.restoreTaskManagers();
     }
 
-    private static JobSubmission job(PostgresEndpoint db, KafkaBootstrap kafka, Relays relays)
-            throws Exception {
-        Path jar = Path.of(System.getProperty("effonce.job.jar"));
-        assertThat(jar).exists();
-        Path password = Files.createTempFile(DIR, "pg", ".password");
-        Files.writeString(password, db.password());
-        return JobSubmission.of(
-                        jar,
-                        "io.effonce.job.LedgerTotalsJob",
-                        "--kafka.bootstrap-servers",
-                        kafka.servers(),
-                        "--kafka.topic",
-                        relays.topic(),
-                        "--kafka.group-id",
-                        relays.topic(),
-                        "--postgres.url",
-                        db.jdbcUrl(),
-                        "--postgres.user",
-                        db.user(),
-                        "--postgres.password-file",
-                        password.toString())
-                .withParallelism(2);
+    private static JobSubmission job(PostgresEndpoint db, KafkaBootstrap kafka, Relays relays) {
+        return JobJar.submission(db, kafka.servers(), relays.topic(), DIR);
     }
 
     @Nested

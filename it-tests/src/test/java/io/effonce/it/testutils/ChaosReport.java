@@ -102,6 +102,7 @@ public final class ChaosReport implements AutoCloseable {
         private final int number;
         private final String kind;
         private final long faultAt;
+        private long leaderAt = -1;
         private long runningAt = -1;
         private long checkpointAt = -1;
         private long exactAt = -1;
@@ -110,6 +111,14 @@ public final class ChaosReport implements AutoCloseable {
             this.number = number;
             this.kind = kind;
             this.faultAt = faultAt;
+        }
+
+        /** A JobManager other than the killed one leads the cluster. */
+        public void newLeader(String label) {
+            synchronized (ChaosReport.this) {
+                leaderAt = now();
+                mark("leader", label + " (" + (leaderAt - faultAt) + " ms after the fault)");
+            }
         }
 
         /** The job runs again (every task RUNNING, restored from checkpoint or savepoint). */
@@ -187,11 +196,18 @@ public final class ChaosReport implements AutoCloseable {
         if (recoveries.isEmpty()) {
             return;
         }
+        if (anyLeaderChange()) {
+            figure("fault -> new leader ms (min/median/max)", spread(r -> r.since(r.leaderAt)));
+        }
         figure("fault -> running ms (min/median/max)", spread(r -> r.since(r.runningAt)));
         figure(
                 "fault -> first checkpoint ms (min/median/max)",
                 spread(r -> r.since(r.checkpointAt)));
         figure("fault -> exact ms (min/median/max)", spread(r -> r.since(r.exactAt)));
+    }
+
+    private boolean anyLeaderChange() {
+        return recoveries.stream().anyMatch(r -> r.leaderAt >= 0);
     }
 
     private String spread(ToLongFunction<Recovery> millis) {
@@ -214,14 +230,17 @@ public final class ChaosReport implements AutoCloseable {
         s.append("Chaos run: ").append(name).append("\n\n");
         figures.forEach((k, v) -> s.append(String.format(Locale.ROOT, "%-50s %s%n", k, v)));
         if (!recoveries.isEmpty()) {
+            boolean leaders = anyLeaderChange();
             s.append(
                     String.format(
                             Locale.ROOT,
-                            "%nRecovery, ms after each fault (-1: not reached)%n%3s  %-8s  %10s  %10s"
-                                    + "  %10s  %10s%n",
+                            "%nRecovery, ms after each fault (-1: not reached)%n%3s  %-8s  %10s  "
+                                    + (leaders ? "%10s  " : "%s")
+                                    + "%10s  %10s  %10s%n",
                             "#",
                             "fault",
                             "at (ms)",
+                            leaders ? "leader" : "",
                             "running",
                             "checkpoint",
                             "exact"));
@@ -229,10 +248,13 @@ public final class ChaosReport implements AutoCloseable {
                 s.append(
                         String.format(
                                 Locale.ROOT,
-                                "%3d  %-8s  %10d  %10d  %10d  %10d%n",
+                                "%3d  %-8s  %10d  "
+                                        + (leaders ? "%10d  " : "%s")
+                                        + "%10d  %10d  %10d%n",
                                 r.number,
                                 r.kind,
                                 r.faultAt,
+                                leaders ? r.since(r.leaderAt) : "",
                                 r.since(r.runningAt),
                                 r.since(r.checkpointAt),
                                 r.since(r.exactAt)));

@@ -12,9 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Faults on the real multi-process cluster: {@code kill -9} of the TaskManager running the job
- * while a checkpoint is in progress (seen through the REST API's checkpoint statistics), with a
- * replacement started.
+ * Faults on the real multi-process cluster: {@code kill -9} of the TaskManager running the job, or
+ * of the leading JobManager (alone or with a TaskManager), while a checkpoint is in progress (seen
+ * through the REST API's checkpoint statistics), with a replacement started.
  */
 public final class ClusterChaos {
 
@@ -42,6 +42,87 @@ public final class ClusterChaos {
         FlinkJobs jobs = cluster.jobs();
         CheckpointStats before = cluster.rest().checkpoints(jobId);
         FlinkProcess victim = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
+        long inFlight = awaitCheckpointInProgress(jobId);
+        ChaosReport.Recovery recovery =
+                report.fault(
+                        "kill",
+                        "kill -9 of %s during checkpoint %d".formatted(victim.name(), inFlight));
+        cluster.killTaskManager(victim.index());
+        cluster.startTaskManager();
+        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), TIMEOUT);
+        recovery.running("restored from checkpoint " + after.latestRestoredId());
+        recovery.checkpointed(
+                jobs.awaitCheckpointAfter(jobId, after.latestRestoredId()).latestCompletedId());
+        cluster.awaitTaskManagers(taskManagers, TIMEOUT);
+        String status = checkpointStatus(jobId, inFlight);
+        LOG.info(
+                "kill -9 of {} during checkpoint {} (now {}); restored from {}, restores {}",
+                victim.name(),
+                inFlight,
+                status,
+                after.latestRestoredId(),
+                after.restored());
+        return new TaskManagerKill(recovery, "FAILED".equals(status));
+    }
+
+    /**
+     * Kills the leading JobManager as soon as a checkpoint of {@code jobId} is in progress — and,
+     * if {@code withTaskManager}, at the same moment a TaskManager of the job — starts a new
+     * standby (and a replacement TaskManager), and waits for each moment of the recovery, marked in
+     * {@code report}: a new leader, the job restored under it from a checkpoint at least as new as
+     * the last one completed before the kill and running, its first checkpoint after that. The job
+     * keeps its id: the new leader recovers it from ZooKeeper and the HA storage.
+     */
+    public JobManagerKill killLeadingJobManagerMidCheckpoint(
+            String jobId, boolean withTaskManager, ChaosReport report) {
+        FlinkJobs jobs = cluster.jobs();
+        FlinkProcess leader = cluster.leadingJobManager();
+        FlinkProcess taskManager =
+                withTaskManager
+                        ? cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next())
+                        : null;
+        long inFlight = awaitCheckpointInProgress(jobId);
+        long completedBefore = cluster.rest().checkpoints(jobId).latestCompletedId();
+        ChaosReport.Recovery recovery =
+                report.fault(
+                        "kill",
+                        "kill -9 of leading %s%s during checkpoint %d (last completed %d)"
+                                .formatted(
+                                        leader.name(),
+                                        withTaskManager ? " and " + taskManager.name() : "",
+                                        inFlight,
+                                        completedBefore));
+        if (withTaskManager) {
+            // both at once: the TaskManager first, so it cannot finish the checkpoint meanwhile
+            taskManager.kill();
+        }
+        cluster.killJobManager(leader);
+        cluster.startJobManager();
+        if (withTaskManager) {
+            cluster.startTaskManager();
+        }
+        FlinkProcess newLeader = cluster.awaitNewLeader(leader, TIMEOUT);
+        recovery.newLeader(newLeader.name() + " leads");
+        // the new leader's JobMaster counts restores from zero: one restore means it restored
+        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, 0, TIMEOUT);
+        recovery.running(
+                "restored from checkpoint %d under %s"
+                        .formatted(after.latestRestoredId(), newLeader.name()));
+        recovery.checkpointed(
+                jobs.awaitCheckpointAfter(jobId, after.latestRestoredId()).latestCompletedId());
+        cluster.awaitTaskManagers(taskManagers, TIMEOUT);
+        LOG.info(
+                "kill -9 of leading {} during checkpoint {}; {} leads, restored from {}",
+                leader.name(),
+                inFlight,
+                newLeader.name(),
+                after.latestRestoredId());
+        return new JobManagerKill(
+                recovery, inFlight, completedBefore, after.latestRestoredId(), newLeader);
+    }
+
+    /** Waits until a checkpoint of the job is in progress; returns its id. */
+    private long awaitCheckpointInProgress(String jobId) {
         long[] inFlight = {-1};
         await("a checkpoint of job %s in progress".formatted(jobId))
                 .atMost(TIMEOUT)
@@ -53,26 +134,7 @@ public final class ClusterChaos {
                             inFlight[0] = ids.isEmpty() ? -1 : ids.get(0);
                             return inFlight[0] >= 0;
                         });
-        ChaosReport.Recovery recovery =
-                report.fault(
-                        "kill",
-                        "kill -9 of %s during checkpoint %d".formatted(victim.name(), inFlight[0]));
-        cluster.killTaskManager(victim.index());
-        cluster.startTaskManager();
-        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), TIMEOUT);
-        recovery.running("restored from checkpoint " + after.latestRestoredId());
-        recovery.checkpointed(
-                jobs.awaitCheckpointAfter(jobId, after.latestRestoredId()).latestCompletedId());
-        cluster.awaitTaskManagers(taskManagers, TIMEOUT);
-        String status = checkpointStatus(jobId, inFlight[0]);
-        LOG.info(
-                "kill -9 of {} during checkpoint {} (now {}); restored from {}, restores {}",
-                victim.name(),
-                inFlight[0],
-                status,
-                after.latestRestoredId(),
-                after.restored());
-        return new TaskManagerKill(recovery, "FAILED".equals(status));
+        return inFlight[0];
     }
 
     private String checkpointStatus(String jobId, long id) {

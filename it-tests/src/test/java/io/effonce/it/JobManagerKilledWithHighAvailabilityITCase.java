@@ -1,0 +1,126 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.cluster.ClusterSpec;
+import io.effonce.cluster.FlinkJobs;
+import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.it.testutils.ChaosReport;
+import io.effonce.it.testutils.ClusterChaos;
+import io.effonce.it.testutils.JobJar;
+import io.effonce.it.testutils.JobManagerKill;
+import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.RunningWorkload;
+import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TotalsInvariant;
+import io.effonce.it.testutils.WorkDirs;
+import io.effonce.it.testutils.Workloads;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.local.oracle.Comparison;
+import io.effonce.local.workload.WorkloadReport;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The leading JobManager killed with {@code kill -9} while a checkpoint is in progress, on the real
+ * multi-process cluster with ZooKeeper high availability (a ZooKeeper server, a leader and a
+ * standby JobManager, two TaskManagers), a new standby started after each kill; once together with
+ * a TaskManager. The standby takes over, recovers the job (same job id) from the latest completed
+ * checkpoint, every sink subtask flushes its range again, and the totals end equal to the ledger.
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class JobManagerKilledWithHighAvailabilityITCase {
+
+    private static final int TASK_MANAGERS = 2;
+    private static final int LEADER_KILLS = Workloads.soak() ? 8 : 3;
+
+    /** Payments committed before each kill (and after the last recovery): changes in flight. */
+    private static final long BETWEEN_FAULTS = 2_000;
+
+    private final Path dir = WorkDirs.fresh("jm-kill-ha");
+
+    @Test
+    void totalsAreExactAfterTheLeadingJobManagerIsKilledMidCheckpoint(
+            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+        Relays relays = new Relays(db, kafka.servers(), "jmkill", dir);
+        SinkTables tables = new SinkTables(db);
+        try (LocalFlinkCluster cluster =
+                        LocalFlinkCluster.start(
+                                ClusterSpec.builder(dir.resolve("flink"))
+                                        .taskManagers(TASK_MANAGERS)
+                                        .highAvailability()
+                                        .fastFailover()
+                                        .config("execution.checkpointing.interval", "500ms")
+                                        .config("execution.checkpointing.min-pause", "200ms")
+                                        .build());
+                LedgerRelay relay = relays.start()) {
+            ClusterChaos chaos = new ClusterChaos(cluster, TASK_MANAGERS);
+            FlinkJobs jobs = cluster.jobs();
+            String jobId = jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), dir));
+            jobs.awaitAllTasksRunning(jobId);
+            jobs.awaitCompletedCheckpoints(jobId, 1);
+            long takeoversAtStart = tables.ownershipTakeovers();
+            ChaosReport report = new ChaosReport("jm-kill9-ha-cluster", db);
+            List<JobManagerKill> kills = new ArrayList<>();
+            WorkloadReport ledger;
+            // The workload runs until it is stopped below: it is writing when each kill lands and
+            // while the new leader restores the job, whatever the machine's speed.
+            try (RunningWorkload workload =
+                    RunningWorkload.start(Workloads.unbounded("jmkill", 800), db)) {
+                for (int kill = 1; kill <= LEADER_KILLS + 1; kill++) {
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    boolean withTaskManager = kill == LEADER_KILLS + 1;
+                    JobManagerKill k =
+                            chaos.killLeadingJobManagerMidCheckpoint(
+                                    jobId, withTaskManager, report);
+                    kills.add(k);
+                    TotalsInvariant.awaitExactAfter(k.recovery(), workload, db);
+                }
+                workload.awaitMore(BETWEEN_FAULTS);
+                ledger = workload.stopAndDrain();
+            }
+            Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+
+            long flushes = tables.ownershipTakeovers() - takeoversAtStart;
+            report.figure("payments", ledger.started());
+            report.figure("kill -9 of the leading JobManager", LEADER_KILLS);
+            report.figure("kill -9 of the leading JobManager and a TaskManager together", 1);
+            report.figure(
+                    "restored from (checkpoint in flight / last completed before / restored)",
+                    kills.stream()
+                            .map(
+                                    k ->
+                                            k.checkpointInFlight()
+                                                    + "/"
+                                                    + k.completedBeforeKill()
+                                                    + "/"
+                                                    + k.restoredFrom())
+                            .toList());
+            report.figure("sink subtask flushes (takeovers)", flushes);
+            report.figure("late events", tables.count("late_events"));
+            report.figure("result", comparison.summary());
+            report.close();
+
+            assertThat(cluster.rest().jobs())
+                    .as("the job keeps its id across leaders, and no other job appears")
+                    .containsOnlyKeys(jobId);
+            for (JobManagerKill k : kills) {
+                assertThat(k.restoredFrom())
+                        .as("restored under the new leader from the latest completed checkpoint")
+                        .isGreaterThanOrEqualTo(k.completedBeforeKill());
+            }
+            // every recovery flushes both sink subtasks' ranges
+            assertThat(flushes).isGreaterThanOrEqualTo(2L * kills.size());
+            jobs.cancel(jobId);
+        } finally {
+            relays.dropSlot();
+        }
+    }
+}

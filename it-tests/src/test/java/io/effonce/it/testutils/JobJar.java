@@ -1,0 +1,50 @@
+package io.effonce.it.testutils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.cluster.JobSubmission;
+import io.effonce.local.PostgresEndpoint;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The shaded job jar as users submit it to a cluster, over the relay's topic and the test's
+ * PostgreSQL, parallelism 2; the sink's password in a file under {@code dir}, never on the command
+ * line.
+ */
+public final class JobJar {
+
+    private JobJar() {}
+
+    public static JobSubmission submission(
+            PostgresEndpoint db, String kafka, String topic, Path dir) {
+        Path jar = Path.of(System.getProperty("effonce.job.jar"));
+        assertThat(jar).exists();
+        Path password;
+        try {
+            Files.createDirectories(dir);
+            password = Files.createTempFile(dir, "pg", ".password");
+            Files.writeString(password, db.password());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return JobSubmission.of(
+                        jar,
+                        "io.effonce.job.LedgerTotalsJob",
+                        "--kafka.bootstrap-servers",
+                        kafka,
+                        "--kafka.topic",
+                        topic,
+                        "--kafka.group-id",
+                        topic,
+                        "--postgres.url",
+                        db.jdbcUrl(),
+                        "--postgres.user",
+                        db.user(),
+                        "--postgres.password-file",
+                        password.toString())
+                .withParallelism(2);
+    }
+}
