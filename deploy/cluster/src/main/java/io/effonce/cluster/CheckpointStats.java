@@ -1,7 +1,11 @@
 package io.effonce.cluster;
 
 import java.util.List;
-import java.util.Map;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointStatistics;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointStatistics.CompletedCheckpointStatistics;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatistics;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatistics.RestoredCheckpointStatistics;
 
 /**
  * A job's checkpoint statistics from {@code GET /jobs/:id/checkpoints}.
@@ -37,32 +41,35 @@ public record CheckpointStats(
         return latestRestoredId >= 0;
     }
 
-    static CheckpointStats fromJson(Map<String, Object> json) {
+    /** The statistics as Flink's REST API answers them ({@code CheckpointingStatisticsHeaders}). */
+    static CheckpointStats of(CheckpointingStatistics stats) {
+        CheckpointingStatistics.Counts counts = stats.getCounts();
+        CheckpointingStatistics.LatestCheckpoints latest = stats.getLatestCheckpoints();
+        CompletedCheckpointStatistics completed =
+                latest == null ? null : latest.getCompletedCheckpointStatistics();
+        RestoredCheckpointStatistics restored =
+                latest == null ? null : latest.getRestoredCheckpointStatistics();
         return new CheckpointStats(
-                number(Json.at(json, "counts", "completed"), 0),
-                number(Json.at(json, "counts", "failed"), 0),
-                number(Json.at(json, "counts", "in_progress"), 0),
-                number(Json.at(json, "counts", "restored"), 0),
-                number(Json.at(json, "latest", "completed", "id"), -1),
-                (String) Json.at(json, "latest", "completed", "external_path"),
-                number(Json.at(json, "latest", "restored", "id"), -1),
-                (String) Json.at(json, "latest", "restored", "external_path"),
-                Boolean.TRUE.equals(Json.at(json, "latest", "restored", "is_savepoint")));
+                counts.getNumberCompletedCheckpoints(),
+                counts.getNumberFailedCheckpoints(),
+                counts.getNumberInProgressCheckpoints(),
+                counts.getNumberRestoredCheckpoints(),
+                completed == null ? -1 : completed.getId(),
+                completed == null ? null : completed.getExternalPath(),
+                restored == null ? -1 : restored.getId(),
+                restored == null ? null : restored.getExternalPath(),
+                restored != null && restored.isSavepoint());
     }
 
     /** In-progress checkpoint ids from the statistics' history (most recent first). */
-    static List<Long> inProgressIds(Map<String, Object> json) {
-        Object history = json.get("history");
-        if (!(history instanceof List<?> list)) {
+    static List<Long> inProgressIds(CheckpointingStatistics stats) {
+        List<CheckpointStatistics> history = stats.getHistory();
+        if (history == null) {
             return List.of();
         }
-        return list.stream()
-                .filter(e -> "IN_PROGRESS".equals(Json.at(e, "status")))
-                .map(e -> number(Json.at(e, "id"), -1))
+        return history.stream()
+                .filter(c -> c.getStatus() == CheckpointStatsStatus.IN_PROGRESS)
+                .map(CheckpointStatistics::getId)
                 .toList();
-    }
-
-    private static long number(Object value, long otherwise) {
-        return value instanceof Number n ? n.longValue() : otherwise;
     }
 }

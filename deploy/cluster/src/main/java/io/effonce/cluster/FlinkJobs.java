@@ -3,11 +3,12 @@ package io.effonce.cluster;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
 import org.awaitility.core.ConditionTimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,15 +106,16 @@ public final class FlinkJobs {
 
     /** True when the job is RUNNING and so is each of its tasks. */
     public boolean allTasksRunning(String jobId) {
-        Map<String, Object> job = rest.get("/jobs/" + jobId);
-        if (!"RUNNING".equals(job.get("state"))) {
+        return allTasksRunning(rest.jobDetails(jobId));
+    }
+
+    static boolean allTasksRunning(JobDetailsInfo job) {
+        if (job.getJobStatus() != JobStatus.RUNNING) {
             return false;
         }
-        for (Object vertex : (List<?>) job.get("vertices")) {
-            Object running = Json.at(vertex, "tasks", "RUNNING");
-            Object parallelism = Json.at(vertex, "parallelism");
-            if (!(running instanceof Number r && parallelism instanceof Number p)
-                    || r.longValue() != p.longValue()) {
+        for (JobDetailsInfo.JobVertexDetailsInfo vertex : job.getJobVertexInfos()) {
+            Integer running = vertex.getTasksPerState().get(ExecutionState.RUNNING);
+            if (running == null || running != vertex.getParallelism()) {
                 return false;
             }
         }

@@ -1,125 +1,281 @@
 package io.effonce.cluster;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
+import java.net.URL;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.client.deployment.StandaloneClusterId;
+import org.apache.flink.client.program.rest.RestClusterClient;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.runtime.rest.FileUpload;
+import org.apache.flink.runtime.rest.RestClient;
+import org.apache.flink.runtime.rest.handler.async.AsynchronousOperationResult;
+import org.apache.flink.runtime.rest.messages.EmptyMessageParameters;
+import org.apache.flink.runtime.rest.messages.EmptyRequestBody;
+import org.apache.flink.runtime.rest.messages.JobMessageParameters;
+import org.apache.flink.runtime.rest.messages.JobVertexDetailsHeaders;
+import org.apache.flink.runtime.rest.messages.JobVertexMessageParameters;
+import org.apache.flink.runtime.rest.messages.MessageHeaders;
+import org.apache.flink.runtime.rest.messages.MessageParameters;
+import org.apache.flink.runtime.rest.messages.MessagePathParameter;
+import org.apache.flink.runtime.rest.messages.RequestBody;
+import org.apache.flink.runtime.rest.messages.ResponseBody;
+import org.apache.flink.runtime.rest.messages.TriggerId;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointIdPathParameter;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointMessageParameters;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointStatisticDetailsHeaders;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatistics;
+import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatisticsHeaders;
+import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
+import org.apache.flink.runtime.rest.messages.job.JobStatusInfoHeaders;
+import org.apache.flink.runtime.rest.messages.job.SubtaskExecutionAttemptDetailsInfo;
+import org.apache.flink.runtime.rest.messages.job.savepoints.SavepointInfo;
+import org.apache.flink.runtime.rest.messages.job.savepoints.SavepointStatusHeaders;
+import org.apache.flink.runtime.rest.messages.job.savepoints.SavepointStatusMessageParameters;
+import org.apache.flink.runtime.rest.messages.job.savepoints.SavepointTriggerHeaders;
+import org.apache.flink.runtime.rest.messages.job.savepoints.SavepointTriggerMessageParameters;
+import org.apache.flink.runtime.rest.messages.job.savepoints.SavepointTriggerRequestBody;
+import org.apache.flink.runtime.rest.messages.job.savepoints.stop.StopWithSavepointRequestBody;
+import org.apache.flink.runtime.rest.messages.job.savepoints.stop.StopWithSavepointTriggerHeaders;
+import org.apache.flink.runtime.rest.messages.queue.QueueStatus;
+import org.apache.flink.runtime.rest.messages.taskmanager.TaskManagersHeaders;
+import org.apache.flink.runtime.rest.util.RestClientException;
+import org.apache.flink.runtime.rest.util.RestConstants;
+import org.apache.flink.runtime.webmonitor.handlers.JarRunHeaders;
+import org.apache.flink.runtime.webmonitor.handlers.JarRunMessageParameters;
+import org.apache.flink.runtime.webmonitor.handlers.JarRunRequestBody;
+import org.apache.flink.runtime.webmonitor.handlers.JarUploadHeaders;
+import org.apache.flink.runtime.webmonitor.handlers.JarUploadResponseBody;
+import org.apache.flink.util.ExceptionUtils;
+import org.apache.flink.util.concurrent.Executors;
 
 /**
- * Flink's REST API, the parts a local cluster needs: TaskManagers, jar upload and run, job status,
- * checkpoint statistics, savepoints, stop-with-savepoint and cancel. Every call is synchronous; a
- * non-2xx answer raises {@link FlinkRestException} with Flink's error text.
+ * Flink's REST API, the parts a local cluster needs — TaskManagers, jar upload and run, job status,
+ * checkpoint statistics, savepoints, stop-with-savepoint and cancel — through Flink's own {@link
+ * RestClusterClient} and the REST message classes of flink-runtime and flink-runtime-web. Every
+ * call is synchronous; an error answer raises {@link FlinkRestException} with Flink's error text,
+ * an unreachable endpoint an {@link UncheckedIOException}.
+ *
+ * <p>The endpoint is found as Flink's own CLI finds it: from {@code rest.address} and {@code
+ * rest.port} without high availability, or, with {@code high-availability.type: zookeeper} in the
+ * configuration ({@link #forConfDir}), from the leader information the leading JobManager publishes
+ * in ZooKeeper, across JobManager failovers. The Flink client starts on the first call and holds
+ * threads and connections until {@link #close()}.
  */
-public final class FlinkRestClient {
+public final class FlinkRestClient implements AutoCloseable {
 
-    private final URI base;
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** Upper bound of one call, Flink's own connection retries included. */
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    /** A client for {@code http://host:port}. */
+    /**
+     * Pause between Flink's retries of a request that found no endpoint. Flink's 3 s default would
+     * add up to 3 s to each cluster start, whose first calls meet a JobManager still starting; the
+     * callers poll on their own anyway. A value in the configuration wins.
+     */
+    private static final Duration RETRY_DELAY = Duration.ofMillis(200);
+
+    private final Configuration config;
+    private RestClusterClient<StandaloneClusterId> client;
+    private boolean closed;
+
+    /** A client for {@code http://host:port} (no high availability). */
     public FlinkRestClient(URI base) {
-        this.base = base;
+        this(addressed(new Configuration(), base.getHost(), base.getPort()));
     }
 
+    /**
+     * A client configured from the cluster's {@code confDir/config.yaml}, as Flink's CLI is: with
+     * {@code high-availability.type: zookeeper} (and {@code high-availability.zookeeper.quorum},
+     * {@code .zookeeper.path.root}, {@code high-availability.cluster-id}) it follows the leading
+     * JobManager's REST endpoint through ZooKeeper; without, it calls {@code rest.address}
+     * (127.0.0.1 unless set) and {@code rest.port}.
+     */
+    public static FlinkRestClient forConfDir(Path confDir) {
+        Configuration config = GlobalConfiguration.loadConfiguration(confDir.toString());
+        if (!config.contains(RestOptions.ADDRESS)) {
+            config.set(RestOptions.ADDRESS, "127.0.0.1");
+        }
+        return new FlinkRestClient(config);
+    }
+
+    private FlinkRestClient(Configuration config) {
+        if (!config.contains(RestOptions.RETRY_DELAY)) {
+            config.set(RestOptions.RETRY_DELAY, RETRY_DELAY);
+        }
+        this.config = config;
+    }
+
+    private static Configuration addressed(Configuration config, String host, int port) {
+        config.set(RestOptions.ADDRESS, host);
+        config.set(RestOptions.PORT, port);
+        // RestClusterClient builds its base URL (only the path of it is used) from this one.
+        config.set(JobManagerOptions.ADDRESS, host);
+        return config;
+    }
+
+    /**
+     * The REST endpoint of the leading JobManager ({@code http://127.0.0.1:port}). With high
+     * availability this waits for a leader up to {@code rest.await-leader-timeout} (30 s) and fails
+     * if none is known by then.
+     */
     public URI baseUri() {
-        return base;
-    }
-
-    /** GET of any REST path ({@code /overview}), parsed. */
-    public Map<String, Object> get(String path) {
-        return send(HttpRequest.newBuilder(uri(path)).GET());
+        String leader = client().getWebInterfaceURL();
+        if (!leader.startsWith("http://") && !leader.startsWith("https://")) {
+            // RestClusterClient answers "Unknown address." when no leader turned up in time.
+            throw new FlinkRestException("No leading JobManager's REST endpoint known: " + leader);
+        }
+        return URI.create(leader);
     }
 
     /** Resource ids of the registered TaskManagers ({@code tm-0}, ...). */
     public List<String> taskManagerIds() {
-        List<?> tms = (List<?>) get("/taskmanagers").get("taskmanagers");
-        return tms.stream().map(tm -> (String) Json.at(tm, "id")).toList();
+        return send(
+                        TaskManagersHeaders.getInstance(),
+                        EmptyMessageParameters.getInstance(),
+                        EmptyRequestBody.getInstance())
+                .getTaskManagerInfos()
+                .stream()
+                .map(tm -> tm.getResourceId().getResourceIdString())
+                .toList();
     }
 
     /** Uploads a job jar; returns its jar id for {@link #runJar}. */
     public String uploadJar(Path jar) {
-        String boundary = "effonce-" + UUID.randomUUID();
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        try {
-            String head =
-                    "--"
-                            + boundary
-                            + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\""
-                            + jar.getFileName()
-                            + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n";
-            body.write(head.getBytes(StandardCharsets.UTF_8));
-            body.write(Files.readAllBytes(jar));
-            body.write(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not read job jar " + jar, e);
+        if (!Files.isRegularFile(jar)) {
+            throw new UncheckedIOException(
+                    "Could not read job jar " + jar, new NoSuchFileException(jar.toString()));
         }
-        Map<String, Object> answer =
-                send(
-                        HttpRequest.newBuilder(uri("/jars/upload"))
-                                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
-                                .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())));
-        String filename = (String) answer.get("filename");
-        return filename.substring(filename.lastIndexOf('/') + 1);
+        // RestClusterClient sends file uploads only for job graphs; a plain RestClient sends the
+        // jar to the leader's endpoint, as the Flink Kubernetes operator does.
+        URL leader = leaderUrl();
+        String what = "upload of " + jar + " to " + leader;
+        FileUpload file = new FileUpload(jar, RestConstants.CONTENT_TYPE_JAR);
+        try (RestClient uploader = new RestClient(config, Executors.directExecutor())) {
+            CompletableFuture<JarUploadResponseBody> answer =
+                    uploader.sendRequest(
+                            leader.getHost(),
+                            leader.getPort(),
+                            JarUploadHeaders.getInstance(),
+                            EmptyMessageParameters.getInstance(),
+                            EmptyRequestBody.getInstance(),
+                            List.of(file));
+            String filename = await(what, answer).getFilename();
+            return filename.substring(filename.lastIndexOf('/') + 1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(what + " failed", e);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) { // RestClient's configuration and close()
+            throw new FlinkRestException(what + " failed: " + e, e);
+        }
     }
 
     /** Runs an uploaded jar; returns the job id. */
     public String runJar(String jarId, JobSubmission job) {
-        Map<String, Object> request = new LinkedHashMap<>();
-        request.put("entryClass", job.entryClass());
-        request.put("programArgsList", job.args());
-        if (job.parallelism() > 0) {
-            request.put("parallelism", job.parallelism());
-        }
-        if (job.savepointPath() != null) {
-            request.put("savepointPath", job.savepointPath());
-            request.put("allowNonRestoredState", job.allowNonRestoredState());
-        }
-        return (String) post("/jars/" + jarId + "/run", request).get("jobid");
+        JarRunHeaders headers = JarRunHeaders.getInstance();
+        JarRunMessageParameters params = headers.getUnresolvedMessageParameters();
+        params.jarIdPathParameter.resolve(jarId);
+        return send(headers, params, runRequest(job)).getJobId().toHexString();
+    }
+
+    /** Parallelism and restore settings only when given, so the cluster's defaults apply. */
+    static JarRunRequestBody runRequest(JobSubmission job) {
+        boolean restore = job.savepointPath() != null;
+        return new JarRunRequestBody(
+                job.entryClass(),
+                job.args(),
+                job.parallelism() > 0 ? job.parallelism() : null,
+                null,
+                restore ? job.allowNonRestoredState() : null,
+                job.savepointPath(),
+                null,
+                null);
     }
 
     /** The job's state: CREATED, RUNNING, RESTARTING, FAILING, FINISHED, CANCELED, FAILED... */
     public String jobState(String jobId) {
-        return (String) get("/jobs/" + jobId).get("state");
+        return send(
+                        JobStatusInfoHeaders.getInstance(),
+                        jobParams(jobId),
+                        EmptyRequestBody.getInstance())
+                .getJobStatus()
+                .name();
+    }
+
+    /** The job's details: state, and per vertex its parallelism and tasks per state. */
+    public JobDetailsInfo jobDetails(String jobId) {
+        return await("details of job " + jobId, client().getJobDetails(JobID.fromHexString(jobId)));
     }
 
     /** Id and state of every job the cluster knows. */
     public Map<String, String> jobs() {
         Map<String, String> jobs = new LinkedHashMap<>();
-        for (Object job : (List<?>) get("/jobs/overview").get("jobs")) {
-            jobs.put((String) Json.at(job, "jid"), (String) Json.at(job, "state"));
+        for (JobStatusMessage job : await("job list", client().listJobs())) {
+            jobs.put(job.getJobId().toHexString(), job.getJobState().name());
         }
         return jobs;
     }
 
     public CheckpointStats checkpoints(String jobId) {
-        return CheckpointStats.fromJson(get("/jobs/" + jobId + "/checkpoints"));
+        return CheckpointStats.of(checkpointingStatistics(jobId));
     }
 
     /** Ids of checkpoints in progress right now, from the statistics' history. */
     public List<Long> checkpointsInProgress(String jobId) {
-        return CheckpointStats.inProgressIds(get("/jobs/" + jobId + "/checkpoints"));
+        return CheckpointStats.inProgressIds(checkpointingStatistics(jobId));
     }
 
-    /** Resource ids of the TaskManagers that run at least one of the job's tasks. */
+    /**
+     * The status of one checkpoint from the statistics' history: IN_PROGRESS, COMPLETED or FAILED
+     * (a {@link FlinkRestException} once it has left the history).
+     */
+    public String checkpointStatus(String jobId, long checkpointId) {
+        CheckpointStatisticDetailsHeaders headers = CheckpointStatisticDetailsHeaders.getInstance();
+        CheckpointMessageParameters params = headers.getUnresolvedMessageParameters();
+        // The checkpoint id parameter is a protected field; the list of path parameters is public.
+        for (MessagePathParameter<?> p : params.getPathParameters()) {
+            if (p instanceof CheckpointIdPathParameter id) {
+                id.resolve(checkpointId);
+            }
+        }
+        params.jobPathParameter.resolve(JobID.fromHexString(jobId));
+        return send(headers, params, EmptyRequestBody.getInstance()).getStatus().name();
+    }
+
+    /**
+     * Resource ids of the TaskManagers that run at least one of the job's tasks (current attempts).
+     */
     public Set<String> taskManagersOf(String jobId) {
         Set<String> ids = new LinkedHashSet<>();
-        for (Object vertex : (List<?>) get("/jobs/" + jobId).get("vertices")) {
-            String path = "/jobs/" + jobId + "/vertices/" + Json.at(vertex, "id") + "/taskmanagers";
-            for (Object tm : (List<?>) get(path).get("taskmanagers")) {
-                ids.add((String) Json.at(tm, "taskmanager-id"));
+        for (JobDetailsInfo.JobVertexDetailsInfo vertex : jobDetails(jobId).getJobVertexInfos()) {
+            // Per subtask, as the answer class of /vertices/:id/taskmanagers has no getters.
+            JobVertexDetailsHeaders headers = JobVertexDetailsHeaders.getInstance();
+            JobVertexMessageParameters params = headers.getUnresolvedMessageParameters();
+            params.jobPathParameter.resolve(JobID.fromHexString(jobId));
+            params.jobVertexIdPathParameter.resolve(vertex.getJobVertexID());
+            for (SubtaskExecutionAttemptDetailsInfo subtask :
+                    send(headers, params, EmptyRequestBody.getInstance()).getSubtasks()) {
+                ids.add(subtask.getTaskmanagerId());
             }
         }
         return ids;
@@ -127,18 +283,27 @@ public final class FlinkRestClient {
 
     /** Triggers a savepoint (canonical format) into {@code targetDir}; returns the trigger id. */
     public String triggerSavepoint(String jobId, String targetDir) {
-        Map<String, Object> request = new LinkedHashMap<>();
-        request.put("target-directory", targetDir);
-        request.put("cancel-job", false);
-        return (String) post("/jobs/" + jobId + "/savepoints", request).get("request-id");
+        SavepointTriggerHeaders headers = SavepointTriggerHeaders.getInstance();
+        SavepointTriggerMessageParameters params = headers.getUnresolvedMessageParameters();
+        params.jobID.resolve(JobID.fromHexString(jobId));
+        SavepointTriggerRequestBody request =
+                new SavepointTriggerRequestBody(
+                        targetDir, false, SavepointFormatType.CANONICAL, null);
+        return send(headers, params, request).getTriggerId().toHexString();
     }
 
-    /** Triggers stop-with-savepoint (no drain); returns the trigger id. */
+    /**
+     * Triggers stop-with-savepoint (canonical format), with {@code drain} sending the end-of-input
+     * watermark first; returns the trigger id.
+     */
     public String triggerStop(String jobId, String targetDir, boolean drain) {
-        Map<String, Object> request = new LinkedHashMap<>();
-        request.put("targetDirectory", targetDir);
-        request.put("drain", drain);
-        return (String) post("/jobs/" + jobId + "/stop", request).get("request-id");
+        StopWithSavepointTriggerHeaders headers = StopWithSavepointTriggerHeaders.getInstance();
+        SavepointTriggerMessageParameters params = headers.getUnresolvedMessageParameters();
+        params.jobID.resolve(JobID.fromHexString(jobId));
+        StopWithSavepointRequestBody request =
+                new StopWithSavepointRequestBody(
+                        targetDir, drain, SavepointFormatType.CANONICAL, null);
+        return send(headers, params, request).getTriggerId().toHexString();
     }
 
     /**
@@ -146,63 +311,125 @@ public final class FlinkRestClient {
      * savepoint failed.
      */
     public String savepointLocation(String jobId, String triggerId) {
-        Map<String, Object> answer = get("/jobs/" + jobId + "/savepoints/" + triggerId);
-        if (!"COMPLETED".equals(Json.at(answer, "status", "id"))) {
+        SavepointStatusHeaders headers = SavepointStatusHeaders.getInstance();
+        SavepointStatusMessageParameters params = headers.getUnresolvedMessageParameters();
+        params.jobIdPathParameter.resolve(JobID.fromHexString(jobId));
+        params.triggerIdPathParameter.resolve(TriggerId.fromHexString(triggerId));
+        return savepointLocation(
+                jobId, triggerId, send(headers, params, EmptyRequestBody.getInstance()));
+    }
+
+    static String savepointLocation(
+            String jobId, String triggerId, AsynchronousOperationResult<SavepointInfo> status) {
+        if (status.queueStatus().getId() != QueueStatus.Id.COMPLETED) {
             return null;
         }
-        Object failure = Json.at(answer, "operation", "failure-cause");
-        if (failure != null) {
+        SavepointInfo savepoint = status.resource();
+        if (savepoint.getFailureCause() != null) {
             throw new FlinkRestException(
-                    "Savepoint "
-                            + triggerId
-                            + " of job "
-                            + jobId
-                            + " failed: "
-                            + Json.write(failure));
+                    "Savepoint %s of job %s failed: %s"
+                            .formatted(triggerId, jobId, savepoint.getFailureCause()),
+                    savepoint.getFailureCause());
         }
-        return (String) Json.at(answer, "operation", "location");
+        return savepoint.getLocation();
     }
 
     /** Cancels the job (retained checkpoints stay). */
     public void cancel(String jobId) {
-        send(
-                HttpRequest.newBuilder(uri("/jobs/" + jobId + "?mode=cancel"))
-                        .method("PATCH", HttpRequest.BodyPublishers.noBody()));
+        await("cancel of job " + jobId, client().cancel(JobID.fromHexString(jobId)));
     }
 
-    private Map<String, Object> post(String path, Map<String, Object> body) {
-        return send(
-                HttpRequest.newBuilder(uri(path))
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(Json.write(body))));
+    /** Stops Flink's client: its threads, connections and, with HA, its ZooKeeper session. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (client != null) {
+            client.close();
+            client = null;
+        }
     }
 
-    private Map<String, Object> send(HttpRequest.Builder request) {
-        HttpRequest built = request.timeout(Duration.ofSeconds(60)).build();
-        HttpResponse<String> response;
+    /**
+     * Flink's client, started on first use: a cluster attached only to list or stop its processes
+     * never needs one, and with HA the ZooKeeper it reads may start after this object is made.
+     */
+    private synchronized RestClusterClient<StandaloneClusterId> client() {
+        if (closed) {
+            throw new IllegalStateException("The REST client is closed");
+        }
+        if (client == null) {
+            try {
+                client = new RestClusterClient<>(config, StandaloneClusterId.getInstance());
+            } catch (Exception e) {
+                throw new FlinkRestException("Could not start Flink's REST client: " + e, e);
+            }
+        }
+        return client;
+    }
+
+    private URL leaderUrl() {
+        URI uri = baseUri();
         try {
-            response = http.send(built, HttpResponse.BodyHandlers.ofString());
+            return uri.toURL();
         } catch (IOException e) {
-            throw new UncheckedIOException(built.method() + " " + built.uri() + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+            throw new UncheckedIOException("Not a URL: " + uri, e);
         }
-        String text = response.body();
-        if (response.statusCode() / 100 != 2) {
-            throw new FlinkRestException(
-                    built.method()
-                            + " "
-                            + built.uri()
-                            + " -> "
-                            + response.statusCode()
-                            + ": "
-                            + text);
-        }
-        return text == null || text.isBlank() ? Map.of() : Json.parseObject(text);
     }
 
-    private URI uri(String path) {
-        return base.resolve(path);
+    private CheckpointingStatistics checkpointingStatistics(String jobId) {
+        return send(
+                CheckpointingStatisticsHeaders.getInstance(),
+                jobParams(jobId),
+                EmptyRequestBody.getInstance());
+    }
+
+    private static JobMessageParameters jobParams(String jobId) {
+        JobMessageParameters params = new JobMessageParameters();
+        params.jobPathParameter.resolve(JobID.fromHexString(jobId));
+        return params;
+    }
+
+    private <R extends RequestBody, P extends ResponseBody, U extends MessageParameters> P send(
+            MessageHeaders<R, P, U> headers, U params, R request) {
+        String what =
+                headers.getHttpMethod().getNettyHttpMethod()
+                        + " "
+                        + MessageParameters.resolveUrl(headers.getTargetRestEndpointURL(), params);
+        return await(what, client().sendRequest(headers, params, request));
+    }
+
+    private static <T> T await(String what, CompletableFuture<T> answer) {
+        try {
+            return answer.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            answer.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(what + " interrupted", e);
+        } catch (TimeoutException e) {
+            answer.cancel(true);
+            throw new UncheckedIOException(
+                    what + ": no answer within " + TIMEOUT, new IOException(e));
+        } catch (ExecutionException e) {
+            throw failure(what, e.getCause());
+        }
+    }
+
+    private static RuntimeException failure(String what, Throwable cause) {
+        Optional<RestClientException> answer =
+                ExceptionUtils.findThrowable(cause, RestClientException.class);
+        if (answer.isPresent()) {
+            return new FlinkRestException(
+                    what
+                            + " -> "
+                            + answer.get().getHttpResponseStatus().code()
+                            + ": "
+                            + answer.get().getMessage(),
+                    cause);
+        }
+        Optional<IOException> io = ExceptionUtils.findThrowable(cause, IOException.class);
+        if (io.isPresent()) {
+            return new UncheckedIOException(what + " failed: " + io.get().getMessage(), io.get());
+        }
+        return new FlinkRestException(what + " failed: " + cause, cause);
     }
 }

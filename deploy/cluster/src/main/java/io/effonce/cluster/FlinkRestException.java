@@ -8,4 +8,8 @@ public final class FlinkRestException extends RuntimeException {
     public FlinkRestException(String message) {
         super(message);
     }
+
+    public FlinkRestException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -57,7 +57,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
                         .get("high-availability.type")
                         .filter(type -> !type.equals("none"))
                         .isPresent();
-        this.rest = new FlinkRestClient(URI.create("http://127.0.0.1:" + restPort));
+        this.rest = FlinkRestClient.forConfDir(workDir.resolve("conf"));
         this.shutdownHook =
                 ownsProcesses ? new Thread(this::stopProcesses, "flink-cluster-stop") : null;
         if (shutdownHook != null) {
@@ -351,7 +351,12 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        stop();
+        try {
+            // first: with HA its ZooKeeper session would outlive the ZooKeeper process
+            rest.close();
+        } finally {
+            stop();
+        }
     }
 
     private void stopProcesses() {

@@ -113,9 +113,8 @@ class LocalFlinkClusterITCase {
         String rescaled = jobs.rescale(jobId, 1);
         jobs.awaitAllTasksRunning(rescaled);
         assertThat(cluster.rest().jobState(jobId)).isEqualTo("FINISHED");
-        java.util.Map<String, Object> job = cluster.rest().get("/jobs/" + rescaled);
-        assertThat((java.util.List<?>) job.get("vertices"))
-                .allSatisfy(v -> assertThat(Json.at(v, "parallelism")).isEqualTo(1L));
+        assertThat(cluster.rest().jobDetails(rescaled).getJobVertexInfos())
+                .allSatisfy(v -> assertThat(v.getParallelism()).isEqualTo(1));
         CheckpointStats restored = cluster.rest().checkpoints(rescaled);
         assertThat(restored.latestRestoredIsSavepoint()).isTrue();
         assertThat(restored.latestRestoredPath()).isNotNull();

@@ -139,11 +139,7 @@ public final class ClusterChaos {
 
     private String checkpointStatus(String jobId, long id) {
         try {
-            Object status =
-                    cluster.rest()
-                            .get("/jobs/" + jobId + "/checkpoints/details/" + id)
-                            .get("status");
-            return String.valueOf(status);
+            return cluster.rest().checkpointStatus(jobId, id);
         } catch (RuntimeException e) {
             return "unknown (" + e.getMessage() + ")";
         }
