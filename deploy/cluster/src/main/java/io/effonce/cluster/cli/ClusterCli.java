@@ -131,12 +131,14 @@ public final class ClusterCli {
         @Override
         public Integer call() {
             LocalFlinkCluster cluster = parent.cluster();
-            System.out.println("REST " + cluster.restUri() + ", work dir " + cluster.workDir());
+            System.out.println("Work dir " + cluster.workDir());
             for (FlinkProcess p : cluster.processes()) {
                 System.out.printf(
                         "  %-16s pid %-8d %s%n", p.name(), p.pid(), p.isAlive() ? "alive" : "gone");
             }
             try {
+                // the leading JobManager's endpoint: with HA it may be failing over right now
+                System.out.println("REST " + cluster.restUri());
                 System.out.println("Registered TaskManagers: " + cluster.rest().taskManagerIds());
                 cluster.rest()
                         .jobs()
