@@ -1,10 +1,12 @@
 package io.effonce.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
+import io.effonce.cluster.FlinkProcess;
 import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.ClusterChaos;
@@ -118,6 +120,55 @@ class JobManagerKilledWithHighAvailabilityITCase {
             }
             // every recovery flushes both sink subtasks' ranges
             assertThat(flushes).isGreaterThanOrEqualTo(2L * kills.size());
+            jobs.cancel(jobId);
+        } finally {
+            relays.dropSlot();
+        }
+    }
+
+    /**
+     * A failover before the first checkpoint completes: the new leader recovers the same job (same
+     * job id, same run id, both in the recovered job graph) with no state. Its sink subtasks see
+     * themselves as the previous owners and flush from "checkpoint 0" — deleting what the erased
+     * attempt wrote — instead of refusing a fresh start; the replay from the earliest offsets
+     * brings the totals back to the ledger.
+     */
+    @Test
+    void aFailoverBeforeTheFirstCheckpointFlushesWhatTheErasedAttemptWrote(
+            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+        Relays relays = new Relays(db, kafka.servers(), "jmfirst", dir);
+        SinkTables tables = new SinkTables(db);
+        try (LocalFlinkCluster cluster =
+                        LocalFlinkCluster.start(
+                                ClusterSpec.builder(dir.resolve("flink-first"))
+                                        .taskManagers(TASK_MANAGERS)
+                                        .highAvailability()
+                                        .fastFailover()
+                                        .config("execution.checkpointing.interval", "1h")
+                                        .build());
+                LedgerRelay relay = relays.start()) {
+            FlinkJobs jobs = cluster.jobs();
+            String jobId = jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), dir));
+            jobs.awaitAllTasksRunning(jobId);
+            Workloads.runAsync(Workloads.options("jmfirst", 2_000, 0), db).get();
+            TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+            assertThat(cluster.rest().checkpoints(jobId).completed()).isZero();
+            long takeovers = tables.ownershipTakeovers();
+
+            FlinkProcess leader = cluster.leadingJobManager();
+            cluster.killJobManager(leader);
+            cluster.startJobManager();
+            cluster.awaitNewLeader(leader, FlinkJobs.DEFAULT_TIMEOUT);
+            // A refused fresh start would fail the sink's tasks in open(): never all RUNNING.
+            jobs.awaitAllTasksRunning(jobId);
+            await("both sink subtasks of the recovered job taking over their ranges")
+                    .atMost(FlinkJobs.DEFAULT_TIMEOUT)
+                    .until(() -> tables.ownershipTakeovers() >= takeovers + 2);
+            assertThat(cluster.rest().jobs()).containsOnlyKeys(jobId);
+            assertThat(cluster.rest().checkpoints(jobId).restored()).isZero();
+
+            Workloads.runAsync(Workloads.options("jmfirst2", 1_000, 0), db).get();
+            TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
             jobs.cancel(jobId);
         } finally {
             relays.dropSlot();

@@ -92,6 +92,29 @@ public final class FlinkJobs {
                 stats -> stats.restored() > restoredBefore && allTasksRunning(jobId));
     }
 
+    /**
+     * Waits until one of the job's failures (its exception history) contains {@code text}, and
+     * returns the line of the stack trace that does: the way to see a refusal in a job that keeps
+     * restarting.
+     */
+    public String awaitFailure(String jobId, String text, Duration timeout) {
+        AtomicReference<String> line = new AtomicReference<>();
+        await("a failure of job %s containing \"%s\"".formatted(jobId, text))
+                .atMost(timeout)
+                .pollInterval(POLL)
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            rest.failures(jobId).stream()
+                                    .flatMap(String::lines)
+                                    .filter(l -> l.contains(text))
+                                    .findFirst()
+                                    .ifPresent(line::set);
+                            return line.get() != null;
+                        });
+        return line.get().trim();
+    }
+
     /** Cancels every job that is not yet finished, failed or cancelled. */
     public void cancelAll() {
         rest.jobs()

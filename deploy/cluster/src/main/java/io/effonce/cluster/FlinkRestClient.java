@@ -32,6 +32,8 @@ import org.apache.flink.runtime.rest.RestClient;
 import org.apache.flink.runtime.rest.handler.async.AsynchronousOperationResult;
 import org.apache.flink.runtime.rest.messages.EmptyMessageParameters;
 import org.apache.flink.runtime.rest.messages.EmptyRequestBody;
+import org.apache.flink.runtime.rest.messages.JobExceptionsHeaders;
+import org.apache.flink.runtime.rest.messages.JobExceptionsInfoWithHistory;
 import org.apache.flink.runtime.rest.messages.JobMessageParameters;
 import org.apache.flink.runtime.rest.messages.JobVertexDetailsHeaders;
 import org.apache.flink.runtime.rest.messages.JobVertexMessageParameters;
@@ -47,6 +49,7 @@ import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointStatisticDet
 import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatistics;
 import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointingStatisticsHeaders;
 import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
+import org.apache.flink.runtime.rest.messages.job.JobExceptionsMessageParameters;
 import org.apache.flink.runtime.rest.messages.job.JobStatusInfoHeaders;
 import org.apache.flink.runtime.rest.messages.job.SubtaskExecutionAttemptDetailsInfo;
 import org.apache.flink.runtime.rest.messages.job.savepoints.SavepointInfo;
@@ -225,6 +228,18 @@ public final class FlinkRestClient implements AutoCloseable {
     /** The job's details: state, and per vertex its parallelism and tasks per state. */
     public JobDetailsInfo jobDetails(String jobId) {
         return await("details of job " + jobId, client().getJobDetails(JobID.fromHexString(jobId)));
+    }
+
+    /** The stack traces of the job's failures, newest first (Flink's exception history). */
+    public List<String> failures(String jobId) {
+        JobExceptionsMessageParameters params = new JobExceptionsMessageParameters();
+        params.jobPathParameter.resolve(JobID.fromHexString(jobId));
+        return send(JobExceptionsHeaders.getInstance(), params, EmptyRequestBody.getInstance())
+                .getExceptionHistory()
+                .getEntries()
+                .stream()
+                .map(JobExceptionsInfoWithHistory.ExceptionInfo::getStacktrace)
+                .toList();
     }
 
     /** Id and state of every job the cluster knows. */

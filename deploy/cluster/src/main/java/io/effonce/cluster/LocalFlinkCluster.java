@@ -315,7 +315,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     /** Waits until exactly {@code count} TaskManagers are registered at the JobManager. */
     public void awaitTaskManagers(int count, Duration timeout) {
-        await("%d TaskManagers registered at %s".formatted(count, restUri()))
+        // not restUri() in the message: with HA it waits for a leader, which this wait is for
+        await("%d TaskManagers registered at the cluster of %s".formatted(count, workDir))
                 .atMost(timeout)
                 .pollInterval(Duration.ofMillis(200))
                 .ignoreExceptions()
@@ -338,6 +339,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     /** Stops every process (SIGTERM, then SIGKILL after 10 s) and removes the state file. */
     public void stop() {
+        // first: with HA the client's ZooKeeper session would outlive the ZooKeeper process
+        rest.close();
         stopProcesses();
         ClusterState.delete(workDir);
         if (shutdownHook != null) {
@@ -351,12 +354,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            // first: with HA its ZooKeeper session would outlive the ZooKeeper process
-            rest.close();
-        } finally {
-            stop();
-        }
+        stop();
     }
 
     private void stopProcesses() {

@@ -39,6 +39,20 @@ public final class Demo implements Callable<Integer> {
             description = "TaskManagers killed mid-checkpoint (default: ${DEFAULT-VALUE}).")
     int kills = 2;
 
+    @Option(
+            names = "--high-availability",
+            description =
+                    "Run the cluster with ZooKeeper high availability: a ZooKeeper server and a"
+                            + " standby JobManager beside the leader.")
+    boolean highAvailability;
+
+    @Option(
+            names = "--jobmanager-kills",
+            description =
+                    "Leading JobManagers killed mid-checkpoint, a new standby started after each;"
+                            + " needs --high-availability (default: ${DEFAULT-VALUE}).")
+    int jobManagerKills = 0;
+
     @Option(names = "--parallelism", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
     int parallelism = 2;
 
@@ -63,6 +77,13 @@ public final class Demo implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (jobManagerKills > 0 && !highAvailability) {
+            throw new CommandLine.ParameterException(
+                    new CommandLine(this),
+                    "--jobmanager-kills needs --high-availability: without it the job dies with"
+                            + " its JobManager (add --high-availability, or set"
+                            + " --jobmanager-kills 0)");
+        }
         try (DemoStack stack = DemoStack.start(this)) {
             return new DemoRun(this, stack).run() ? 0 : 1;
         }

@@ -1,6 +1,7 @@
 package io.effonce.demo;
 
 import io.effonce.cluster.CheckpointStats;
+import io.effonce.cluster.FlinkProcess;
 import io.effonce.local.oracle.Comparison;
 import io.effonce.local.oracle.LedgerOracle;
 import io.effonce.local.oracle.MerchantDay;
@@ -25,6 +26,7 @@ final class DemoRun {
     private final LedgerOracle oracle;
     private final AtomicLong paymentsStarted = new AtomicLong();
     private int killsDone;
+    private int jobManagerKillsDone;
 
     DemoRun(Demo options, DemoStack stack) {
         this.options = options;
@@ -60,12 +62,21 @@ final class DemoRun {
                                 new LedgerWorkload(workload)
                                         .run(stack.ledger, r -> paymentsStarted.set(r.started())));
 
-        long nextKillAt = options.payments / (options.kills + 1);
+        // TaskManager and JobManager kills alternate, spread evenly over the workload.
+        int faults = options.kills + options.jobManagerKills;
+        long between = options.payments / (faults + 1);
         while (!running.isDone()) {
             progress();
-            if (killsDone < options.kills
-                    && paymentsStarted.get() >= nextKillAt * (killsDone + 1)) {
-                killMidCheckpoint();
+            int done = killsDone + jobManagerKillsDone;
+            if (done < faults && paymentsStarted.get() >= between * (done + 1)) {
+                boolean jobManagerTurn =
+                        jobManagerKillsDone < options.jobManagerKills
+                                && (killsDone >= options.kills || done % 2 == 1);
+                if (jobManagerTurn) {
+                    killLeadingJobManagerMidCheckpoint();
+                } else {
+                    killMidCheckpoint();
+                }
             }
             Thread.sleep(1000); // pacing of the progress line, not synchronisation
         }
@@ -78,9 +89,10 @@ final class DemoRun {
         CheckpointStats stats = stack.cluster.rest().checkpoints(stack.jobId);
         DemoStack.say(
                 String.format(
-                        "TaskManagers killed mid-checkpoint: %d; restores: %d; checkpoints: %d;"
-                                + " relay published %,d changes",
+                        "TaskManagers killed mid-checkpoint: %d; JobManagers: %d; restores: %d;"
+                                + " checkpoints: %d; relay published %,d changes",
                         killsDone,
+                        jobManagerKillsDone,
                         stats.restored(),
                         stats.completed(),
                         stack.relay.metrics().changesPublished()));
@@ -101,6 +113,21 @@ final class DemoRun {
         killsDone++;
     }
 
+    private void killLeadingJobManagerMidCheckpoint() {
+        stack.cluster.jobs().awaitCheckpointInProgress(stack.jobId, Duration.ofSeconds(30));
+        FlinkProcess leader = stack.cluster.leadingJobManager();
+        System.out.println();
+        DemoStack.say(
+                "Killing the leading JobManager "
+                        + leader.name()
+                        + " (kill -9) while a checkpoint is in progress; starting a new standby");
+        stack.cluster.killJobManager(leader);
+        stack.cluster.startJobManager();
+        FlinkProcess next = stack.cluster.awaitNewLeader(leader, Duration.ofMinutes(2));
+        DemoStack.say(next.name() + " leads; it recovers the job from its latest checkpoint");
+        jobManagerKillsDone++;
+    }
+
     /** Waits until sink + late equals the ledger, or the timeout; returns the last comparison. */
     private Comparison settle() throws InterruptedException {
         long deadline = System.nanoTime() + options.settleTimeout.toNanos();
@@ -115,14 +142,21 @@ final class DemoRun {
     }
 
     private void progress() {
-        CheckpointStats stats = stack.cluster.rest().checkpoints(stack.jobId);
         Map<MerchantDay, Total> sink = oracle.sinkTotals();
+        String checkpoints;
+        try {
+            CheckpointStats stats = stack.cluster.rest().checkpoints(stack.jobId);
+            checkpoints =
+                    String.format(
+                            "checkpoints %4d | restores %d", stats.completed(), stats.restored());
+        } catch (RuntimeException noLeaderYet) {
+            checkpoints = "JobManager failing over";
+        }
         System.out.printf(
-                "\rpayments %,8d | changes relayed %,8d | checkpoints %4d | restores %d | merchant-days in sink %,6d",
+                "\rpayments %,8d | changes relayed %,8d | %s | merchant-days in sink %,6d",
                 paymentsStarted.get(),
                 stack.relay.metrics().changesPublished(),
-                stats.completed(),
-                stats.restored(),
+                checkpoints,
                 sink.size());
         System.out.flush();
     }

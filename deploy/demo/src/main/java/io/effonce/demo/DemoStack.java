@@ -56,6 +56,7 @@ final class DemoStack implements AutoCloseable {
                 options.workDir,
                 options.jobJar,
                 options.parallelism,
+                options.highAvailability,
                 // The relay's lag of a second is an hour of the demo's event time.
                 List.of("--dedup.horizon", "12h", "--watermark.out-of-orderness", "30min"),
                 List.of());
@@ -63,12 +64,14 @@ final class DemoStack implements AutoCloseable {
 
     /**
      * Starts every service and submits the job, with the standard arguments and {@code
-     * extraJobArgs} for the job, {@code extraRelayArgs} for the relay.
+     * extraJobArgs} for the job, {@code extraRelayArgs} for the relay; with {@code
+     * highAvailability} the cluster runs ZooKeeper and a standby JobManager.
      */
     static DemoStack start(
             Path workDir,
             Path jobJar,
             int parallelism,
+            boolean highAvailability,
             List<String> extraJobArgs,
             List<String> extraRelayArgs)
             throws IOException {
@@ -105,15 +108,21 @@ final class DemoStack implements AutoCloseable {
                                 relayArgs.toArray(String[]::new),
                                 Map.of("EFFONCE_PG_PASSWORD", ledger.password())));
 
-        say("Starting a Flink cluster: 1 JobManager, 2 TaskManagers, as OS processes");
-        LocalFlinkCluster cluster =
-                LocalFlinkCluster.start(
-                        ClusterSpec.builder(work.resolve("flink"))
-                                .taskManagers(2)
-                                .slotsPerTaskManager(2)
-                                .fastFailover()
-                                .config("execution.checkpointing.interval", "2s")
-                                .build());
+        say(
+                highAvailability
+                        ? "Starting a Flink cluster: ZooKeeper, a leading and a standby JobManager,"
+                                + " 2 TaskManagers, as OS processes"
+                        : "Starting a Flink cluster: 1 JobManager, 2 TaskManagers, as OS processes");
+        ClusterSpec.Builder spec =
+                ClusterSpec.builder(work.resolve("flink"))
+                        .taskManagers(2)
+                        .slotsPerTaskManager(2)
+                        .fastFailover()
+                        .config("execution.checkpointing.interval", "2s");
+        if (highAvailability) {
+            spec.highAvailability();
+        }
+        LocalFlinkCluster cluster = LocalFlinkCluster.start(spec.build());
         List<String> args =
                 new ArrayList<>(
                         List.of(

@@ -90,6 +90,7 @@ public final class LatencyBenchmark {
                         Path.of("target/latency-bench"),
                         Path.of("job/target/effonce-job-0.1.0-SNAPSHOT-job.jar"),
                         2,
+                        false,
                         options.jobArgs,
                         options.relayArgs)) {
             if (options.versionLog) {

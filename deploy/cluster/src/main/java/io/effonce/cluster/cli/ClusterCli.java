@@ -29,6 +29,8 @@ import picocli.CommandLine.ScopeType;
             ClusterCli.Status.class,
             ClusterCli.KillTaskManager.class,
             ClusterCli.StartTaskManager.class,
+            ClusterCli.KillJobManager.class,
+            ClusterCli.StartJobManager.class,
             JobCommands.Submit.class,
             JobCommands.Savepoint.class,
             JobCommands.StopJob.class,
@@ -82,6 +84,13 @@ public final class ClusterCli {
         boolean fastFailover;
 
         @Option(
+                names = "--high-availability",
+                description =
+                        "ZooKeeper high availability: a ZooKeeper server and a standby JobManager"
+                                + " beside the leader.")
+        boolean highAvailability;
+
+        @Option(
                 names = {"-D", "--config"},
                 description = "A Flink configuration value, key=value (repeatable).")
         Map<String, String> config = new LinkedHashMap<>();
@@ -95,12 +104,18 @@ public final class ClusterCli {
             if (fastFailover) {
                 spec.fastFailover();
             }
+            if (highAvailability) {
+                spec.highAvailability();
+            }
             config.forEach(spec::config);
             LocalFlinkCluster cluster = LocalFlinkCluster.start(spec.build());
             cluster.detach();
             System.out.printf(
-                    "Flink cluster running: REST %s, %d TaskManagers, logs in %s%n",
-                    cluster.restUri(), taskManagers, cluster.logDir());
+                    "Flink cluster running: REST %s, %d TaskManagers%s, logs in %s%n",
+                    cluster.restUri(),
+                    taskManagers,
+                    highAvailability ? ", ZooKeeper HA with a standby JobManager" : "",
+                    cluster.logDir());
             return 0;
         }
     }
@@ -181,6 +196,45 @@ public final class ClusterCli {
             FlinkProcess killed =
                     cluster.killTaskManager(index == null ? live.get(0).index() : index);
             System.out.printf("Killed %s (pid %d)%n", killed.name(), killed.pid());
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "kill-jm",
+            description =
+                    "kill -9 the leading JobManager. With HA a standby takes over the jobs;"
+                            + " without, they are lost.")
+    static final class KillJobManager implements Callable<Integer> {
+        @CommandLine.ParentCommand ClusterCli parent;
+
+        @Override
+        public Integer call() {
+            LocalFlinkCluster cluster = parent.cluster();
+            FlinkProcess leader = cluster.leadingJobManager();
+            cluster.killJobManager(leader);
+            System.out.printf(
+                    "Killed %s (pid %d); start a %s with start-jm%n",
+                    leader.name(),
+                    leader.pid(),
+                    cluster.highAvailability() ? "new standby" : "replacement");
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "start-jm",
+            description =
+                    "Start one more JobManager: with HA a standby, without a replacement that"
+                            + " knows no jobs.")
+    static final class StartJobManager implements Callable<Integer> {
+        @CommandLine.ParentCommand ClusterCli parent;
+
+        @Override
+        public Integer call() {
+            FlinkProcess jm = parent.cluster().startJobManager();
+            System.out.printf(
+                    "Started %s (pid %d, REST port %d)%n", jm.name(), jm.pid(), jm.port());
             return 0;
         }
     }

@@ -1,0 +1,119 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.cluster.ClusterSpec;
+import io.effonce.cluster.FlinkJobs;
+import io.effonce.cluster.FlinkProcess;
+import io.effonce.cluster.JobSubmission;
+import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.it.testutils.ChaosReport;
+import io.effonce.it.testutils.JobJar;
+import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.TotalsInvariant;
+import io.effonce.it.testutils.WorkDirs;
+import io.effonce.it.testutils.Workloads;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.local.oracle.Comparison;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Why high availability matters here (the counterfactual of {@link
+ * JobManagerKilledWithHighAvailabilityITCase}): on a cluster without it, the same {@code kill -9}
+ * of the JobManager loses the job — the new JobManager knows nothing of it. The way back by hand:
+ * resubmitting without state is refused by the sink, whose message names the newest retained
+ * checkpoint; resubmitting from that checkpoint gives exact totals.
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class JobManagerKilledWithoutHighAvailabilityITCase {
+
+    private static final Duration TIMEOUT = FlinkJobs.DEFAULT_TIMEOUT;
+
+    private final Path dir = WorkDirs.fresh("jm-kill-no-ha");
+
+    @Test
+    void withoutHighAvailabilityTheJobIsLostAndOnlyARestoreFromItsCheckpointIsAccepted(
+            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+        Relays relays = new Relays(db, kafka.servers(), "nohajm", dir);
+        try (LocalFlinkCluster cluster =
+                        LocalFlinkCluster.start(
+                                ClusterSpec.builder(dir.resolve("flink"))
+                                        .taskManagers(2)
+                                        .fastFailover()
+                                        .config("execution.checkpointing.interval", "500ms")
+                                        .build());
+                LedgerRelay relay = relays.start();
+                ChaosReport report = new ChaosReport("jm-kill9-no-ha-cluster", db)) {
+            FlinkJobs jobs = cluster.jobs();
+            JobSubmission submission = JobJar.submission(db, kafka.servers(), relays.topic(), dir);
+            String lost = jobs.submit(submission);
+            jobs.awaitAllTasksRunning(lost);
+            Workloads.runAsync(Workloads.options("nohajm", 3_000, 0), db).get();
+            TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+            jobs.awaitCheckpointInProgress(lost, TIMEOUT);
+
+            FlinkProcess jobManager = cluster.leadingJobManager();
+            report.mark("kill", "kill -9 of " + jobManager.name() + " during a checkpoint");
+            cluster.killJobManager(jobManager);
+            cluster.startJobManager();
+            cluster.awaitTaskManagers(2, TIMEOUT);
+            assertThat(cluster.rest().jobs())
+                    .as("a new JobManager without HA knows nothing of the job it replaced")
+                    .isEmpty();
+            report.mark("lost", "the new JobManager runs no job");
+
+            // Changes keep coming while no job runs; they wait in Kafka.
+            Workloads.runAsync(Workloads.options("nohajm2", 1_000, 0), db).get();
+
+            String checkpoint = newestRetainedCheckpoint(cluster.checkpointDir().resolve(lost));
+            String fresh = jobs.submit(submission);
+            String refusal = jobs.awaitFailure(fresh, "Refusing a fresh start", TIMEOUT);
+            report.mark("refused", "resubmitted without state: refused by the sink");
+            assertThat(refusal)
+                    .as("the refusal names the newest retained checkpoint of the lost job")
+                    .contains(lost + "/" + Path.of(checkpoint).getFileName());
+            jobs.cancel(fresh);
+
+            String restored = jobs.submit(submission.fromSavepoint(checkpoint));
+            jobs.awaitAllTasksRunning(restored);
+            report.mark("restore", "resubmitted from " + checkpoint);
+            Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+            report.figure("lost job", lost);
+            report.figure("restored from", checkpoint);
+            report.figure("refusal", refusal);
+            report.figure("result", comparison.summary());
+            assertThat(cluster.rest().checkpoints(restored).latestRestoredId())
+                    .isEqualTo(checkpointId(checkpoint));
+            jobs.cancel(restored);
+        } finally {
+            relays.dropSlot();
+        }
+    }
+
+    /** The complete {@code chk-<n>} (one with {@code _metadata}) with the highest n. */
+    private static String newestRetainedCheckpoint(Path jobDir) throws IOException {
+        try (Stream<Path> children = Files.list(jobDir)) {
+            return children.filter(p -> p.getFileName().toString().matches("chk-\\d+"))
+                    .filter(p -> Files.exists(p.resolve("_metadata")))
+                    .max(Comparator.comparingLong(p -> checkpointId(p.toString())))
+                    .map(Path::toString)
+                    .orElseThrow(() -> new AssertionError("No retained checkpoint in " + jobDir));
+        }
+    }
+
+    private static long checkpointId(String path) {
+        String name = Path.of(path).getFileName().toString();
+        return Long.parseLong(name.substring("chk-".length()));
+    }
+}
