@@ -25,8 +25,10 @@ import io.effonce.local.junit.PostgresExtension;
 import io.effonce.local.oracle.Comparison;
 import io.effonce.local.workload.WorkloadReport;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * standby JobManager, two TaskManagers), a new standby started after each kill; once together with
  * a TaskManager. The standby takes over, recovers the job (same job id) from the latest completed
  * checkpoint, every sink subtask flushes its range again, and the totals end equal to the ledger.
+ * Each nested class has its own database, relay and cluster.
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class JobManagerKilledWithHighAvailabilityITCase {
@@ -48,130 +51,154 @@ class JobManagerKilledWithHighAvailabilityITCase {
 
     private final Path dir = WorkDirs.fresh("jm-kill-ha");
 
-    @Test
-    void totalsAreExactAfterTheLeadingJobManagerIsKilledMidCheckpoint(
-            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
-        Relays relays = new Relays(db, kafka.servers(), "jmkill", dir);
-        SinkTables tables = new SinkTables(db);
-        try (LocalFlinkCluster cluster =
-                        LocalFlinkCluster.start(
-                                ClusterSpec.builder(dir.resolve("flink"))
-                                        .taskManagers(TASK_MANAGERS)
-                                        .highAvailability()
-                                        .fastFailover()
-                                        .config("execution.checkpointing.interval", "500ms")
-                                        .config("execution.checkpointing.min-pause", "200ms")
-                                        .build());
-                LedgerRelay relay = relays.start()) {
-            ClusterChaos chaos = new ClusterChaos(cluster, TASK_MANAGERS);
-            FlinkJobs jobs = cluster.jobs();
-            String jobId = jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), dir));
-            jobs.awaitAllTasksRunning(jobId);
-            jobs.awaitCompletedCheckpoints(jobId, 1);
-            long takeoversAtStart = tables.ownershipTakeovers();
-            ChaosReport report = new ChaosReport("jm-kill9-ha-cluster", db);
-            List<JobManagerKill> kills = new ArrayList<>();
-            WorkloadReport ledger;
-            // The workload runs until it is stopped below: it is writing when each kill lands and
-            // while the new leader restores the job, whatever the machine's speed.
-            try (RunningWorkload workload =
-                    RunningWorkload.start(Workloads.unbounded("jmkill", 800), db)) {
-                for (int kill = 1; kill <= LEADER_KILLS + 1; kill++) {
+    @Nested
+    class LeaderKilledMidCheckpoint {
+
+        @Test
+        void totalsAreExactAfterTheLeadingJobManagerIsKilledMidCheckpoint(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Relays relays = new Relays(db, kafka.servers(), "jmkill", dir);
+            SinkTables tables = new SinkTables(db);
+            try (LocalFlinkCluster cluster =
+                            LocalFlinkCluster.start(
+                                    ClusterSpec.builder(dir.resolve("flink"))
+                                            .taskManagers(TASK_MANAGERS)
+                                            .highAvailability()
+                                            .fastFailover()
+                                            .config("execution.checkpointing.interval", "500ms")
+                                            .config("execution.checkpointing.min-pause", "200ms")
+                                            .build());
+                    LedgerRelay relay = relays.start()) {
+                ClusterChaos chaos = new ClusterChaos(cluster, TASK_MANAGERS);
+                FlinkJobs jobs = cluster.jobs();
+                String jobId =
+                        jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), dir));
+                jobs.awaitAllTasksRunning(jobId);
+                jobs.awaitCompletedCheckpoints(jobId, 1);
+                long takeoversAtStart = tables.ownershipTakeovers();
+                ChaosReport report = new ChaosReport("jm-kill9-ha-cluster", db);
+                List<JobManagerKill> kills = new ArrayList<>();
+                WorkloadReport ledger;
+                // The workload runs until it is stopped below: it is writing when each kill lands
+                // and
+                // while the new leader restores the job, whatever the machine's speed.
+                try (RunningWorkload workload =
+                        RunningWorkload.start(Workloads.unbounded("jmkill", 800), db)) {
+                    for (int kill = 1; kill <= LEADER_KILLS + 1; kill++) {
+                        workload.awaitMore(BETWEEN_FAULTS);
+                        boolean withTaskManager = kill == LEADER_KILLS + 1;
+                        JobManagerKill k =
+                                chaos.killLeadingJobManagerMidCheckpoint(
+                                        jobId, withTaskManager, report);
+                        kills.add(k);
+                        TotalsInvariant.awaitExactAfter(k.recovery(), workload, db);
+                    }
                     workload.awaitMore(BETWEEN_FAULTS);
-                    boolean withTaskManager = kill == LEADER_KILLS + 1;
-                    JobManagerKill k =
-                            chaos.killLeadingJobManagerMidCheckpoint(
-                                    jobId, withTaskManager, report);
-                    kills.add(k);
-                    TotalsInvariant.awaitExactAfter(k.recovery(), workload, db);
+                    ledger = workload.stopAndDrain();
                 }
-                workload.awaitMore(BETWEEN_FAULTS);
-                ledger = workload.stopAndDrain();
-            }
-            Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
 
-            long flushes = tables.ownershipTakeovers() - takeoversAtStart;
-            report.figure("payments", ledger.started());
-            report.figure("kill -9 of the leading JobManager", LEADER_KILLS);
-            report.figure("kill -9 of the leading JobManager and a TaskManager together", 1);
-            report.figure(
-                    "restored from (checkpoint in flight / last completed before / restored)",
-                    kills.stream()
-                            .map(
-                                    k ->
-                                            k.checkpointInFlight()
-                                                    + "/"
-                                                    + k.completedBeforeKill()
-                                                    + "/"
-                                                    + k.restoredFrom())
-                            .toList());
-            report.figure("sink subtask flushes (takeovers)", flushes);
-            report.figure("late events", tables.count("late_events"));
-            report.figure("result", comparison.summary());
-            report.close();
+                long flushes = tables.ownershipTakeovers() - takeoversAtStart;
+                report.figure("payments", ledger.started());
+                report.figure("kill -9 of the leading JobManager", LEADER_KILLS);
+                report.figure("kill -9 of the leading JobManager and a TaskManager together", 1);
+                report.figure(
+                        "restored from (checkpoint in flight / last completed before / restored)",
+                        kills.stream()
+                                .map(
+                                        k ->
+                                                k.checkpointInFlight()
+                                                        + "/"
+                                                        + k.completedBeforeKill()
+                                                        + "/"
+                                                        + k.restoredFrom())
+                                .toList());
+                report.figure("sink subtask flushes (takeovers)", flushes);
+                report.figure("late events", tables.count("late_events"));
+                report.figure("result", comparison.summary());
+                report.close();
 
-            assertThat(cluster.rest().jobs())
-                    .as("the job keeps its id across leaders, and no other job appears")
-                    .containsOnlyKeys(jobId);
-            for (JobManagerKill k : kills) {
-                assertThat(k.restoredFrom())
-                        .as("restored under the new leader from the latest completed checkpoint")
-                        .isGreaterThanOrEqualTo(k.completedBeforeKill());
+                assertThat(cluster.rest().jobs())
+                        .as("the job keeps its id across leaders, and no other job appears")
+                        .containsOnlyKeys(jobId);
+                for (JobManagerKill k : kills) {
+                    assertThat(k.restoredFrom())
+                            .as(
+                                    "restored under the new leader from the latest completed checkpoint")
+                            .isGreaterThanOrEqualTo(k.completedBeforeKill());
+                }
+                // every recovery flushes both sink subtasks' ranges
+                assertThat(flushes).isGreaterThanOrEqualTo(2L * kills.size());
+                jobs.cancel(jobId);
+            } finally {
+                relays.dropSlot();
             }
-            // every recovery flushes both sink subtasks' ranges
-            assertThat(flushes).isGreaterThanOrEqualTo(2L * kills.size());
-            jobs.cancel(jobId);
-        } finally {
-            relays.dropSlot();
         }
     }
 
-    /**
-     * A failover before the first checkpoint completes: the new leader recovers the same job (same
-     * job id, same run id, both in the recovered job graph) with no state. Its sink subtasks see
-     * themselves as the previous owners and flush from "checkpoint 0" — deleting what the erased
-     * attempt wrote — instead of refusing a fresh start; the replay from the earliest offsets
-     * brings the totals back to the ledger.
-     */
-    @Test
-    void aFailoverBeforeTheFirstCheckpointFlushesWhatTheErasedAttemptWrote(
-            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
-        Relays relays = new Relays(db, kafka.servers(), "jmfirst", dir);
-        SinkTables tables = new SinkTables(db);
-        try (LocalFlinkCluster cluster =
-                        LocalFlinkCluster.start(
-                                ClusterSpec.builder(dir.resolve("flink-first"))
-                                        .taskManagers(TASK_MANAGERS)
-                                        .highAvailability()
-                                        .fastFailover()
-                                        .config("execution.checkpointing.interval", "1h")
-                                        .build());
-                LedgerRelay relay = relays.start()) {
-            FlinkJobs jobs = cluster.jobs();
-            String jobId = jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), dir));
-            jobs.awaitAllTasksRunning(jobId);
-            Workloads.runAsync(Workloads.options("jmfirst", 2_000, 0), db).get();
-            TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
-            assertThat(cluster.rest().checkpoints(jobId).completed()).isZero();
-            long takeovers = tables.ownershipTakeovers();
+    @Nested
+    class LeaderKilledBeforeTheFirstCheckpoint {
 
-            FlinkProcess leader = cluster.leadingJobManager();
-            cluster.killJobManager(leader);
-            cluster.startJobManager();
-            cluster.awaitNewLeader(leader, FlinkJobs.DEFAULT_TIMEOUT);
-            // A refused fresh start would fail the sink's tasks in open(): never all RUNNING.
-            jobs.awaitAllTasksRunning(jobId);
-            await("both sink subtasks of the recovered job taking over their ranges")
-                    .atMost(FlinkJobs.DEFAULT_TIMEOUT)
-                    .until(() -> tables.ownershipTakeovers() >= takeovers + 2);
-            assertThat(cluster.rest().jobs()).containsOnlyKeys(jobId);
-            assertThat(cluster.rest().checkpoints(jobId).restored()).isZero();
+        /**
+         * A failover before the first checkpoint completes: the new leader recovers the same job
+         * (same job id, same run id, both in the recovered job graph) with no state. Its sink
+         * subtasks see themselves as the previous owners and flush from "checkpoint 0" — deleting
+         * what the erased attempt wrote — instead of refusing a fresh start; the replay from the
+         * earliest offsets brings the totals back to the ledger.
+         */
+        @Test
+        void aFailoverBeforeTheFirstCheckpointFlushesWhatTheErasedAttemptWrote(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Relays relays = new Relays(db, kafka.servers(), "jmfirst", dir);
+            SinkTables tables = new SinkTables(db);
+            try (LocalFlinkCluster cluster =
+                            LocalFlinkCluster.start(
+                                    ClusterSpec.builder(dir.resolve("flink-first"))
+                                            .taskManagers(TASK_MANAGERS)
+                                            .highAvailability()
+                                            .fastFailover()
+                                            .config("execution.checkpointing.interval", "1h")
+                                            .build());
+                    LedgerRelay relay = relays.start()) {
+                FlinkJobs jobs = cluster.jobs();
+                String jobId =
+                        jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), dir));
+                jobs.awaitAllTasksRunning(jobId);
+                WorkloadReport first =
+                        Workloads.runAsync(Workloads.options("jmfirst", 2_000, 0), db).get();
+                TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                assertThat(cluster.rest().checkpoints(jobId).completed()).isZero();
+                long takeovers = tables.ownershipTakeovers();
 
-            Workloads.runAsync(Workloads.options("jmfirst2", 1_000, 0), db).get();
-            TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
-            jobs.cancel(jobId);
-        } finally {
-            relays.dropSlot();
+                FlinkProcess leader = cluster.leadingJobManager();
+                cluster.killJobManager(leader);
+                cluster.startJobManager();
+                cluster.awaitNewLeader(leader, FlinkJobs.DEFAULT_TIMEOUT);
+                // A refused fresh start would fail the sink's tasks in open(): never all RUNNING.
+                jobs.awaitAllTasksRunning(jobId);
+                await("both sink subtasks of the recovered job taking over their ranges")
+                        .atMost(FlinkJobs.DEFAULT_TIMEOUT)
+                        .until(() -> tables.ownershipTakeovers() >= takeovers + 2);
+                assertThat(cluster.rest().jobs()).containsOnlyKeys(jobId);
+                assertThat(cluster.rest().checkpoints(jobId).restored()).isZero();
+                // the replay from the earliest offsets rewrote what the flush removed
+                TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+
+                // After the first part's event times: with no checkpoint for an hour, a late
+                // change would wait in the late_events writer (flushed at a barrier or 500 rows).
+                Workloads.runAsync(
+                                Workloads.options(
+                                        "jmfirst2",
+                                        1_000,
+                                        0,
+                                        first.lastEventTime().plus(Duration.ofMinutes(5))),
+                                db)
+                        .get();
+                TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                jobs.cancel(jobId);
+            } finally {
+                relays.dropSlot();
+            }
         }
     }
 }

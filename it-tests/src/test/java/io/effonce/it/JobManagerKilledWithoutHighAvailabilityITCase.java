@@ -19,6 +19,7 @@ import io.effonce.local.junit.KafkaExtension;
 import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.local.oracle.Comparison;
+import io.effonce.local.workload.WorkloadReport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,7 +60,8 @@ class JobManagerKilledWithoutHighAvailabilityITCase {
             JobSubmission submission = JobJar.submission(db, kafka.servers(), relays.topic(), dir);
             String lost = jobs.submit(submission);
             jobs.awaitAllTasksRunning(lost);
-            Workloads.runAsync(Workloads.options("nohajm", 3_000, 0), db).get();
+            WorkloadReport first =
+                    Workloads.runAsync(Workloads.options("nohajm", 3_000, 0), db).get();
             TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
             jobs.awaitCheckpointInProgress(lost, TIMEOUT);
 
@@ -74,7 +76,14 @@ class JobManagerKilledWithoutHighAvailabilityITCase {
             report.mark("lost", "the new JobManager runs no job");
 
             // Changes keep coming while no job runs; they wait in Kafka.
-            Workloads.runAsync(Workloads.options("nohajm2", 1_000, 0), db).get();
+            Workloads.runAsync(
+                            Workloads.options(
+                                    "nohajm2",
+                                    1_000,
+                                    0,
+                                    first.lastEventTime().plus(Duration.ofMinutes(5))),
+                            db)
+                    .get();
 
             String checkpoint = newestRetainedCheckpoint(cluster.checkpointDir().resolve(lost));
             String fresh = jobs.submit(submission);

@@ -51,10 +51,13 @@ public record ClusterSpec(
 
     /**
      * What {@link Builder#fastFailover()} adds with high availability: a killed JobManager's
-     * ZooKeeper session, and with it its leadership, expires after 4 s instead of 60 s.
+     * ZooKeeper session, and with it its leadership, expires after 4 s instead of 60 s (the
+     * connection timeout follows, as Curator warns when it is longer than the session).
      */
     public static final Map<String, String> FAST_HA_FAILOVER =
-            Map.of("high-availability.zookeeper.client.session-timeout", "4s");
+            Map.of(
+                    "high-availability.zookeeper.client.session-timeout", "4s",
+                    "high-availability.zookeeper.client.connection-timeout", "4s");
 
     public ClusterSpec {
         if (taskManagers < 0) {

@@ -218,7 +218,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                     + " ...), or from a newer savepoint.";
         }
         return "Restore the job from its last retained checkpoint (in "
-                + dir.map(d -> d + "/<job id>/chk-<n>").orElse("execution.checkpointing.dir")
+                + dir.map(d -> d.replaceAll("/+$", "") + "/<job id>/chk-<n>")
+                        .orElse("execution.checkpointing.dir")
                 + ") or savepoint.";
     }
 
