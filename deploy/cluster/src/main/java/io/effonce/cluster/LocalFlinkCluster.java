@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -252,16 +253,37 @@ public final class LocalFlinkCluster implements AutoCloseable {
      * jobs the dead one ran). Does not wait for it.
      */
     public FlinkProcess startJobManager() {
-        int next =
-                processes().stream()
-                        .filter(p -> p.role() == FlinkProcess.Role.JOBMANAGER)
-                        .mapToInt(p -> p.index() + 1)
-                        .max()
-                        .orElse(0);
+        int next = nextIndex(FlinkProcess.Role.JOBMANAGER);
         FlinkProcess jm =
                 launcher.startJobManager(next, highAvailability ? freePorts(1)[0] : restPort);
         add(jm);
         return jm;
+    }
+
+    /**
+     * The next unused index of a role: above every process known and every log file written, so a
+     * process started by a later command never takes over the log of one killed before.
+     */
+    private int nextIndex(FlinkProcess.Role role) {
+        int next =
+                processes().stream()
+                        .filter(p -> p.role() == role)
+                        .mapToInt(p -> p.index() + 1)
+                        .max()
+                        .orElse(0);
+        try (Stream<Path> logs = Files.list(logDir())) {
+            int fromLogs =
+                    logs.map(f -> f.getFileName().toString())
+                            .filter(n -> n.endsWith(".log"))
+                            .map(n -> n.substring(0, n.length() - ".log".length()))
+                            .filter(n -> FlinkProcess.roleOf(n) == role)
+                            .mapToInt(n -> FlinkProcess.indexOf(n) + 1)
+                            .max()
+                            .orElse(0);
+            return Math.max(next, fromLogs);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Kills this JobManager with SIGKILL ({@code kill -9}) and waits until it is gone. */
@@ -292,12 +314,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     /** Starts one more TaskManager with the next free index; does not wait for it to register. */
     public FlinkProcess startTaskManager() {
-        int next =
-                processes().stream()
-                        .filter(p -> p.role() == FlinkProcess.Role.TASKMANAGER)
-                        .mapToInt(p -> p.index() + 1)
-                        .max()
-                        .orElse(0);
+        int next = nextIndex(FlinkProcess.Role.TASKMANAGER);
         FlinkProcess tm = launcher.startTaskManager(next);
         add(tm);
         return tm;
