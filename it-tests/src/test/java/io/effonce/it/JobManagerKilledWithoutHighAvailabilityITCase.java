@@ -1,6 +1,7 @@
 package io.effonce.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cluster.ClusterSpec;
@@ -11,6 +12,7 @@ import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.JobJar;
 import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
@@ -40,6 +42,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class JobManagerKilledWithoutHighAvailabilityITCase {
 
     private static final Duration TIMEOUT = FlinkJobs.DEFAULT_TIMEOUT;
+    private static final String REFUSAL = "Refusing a fresh start";
 
     private final Path dir = WorkDirs.fresh("jm-kill-no-ha");
 
@@ -86,9 +89,24 @@ class JobManagerKilledWithoutHighAvailabilityITCase {
                     .get();
 
             String checkpoint = newestRetainedCheckpoint(cluster.checkpointDir().resolve(lost));
+            SinkTables tables = new SinkTables(db);
+            long rowsBefore = tables.count("merchant_daily_totals");
             String fresh = jobs.submit(submission);
-            String refusal = jobs.awaitFailure(fresh, "Refusing a fresh start", TIMEOUT);
+            String refusal = jobs.awaitFailure(fresh, REFUSAL, TIMEOUT);
             report.mark("refused", "resubmitted without state: refused by the sink");
+            // Flink restarts the refused tasks: every attempt must refuse, none may flush.
+            await("a second refused attempt of job %s".formatted(fresh))
+                    .atMost(TIMEOUT)
+                    .ignoreExceptions()
+                    .until(
+                            () ->
+                                    cluster.rest().failures(fresh).stream()
+                                                    .filter(f -> f.contains(REFUSAL))
+                                                    .count()
+                                            >= 2);
+            assertThat(tables.count("merchant_daily_totals"))
+                    .as("the refused attempts left every total in place")
+                    .isEqualTo(rowsBefore);
             assertThat(refusal)
                     .as("the refusal names the newest retained checkpoint of the lost job")
                     .contains(lost + "/" + Path.of(checkpoint).getFileName());

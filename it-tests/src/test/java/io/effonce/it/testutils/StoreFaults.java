@@ -6,6 +6,7 @@ import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.Ownership;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.RangeSurvey;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
@@ -62,8 +63,8 @@ public final class StoreFaults {
         }
 
         @Override
-        public boolean hasRows() {
-            return store.hasRows();
+        public RangeSurvey survey(KeyGroupSpan span) {
+            return store.survey(span);
         }
 
         @Override

@@ -5,6 +5,7 @@ import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.Ownership;
+import io.effonce.sink.store.RangeSurvey;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
@@ -120,6 +121,11 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         String owner = getRuntimeContext().getJobInfo().getJobId() + "/" + runId;
         store = storeFactory.create();
         writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
+        if (restoredCheckpointId.isEmpty()) {
+            // Before taking the range: a refused attempt that took it would make Flink's restart
+            // of the same task look like this run restarting, and flush the totals away.
+            refuseFreshStartOverRows(span, owner);
+        }
         Ownership ownership =
                 store.takeOwnership(
                         span,
@@ -141,8 +147,13 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
             // range belongs to an erased run. A flush from "checkpoint 0" with empty state
             // removes exactly that. A new deployment, whatever its job id, is a fresh start.
             metrics.flushed(flushAfterRestore(0L));
-        } else {
-            checkFreshStart(span, ownership.previousJobs());
+        } else if (settings.resetOnFreshStart()) {
+            long deleted = store.deleteAll();
+            LOG.warn(
+                    "Fresh start with reset: deleted {} rows of {} in {}",
+                    deleted,
+                    store.tableName(),
+                    span);
         }
         scheduleFlushTimer();
     }
@@ -180,30 +191,28 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         }
     }
 
-    private void checkFreshStart(KeyGroupSpan span, Set<String> previousOwners) {
-        if (!store.hasRows()) {
+    /**
+     * Refuses a start without state on a range that holds rows this run did not write, unless
+     * {@code sink.reset-on-fresh-start} is set; changes nothing in the store.
+     */
+    private void refuseFreshStartOverRows(KeyGroupSpan span, String owner) {
+        RangeSurvey found = store.survey(span);
+        if (found.owners().contains(owner) || !found.hasRows() || settings.resetOnFreshStart()) {
             return;
         }
-        if (!settings.resetOnFreshStart()) {
-            throw new IllegalStateException(
-                    "Refusing a fresh start: table "
-                            + store.tableName()
-                            + " already holds rows in "
-                            + span
-                            + ", written by "
-                            + previousOwners
-                            + ", and this job has no restored state to flush them against. "
-                            + whereToRestoreFrom(previousOwners)
-                            + " Or set "
-                            + FlushableSinkOptions.RESET_ON_FRESH_START.key()
-                            + "=true to delete those rows first.");
-        }
-        long deleted = store.deleteAll();
-        LOG.warn(
-                "Fresh start with reset: deleted {} rows of {} in {}",
-                deleted,
-                store.tableName(),
-                span);
+        Set<String> previousOwners = found.owners();
+        throw new IllegalStateException(
+                "Refusing a fresh start: table "
+                        + store.tableName()
+                        + " already holds rows in "
+                        + span
+                        + ", written by "
+                        + previousOwners
+                        + ", and this job has no restored state to flush them against. "
+                        + whereToRestoreFrom(previousOwners)
+                        + " Or set "
+                        + FlushableSinkOptions.RESET_ON_FRESH_START.key()
+                        + "=true to delete those rows first.");
     }
 
     /** Names the newest retained checkpoint of the previous owners, if the job can see one. */

@@ -289,11 +289,22 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
     }
 
     @Override
-    public boolean hasRows() {
-        requireOwner();
+    public RangeSurvey survey(KeyGroupSpan span) {
         return session.inTransaction(
-                "Checking " + table + " for rows in " + span,
+                "Surveying " + span + " of " + table,
                 c -> {
+                    Set<String> owners = new HashSet<>();
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "SELECT DISTINCT owner_job FROM sink_fences WHERE sink_table = ?"
+                                            + " AND key_group BETWEEN ? AND ?")) {
+                        bindSpan(s, span);
+                        try (ResultSet rs = s.executeQuery()) {
+                            while (rs.next()) {
+                                owners.add(rs.getString(1));
+                            }
+                        }
+                    }
                     try (PreparedStatement s =
                             c.prepareStatement(
                                     "SELECT EXISTS (SELECT 1 FROM "
@@ -303,7 +314,7 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                         s.setInt(2, span.last());
                         try (ResultSet rs = s.executeQuery()) {
                             rs.next();
-                            return rs.getBoolean(1);
+                            return new RangeSurvey(owners, rs.getBoolean(1));
                         }
                     }
                 });

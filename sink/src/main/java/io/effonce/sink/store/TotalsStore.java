@@ -37,8 +37,12 @@ public interface TotalsStore<K, V> extends AutoCloseable {
     /** Deletes these keys' rows, in one transaction. */
     void delete(Collection<K> keys);
 
-    /** Whether any row lies in this writer's key-group range. */
-    boolean hasRows();
+    /**
+     * Looks at {@code span} without taking it or changing anything: who owns it and whether it
+     * holds rows. A start without state decides with this whether it may take the range at all, so
+     * that a refused start leaves the fence as it found it.
+     */
+    RangeSurvey survey(KeyGroupSpan span);
 
     /** Deletes every row in this writer's key-group range; returns how many. */
     long deleteAll();

@@ -57,4 +57,22 @@ class RunIdentityTest {
                 .as("a job id alone would have read this as a restart and deleted the totals")
                 .containsExactly(Map.entry("m1", 100L));
     }
+
+    /**
+     * Flink restarts a task that failed in open(): the refusal must hold on every attempt. Had the
+     * refused attempt taken the range first, the next attempt would find its own run as the
+     * previous owner and "flush from checkpoint 0" — deleting the totals the refusal protects.
+     */
+    @Test
+    void aRefusedFreshStartIsRefusedAgainOnEveryRestartOfItsTask() throws Exception {
+        runUntilCrashBeforeTheFirstCheckpoint(sink(table).build());
+        FlushableSink<String, Long> redeployed = sink(table).build();
+
+        for (int attempt = 0; attempt < 3; attempt++) {
+            assertThatThrownBy(() -> freshInJob(redeployed, APPLICATION_MODE_WITH_HA).close())
+                    .as("attempt %d", attempt)
+                    .hasMessageContaining("Refusing a fresh start");
+        }
+        assertThat(table.values()).containsExactly(Map.entry("m1", 100L));
+    }
 }

@@ -3,6 +3,7 @@ package io.effonce.sink.testutils;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.Ownership;
+import io.effonce.sink.store.RangeSurvey;
 import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
@@ -105,9 +106,18 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
-    public boolean hasRows() {
+    public RangeSurvey survey(KeyGroupSpan span) {
         synchronized (table) {
-            return table.rows.values().stream().anyMatch(r -> span.contains(r.keyGroup()));
+            Set<String> owners = new HashSet<>();
+            for (int g = span.first(); g <= span.last(); g++) {
+                String job = table.fenceJobs.get(g);
+                if (job != null) {
+                    owners.add(job);
+                }
+            }
+            return new RangeSurvey(
+                    owners,
+                    table.rows.values().stream().anyMatch(r -> span.contains(r.keyGroup())));
         }
     }
 
