@@ -2,17 +2,12 @@ package io.effonce.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.MemorySize;
@@ -26,45 +21,11 @@ import org.junit.jupiter.api.io.TempDir;
 /** deploy/flink-conf/config.yaml: Flink reads it as meant, with no unknown or deprecated key. */
 class FlinkConfigFileTest {
 
-    private static final List<String> OPTION_CLASSES =
-            List.of(
-                    "org.apache.flink.configuration.CheckpointingOptions",
-                    "org.apache.flink.configuration.StateBackendOptions",
-                    "org.apache.flink.configuration.RestartStrategyOptions",
-                    "org.apache.flink.configuration.JobManagerOptions",
-                    "org.apache.flink.configuration.TaskManagerOptions",
-                    "org.apache.flink.configuration.RestOptions",
-                    "org.apache.flink.configuration.WebOptions",
-                    "org.apache.flink.configuration.HeartbeatManagerOptions",
-                    "org.apache.flink.configuration.CoreOptions",
-                    "org.apache.flink.configuration.ExecutionOptions",
-                    "org.apache.flink.configuration.ClusterOptions",
-                    "org.apache.flink.configuration.StateRecoveryOptions",
-                    "org.apache.flink.configuration.RpcOptions",
-                    "org.apache.flink.configuration.PipelineOptions",
-                    "org.apache.flink.state.rocksdb.RocksDBConfigurableOptions",
-                    "org.apache.flink.streaming.api.environment.ExecutionCheckpointingOptions");
-
     @TempDir Path dir;
 
     @Test
     void everyKeyIsACurrentFlinkOption() throws Exception {
-        Set<String> known = new HashSet<>();
-        for (String name : OPTION_CLASSES) {
-            Class<?> options;
-            try {
-                options = Class.forName(name);
-            } catch (ClassNotFoundException gone) {
-                continue;
-            }
-            for (Field f : options.getFields()) {
-                if (Modifier.isStatic(f.getModifiers())
-                        && ConfigOption.class.isAssignableFrom(f.getType())
-                        && !f.isAnnotationPresent(Deprecated.class)) {
-                    known.add(((ConfigOption<?>) f.get(null)).key());
-                }
-            }
-        }
+        Set<String> known = FlinkOptionKeys.current();
         Pattern entry = Pattern.compile("^([A-Za-z0-9_.\\-]+):.*$");
         for (String line : FlinkConfigFile.resource("config.yaml").lines().toList()) {
             Matcher m = entry.matcher(line);

@@ -5,6 +5,7 @@ import static io.effonce.k8s.Manifests.list;
 import static io.effonce.k8s.Manifests.map;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.cluster.FlinkOptionKeys;
 import io.effonce.k8s.Manifests.Doc;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -76,7 +77,7 @@ class ManifestConsistencyTest {
 
     @Test
     void flinkConfigurationNamesOnlyKeysFlinkOrTheJobKnows() {
-        Set<String> known = new TreeSet<>(FlinkFacts.options());
+        Set<String> known = new TreeSet<>(FlinkOptionKeys.current());
         known.addAll(JobFacts.options());
         Set<String> unknown =
                 new TreeSet<>(map(at(job().body(), "spec", "flinkConfiguration")).keySet());

@@ -1,4 +1,4 @@
-package io.effonce.k8s;
+package io.effonce.cluster;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -7,10 +7,15 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.apache.flink.configuration.ConfigOption;
 
-/** The configuration keys Flink 2.2 knows (current ones: a deprecated key is not accepted). */
-final class FlinkFacts {
+/**
+ * The configuration keys a Flink 2.2 cluster's configuration may set: every current (not
+ * deprecated) option of Flink's option classes for checkpoints, state, restarts, memory, REST, high
+ * availability, RocksDB and the like. Checks of config.yaml and of the Kubernetes manifests use it,
+ * so a misspelled or retired key fails a test instead of being ignored by Flink.
+ */
+public final class FlinkOptionKeys {
 
-    /** Flink's option classes for what a cluster's configuration sets. */
+    /** Option classes read; one absent from the class path (RocksDB's) is skipped. */
     private static final List<String> OPTION_CLASSES =
             List.of(
                     "org.apache.flink.configuration.CheckpointingOptions",
@@ -30,21 +35,28 @@ final class FlinkFacts {
                     "org.apache.flink.configuration.PipelineOptions",
                     "org.apache.flink.state.rocksdb.RocksDBConfigurableOptions");
 
-    private FlinkFacts() {}
+    private FlinkOptionKeys() {}
 
-    static Set<String> options() {
+    /** Every current key of the option classes on the class path. */
+    public static Set<String> current() {
         Set<String> keys = new TreeSet<>();
         for (String name : OPTION_CLASSES) {
+            Class<?> options;
             try {
-                for (Field f : Class.forName(name).getFields()) {
-                    if (Modifier.isStatic(f.getModifiers())
-                            && ConfigOption.class.isAssignableFrom(f.getType())
-                            && !f.isAnnotationPresent(Deprecated.class)) {
+                options = Class.forName(name);
+            } catch (ClassNotFoundException absent) {
+                continue;
+            }
+            for (Field f : options.getFields()) {
+                if (Modifier.isStatic(f.getModifiers())
+                        && ConfigOption.class.isAssignableFrom(f.getType())
+                        && !f.isAnnotationPresent(Deprecated.class)) {
+                    try {
                         keys.add(((ConfigOption<?>) f.get(null)).key());
+                    } catch (IllegalAccessException e) {
+                        throw new IllegalStateException("Cannot read " + name + "." + f, e);
                     }
                 }
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("Flink option class " + name + " not readable", e);
             }
         }
         return keys;
