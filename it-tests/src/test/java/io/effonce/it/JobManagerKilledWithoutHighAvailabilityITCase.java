@@ -66,6 +66,8 @@ class JobManagerKilledWithoutHighAvailabilityITCase {
             WorkloadReport first =
                     Workloads.runAsync(Workloads.options("nohajm", 3_000, 0), db).get();
             TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+            // A checkpoint completed after the totals were exact: the one to come back from.
+            jobs.awaitCheckpointAfter(lost, cluster.rest().checkpoints(lost).latestCompletedId());
             jobs.awaitCheckpointInProgress(lost, TIMEOUT);
 
             FlinkProcess jobManager = cluster.leadingJobManager();
