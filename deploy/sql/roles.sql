@@ -59,6 +59,9 @@ $$;
 --   sink_fences: take key groups (upsert), check them FOR SHARE (needs UPDATE), reset (DELETE);
 --   sink_fence_token: nextval for a new owner token.
 GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals TO effonce_sink;
+--   merchant_daily_totals_staged / _committed: the committed read contract (stage, move, roll back).
+GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals_staged TO effonce_sink;
+GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals_committed TO effonce_sink;
 GRANT SELECT, INSERT ON late_events TO effonce_sink;
 GRANT SELECT, INSERT ON dead_letters TO effonce_sink;
 GRANT SELECT, INSERT, UPDATE, DELETE ON sink_fences TO effonce_sink;
@@ -66,3 +69,4 @@ GRANT USAGE, SELECT ON SEQUENCE sink_fence_token TO effonce_sink;
 
 -- Dashboards: read the totals, nothing else.
 GRANT SELECT ON merchant_daily_totals TO effonce_dashboard;
+GRANT SELECT ON merchant_daily_totals_committed TO effonce_dashboard;

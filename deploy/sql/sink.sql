@@ -17,6 +17,40 @@ CREATE TABLE IF NOT EXISTS merchant_daily_totals (
 CREATE INDEX IF NOT EXISTS merchant_daily_totals_tag_idx
   ON merchant_daily_totals (barrier_tag, key_group);
 
+-- The committed read contract: each key's value as of the latest COMPLETED checkpoint. It never
+-- steps back during a recovery (only an operator's restore of an older savepoint rolls it back,
+-- to that savepoint's values). Each sink subtask stages its changed keys' values at a checkpoint
+-- barrier and moves them here when the checkpoint completes (announced on the channel
+-- effonce_committed: LISTEN effonce_committed). The work per checkpoint is the keys that changed.
+CREATE TABLE IF NOT EXISTS merchant_daily_totals_committed (
+  merchant_id   TEXT    NOT NULL,
+  day           DATE    NOT NULL,
+  currency      CHAR(3) NOT NULL,
+  total_minor   BIGINT  NOT NULL,
+  payments      BIGINT  NOT NULL,
+  checkpoint_id BIGINT  NOT NULL,  -- the completed checkpoint this value is from
+  key_group     INTEGER NOT NULL,
+  committed_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (merchant_id, day, currency)
+);
+CREATE INDEX IF NOT EXISTS merchant_daily_totals_committed_ckpt_idx
+  ON merchant_daily_totals_committed (checkpoint_id, key_group);
+
+-- Values staged at a checkpoint barrier, waiting for that checkpoint to complete; a restore
+-- discards what was staged after the checkpoint it restores.
+CREATE TABLE IF NOT EXISTS merchant_daily_totals_staged (
+  checkpoint_id BIGINT  NOT NULL,
+  merchant_id   TEXT    NOT NULL,
+  day           DATE    NOT NULL,
+  currency      CHAR(3) NOT NULL,
+  total_minor   BIGINT  NOT NULL,
+  payments      BIGINT  NOT NULL,
+  key_group     INTEGER NOT NULL,
+  PRIMARY KEY (checkpoint_id, merchant_id, day, currency)
+);
+CREATE INDEX IF NOT EXISTS merchant_daily_totals_staged_range_idx
+  ON merchant_daily_totals_staged (key_group, checkpoint_id);
+
 -- Changes rejected by deduplication as later than the acceptance horizon: a batch recount
 -- adds them. One row per event id.
 CREATE TABLE IF NOT EXISTS late_events (

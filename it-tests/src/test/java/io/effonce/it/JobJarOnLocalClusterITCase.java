@@ -16,6 +16,7 @@ import io.effonce.it.testutils.OldChangeCopy;
 import io.effonce.it.testutils.Relays;
 import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.StepBackSampler;
 import io.effonce.it.testutils.TaskManagerKill;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
@@ -125,8 +126,11 @@ class JobJarOnLocalClusterITCase {
                 // and while the job restores, whatever the machine's speed.
                 WorkloadReport ledger;
                 int hits = 0;
-                try (RunningWorkload workload =
-                        RunningWorkload.start(Workloads.unbounded("kill9", rate), db)) {
+                // A dashboard reading both tables all along: the committed one must never step
+                // back.
+                try (StepBackSampler reader = new StepBackSampler(db);
+                        RunningWorkload workload =
+                                RunningWorkload.start(Workloads.unbounded("kill9", rate), db)) {
                     for (int kill = 1; kill <= kills; kill++) {
                         workload.awaitMore(BETWEEN_FAULTS);
                         TaskManagerKill k = chaos.killTaskManagerMidCheckpoint(jobId, report);
@@ -135,6 +139,21 @@ class JobJarOnLocalClusterITCase {
                     }
                     workload.awaitMore(BETWEEN_FAULTS);
                     ledger = workload.stopAndDrain();
+                    TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                    jobs.awaitCheckpointAfter(
+                            jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                    TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
+                    report.figure(
+                            "committed-table reads across the kills (each reads every key)",
+                            reader.committedSamples());
+                    report.figure("committed keys that stepped back", reader.committedStepsBack());
+                    report.figure(
+                            "live keys that stepped back (reads: " + reader.liveSamples() + ")",
+                            reader.liveStepsBack());
+                    assertThat(reader.committedStepsBack())
+                            .as("committed totals never step back")
+                            .isZero();
+                    assertThat(reader.committedSamples()).isPositive();
                 }
                 Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
 

@@ -88,6 +88,12 @@ class RolesITCase {
         allowed(
                 dashboard,
                 "SELECT merchant_id, day, currency, total_minor FROM merchant_daily_totals");
+        allowed(
+                dashboard,
+                "SELECT merchant_id, day, currency, total_minor, checkpoint_id"
+                        + " FROM merchant_daily_totals_committed");
+        denied(dashboard, "SELECT * FROM merchant_daily_totals_staged");
+        denied(dashboard, "DELETE FROM merchant_daily_totals_committed");
 
         denied(
                 dashboard,

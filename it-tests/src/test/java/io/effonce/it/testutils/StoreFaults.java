@@ -73,6 +73,33 @@ public final class StoreFaults {
         }
 
         @Override
+        public void stage(long checkpointId, List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
+            store.stage(checkpointId, rows);
+        }
+
+        @Override
+        public int commit(long checkpointId) {
+            return store.commit(checkpointId);
+        }
+
+        @Override
+        public void discardStagedAfter(long checkpointId) {
+            store.discardStagedAfter(checkpointId);
+        }
+
+        @Override
+        public List<MerchantDayKey> keysCommittedAfter(long checkpointId) {
+            return store.keysCommittedAfter(checkpointId);
+        }
+
+        @Override
+        public void rollBackCommitted(
+                List<StoredRow<MerchantDayKey, DailyTotal>> set,
+                Collection<MerchantDayKey> remove) {
+            store.rollBackCommitted(set, remove);
+        }
+
+        @Override
         public String tableName() {
             return store.tableName();
         }

@@ -61,6 +61,22 @@ public final class TotalsInvariant {
                 db, "the sink alone equal to the ledger", oracle::compareWithSink, timeout);
     }
 
+    /**
+     * Waits until the committed totals plus late_events equal the ledger: once a checkpoint has
+     * completed after the live table caught up, the committed table has caught up too.
+     */
+    public static Comparison awaitCommittedHolds(PostgresEndpoint db, Duration timeout) {
+        LedgerOracle oracle = new LedgerOracle(db);
+        return awaitMatch(
+                db,
+                "committed + late_events equal to the ledger",
+                () ->
+                        Comparison.of(
+                                oracle.ledgerTotals(),
+                                LedgerOracle.sum(oracle.committedTotals(), oracle.lateTotals())),
+                timeout);
+    }
+
     private static Comparison awaitMatch(
             PostgresEndpoint db, String what, Supplier<Comparison> compare, Duration timeout) {
         AtomicReference<Comparison> last = new AtomicReference<>();

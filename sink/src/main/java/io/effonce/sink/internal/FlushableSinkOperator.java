@@ -11,6 +11,7 @@ import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -141,12 +142,14 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                 restoredCheckpointId);
         if (restoredCheckpointId.isPresent()) {
             metrics.flushed(flushAfterRestore(restoredCheckpointId.getAsLong()));
+            reconcileCommitted(restoredCheckpointId.getAsLong());
         } else if (ownership.previousJobs().contains(owner)) {
             // This run of the job (a task restart, or a JobManager failover that recovered the
             // graph) wrote here before but completed no checkpoint: everything it wrote in this
             // range belongs to an erased run. A flush from "checkpoint 0" with empty state
             // removes exactly that. A new deployment, whatever its job id, is a fresh start.
             metrics.flushed(flushAfterRestore(0L));
+            store.discardStagedAfter(0L);
         } else if (settings.resetOnFreshStart()) {
             long deleted = store.deleteAll();
             LOG.warn(
@@ -266,8 +269,11 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         writeChangedState();
         // Everything tagged below checkpointId is durable before this subtask acknowledges it.
         writeBuffer();
+        stageChangedValues(checkpointId);
+        changedSinceBarrier.clear();
     }
 
+    /** Writes each changed key's last value to state; keeps the changes for the next stage. */
     private void writeChangedState() throws IOException {
         for (Map.Entry<K, V> e : changedSinceBarrier.entrySet()) {
             setCurrentKey(e.getKey());
@@ -277,7 +283,60 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                 lastValue.update(e.getValue());
             }
         }
-        changedSinceBarrier.clear();
+    }
+
+    /**
+     * Stages the values the changed keys have at this barrier, to be committed when the checkpoint
+     * completes. A retired key stages nothing: its committed row stays as its final value, as in
+     * the live table.
+     */
+    private void stageChangedValues(long checkpointId) {
+        List<StoredRow<K, V>> values = new ArrayList<>(changedSinceBarrier.size());
+        changedSinceBarrier.forEach(
+                (key, value) -> {
+                    if (value != null) {
+                        values.add(new StoredRow<>(key, value, keyGroupOf(key), checkpointId));
+                    }
+                });
+        writer.stage(checkpointId, values);
+    }
+
+    /** Commits the checkpoint for this subtask's range: its staged values become committed. */
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        metrics.committed(checkpointId, store.commit(checkpointId));
+    }
+
+    /**
+     * After a restore from {@code checkpointId}: what the erased run staged later goes; what was
+     * staged up to it is committed (its notification may never have come); and a committed value
+     * from a later checkpoint — only after an operator restored an older savepoint — is rolled back
+     * to restored state, or removed where state holds no value.
+     */
+    private void reconcileCommitted(long checkpointId) throws IOException {
+        store.discardStagedAfter(checkpointId);
+        metrics.committed(checkpointId, store.commit(checkpointId));
+        List<StoredRow<K, V>> set = new ArrayList<>();
+        List<K> remove = new ArrayList<>();
+        for (K key : store.keysCommittedAfter(checkpointId)) {
+            setCurrentKey(key);
+            V value = lastValue.value();
+            if (value == null) {
+                remove.add(key);
+            } else {
+                set.add(new StoredRow<>(key, value, keyGroupOf(key), checkpointId));
+            }
+        }
+        store.rollBackCommitted(set, remove);
+        if (!set.isEmpty() || !remove.isEmpty()) {
+            LOG.warn(
+                    "Rolled the committed values of {} keys back to checkpoint {} and removed {}:"
+                            + " an older checkpoint or savepoint was restored",
+                    set.size(),
+                    checkpointId,
+                    remove.size());
+        }
     }
 
     @Override

@@ -37,6 +37,16 @@ final class QuarantiningWriter<K, V> {
         return RefusedRows.writeSplitting(rows, store::write, this::quarantine);
     }
 
+    /**
+     * Stages {@code rows} at checkpoint {@code checkpointId}, leaving out the rows the database
+     * refuses for their content (quarantined as on the live path: the same key, the same refusal);
+     * returns how many.
+     */
+    int stage(long checkpointId, List<StoredRow<K, V>> rows) {
+        return RefusedRows.writeSplitting(
+                rows, batch -> store.stage(checkpointId, batch), this::quarantine);
+    }
+
     private void quarantine(StoredRow<K, V> row, RefusedRowsException e) {
         store.quarantine(row, e.sqlState(), e.databaseMessage());
         quarantinedRows.inc();

@@ -15,7 +15,9 @@ final class SinkMetrics {
     final Counter fencedWrites;
     final Counter quarantinedRows;
     final Histogram batchLatencyMillis;
+    final Counter committedKeys;
     private volatile FlushReport lastFlush = FlushReport.NONE;
+    private volatile long lastCommitted = -1;
 
     SinkMetrics(MetricGroup group, LongSupplier bufferSize, LongSupplier currentTag) {
         rowsWritten = group.counter("rowsWritten");
@@ -29,6 +31,13 @@ final class SinkMetrics {
         group.gauge("lastFlushKeysSet", (Gauge<Long>) () -> lastFlush.keysSet());
         group.gauge("lastFlushKeysDeleted", (Gauge<Long>) () -> lastFlush.keysDeleted());
         group.gauge("lastFlushDurationMillis", (Gauge<Long>) () -> lastFlush.durationMillis());
+        committedKeys = group.counter("committedKeys");
+        group.gauge("lastCommittedCheckpoint", (Gauge<Long>) () -> lastCommitted);
+    }
+
+    void committed(long checkpointId, int keys) {
+        lastCommitted = checkpointId;
+        committedKeys.inc(keys);
     }
 
     void flushed(FlushReport report) {

@@ -29,11 +29,34 @@ public record PostgresStoreConfig(
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         Objects.requireNonNull(user, "user");
         SqlIdentifier.require("sink.table", table);
+        String name = table.substring(table.indexOf('.') + 1);
+        if (name.length() + COMMITTED_SUFFIX.length() > 63) {
+            throw new IllegalArgumentException(
+                    "sink.table must leave room for the suffix "
+                            + COMMITTED_SUFFIX
+                            + " of its committed table within PostgreSQL's 63 characters (at most"
+                            + " 53), was '"
+                            + table
+                            + "'");
+        }
         if (maxRetries < 0) {
             throw new IllegalArgumentException(
                     "sink.max-retries must be 0 or more, was " + maxRetries);
         }
         Objects.requireNonNull(retryBackoff, "retryBackoff");
+    }
+
+    /** What the committed table's name adds to the totals table's (the longest suffix). */
+    static final String COMMITTED_SUFFIX = "_committed";
+
+    /** Values staged at a checkpoint barrier, waiting for the checkpoint to complete. */
+    public String stagedTable() {
+        return table + "_staged";
+    }
+
+    /** Each key's value as of the latest completed checkpoint: the committed read contract. */
+    public String committedTable() {
+        return table + COMMITTED_SUFFIX;
     }
 
     /** A config with the password given directly (tests, embedded databases). */

@@ -4,8 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -20,8 +18,16 @@ import java.util.Set;
  */
 public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, DailyTotal> {
 
+    /**
+     * The channel each commit is announced on ({@code LISTEN effonce_committed}); the payload is
+     * JSON: table, checkpoint, key groups, keys changed.
+     */
+    public static final String COMMITTED_CHANNEL = "effonce_committed";
+
     private final PostgresStoreConfig config;
     private final String table;
+    private final String staged;
+    private final String committed;
     private final RetryingSession session;
     private KeyGroupSpan span;
     private long token = -1;
@@ -29,6 +35,8 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
     public PostgresTotalsStore(PostgresStoreConfig config) {
         this.config = config;
         this.table = config.table();
+        this.staged = config.stagedTable();
+        this.committed = config.committedTable();
         this.session = new RetryingSession(config);
     }
 
@@ -95,55 +103,18 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
         if (rows.isEmpty()) {
             return;
         }
-        int n = rows.size();
-        String[] merchants = new String[n];
-        String[] days = new String[n];
-        String[] currencies = new String[n];
-        long[] totals = new long[n];
-        long[] counts = new long[n];
-        long[] tags = new long[n];
-        int[] groups = new int[n];
-        for (int i = 0; i < n; i++) {
-            StoredRow<MerchantDayKey, DailyTotal> row = rows.get(i);
-            requireOwned(row.keyGroup());
-            merchants[i] = row.key().merchantId();
-            days[i] = row.key().day().toString();
-            currencies[i] = row.key().currency();
-            totals[i] = row.value().totalMinor();
-            counts[i] = row.value().payments();
-            tags[i] = row.barrierTag();
-            groups[i] = row.keyGroup();
-        }
+        rows.forEach(row -> requireOwned(row.keyGroup()));
         session.inTransaction(
-                "Writing " + n + " rows to " + table,
+                "Writing " + rows.size() + " rows to " + table,
                 c -> {
                     checkFence(c);
-                    try (PreparedStatement s =
-                            c.prepareStatement(
-                                    "INSERT INTO "
-                                            + table
-                                            + " (merchant_id, day, currency, total_minor, payments,"
-                                            + " barrier_tag, key_group, written_at)"
-                                            + " SELECT m, d::date, cur, t, p, tag, g, now()"
-                                            + " FROM unnest(?::text[], ?::text[], ?::text[],"
-                                            + " ?::bigint[], ?::bigint[], ?::bigint[], ?::int[])"
-                                            + " AS u(m, d, cur, t, p, tag, g)"
-                                            + " ON CONFLICT (merchant_id, day, currency) DO UPDATE"
-                                            + " SET total_minor = EXCLUDED.total_minor,"
-                                            + " payments = EXCLUDED.payments,"
-                                            + " barrier_tag = EXCLUDED.barrier_tag,"
-                                            + " key_group = EXCLUDED.key_group,"
-                                            + " written_at = EXCLUDED.written_at")) {
-                        s.setArray(1, c.createArrayOf("text", merchants));
-                        s.setArray(2, c.createArrayOf("text", days));
-                        s.setArray(3, c.createArrayOf("text", currencies));
-                        s.setObject(4, totals);
-                        s.setObject(5, counts);
-                        s.setObject(6, tags);
-                        s.setObject(7, groups);
-                        s.executeUpdate();
-                    }
-                    return null;
+                    return TotalsRows.upsert(
+                            c,
+                            table,
+                            "barrier_tag",
+                            "written_at",
+                            "merchant_id, day, currency",
+                            rows);
                 });
     }
 
@@ -225,29 +196,7 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
         requireOwner();
         return session.inTransaction(
                 "Reading the tag index of " + table,
-                c -> {
-                    // Shaped for the (barrier_tag, key_group) index: a range on its first column.
-                    try (PreparedStatement s =
-                            c.prepareStatement(
-                                    "SELECT merchant_id, day, currency FROM "
-                                            + table
-                                            + " WHERE barrier_tag >= ? AND key_group BETWEEN ? AND ?")) {
-                        s.setLong(1, tag);
-                        s.setInt(2, span.first());
-                        s.setInt(3, span.last());
-                        List<MerchantDayKey> keys = new ArrayList<>();
-                        try (ResultSet rs = s.executeQuery()) {
-                            while (rs.next()) {
-                                keys.add(
-                                        new MerchantDayKey(
-                                                rs.getString(1),
-                                                rs.getObject(2, LocalDate.class),
-                                                rs.getString(3)));
-                            }
-                        }
-                        return keys;
-                    }
-                });
+                c -> TotalsRows.keysFrom(c, table, "barrier_tag", tag, span));
     }
 
     @Override
@@ -255,36 +204,11 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
         if (keys.isEmpty()) {
             return;
         }
-        int n = keys.size();
-        String[] merchants = new String[n];
-        String[] days = new String[n];
-        String[] currencies = new String[n];
-        int i = 0;
-        for (MerchantDayKey key : keys) {
-            merchants[i] = key.merchantId();
-            days[i] = key.day().toString();
-            currencies[i] = key.currency();
-            i++;
-        }
         session.inTransaction(
-                "Deleting " + n + " stale rows of " + table,
+                "Deleting " + keys.size() + " stale rows of " + table,
                 c -> {
                     checkFence(c);
-                    try (PreparedStatement s =
-                            c.prepareStatement(
-                                    "DELETE FROM "
-                                            + table
-                                            + " t USING unnest(?::text[], ?::text[], ?::text[])"
-                                            + " AS u(m, d, cur) WHERE t.merchant_id = u.m"
-                                            + " AND t.day = u.d::date AND t.currency = u.cur"
-                                            + " AND t.key_group BETWEEN ? AND ?")) {
-                        s.setArray(1, c.createArrayOf("text", merchants));
-                        s.setArray(2, c.createArrayOf("text", days));
-                        s.setArray(3, c.createArrayOf("text", currencies));
-                        s.setInt(4, span.first());
-                        s.setInt(5, span.last());
-                        return s.executeUpdate();
-                    }
+                    return TotalsRows.delete(c, table, keys, span);
                 });
     }
 
@@ -320,6 +244,7 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                 });
     }
 
+    /** Also empties the range's staged and committed values: a reset starts them over too. */
     @Override
     public long deleteAll() {
         requireOwner();
@@ -327,13 +252,132 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                 "Resetting " + span + " of " + table,
                 c -> {
                     checkFence(c);
+                    TotalsRows.deleteInSpan(c, staged, span, "");
+                    TotalsRows.deleteInSpan(c, committed, span, "");
+                    return (long) TotalsRows.deleteInSpan(c, table, span, "");
+                });
+    }
+
+    @Override
+    public void stage(long checkpointId, List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        rows.forEach(row -> requireOwned(row.keyGroup()));
+        session.inTransaction(
+                "Staging " + rows.size() + " values of checkpoint " + checkpointId,
+                c -> {
+                    checkFence(c);
+                    return TotalsRows.upsert(
+                            c,
+                            staged,
+                            "checkpoint_id",
+                            null,
+                            "checkpoint_id, merchant_id, day, currency",
+                            rows);
+                });
+    }
+
+    /**
+     * One statement moves the range's staged values of checkpoints up to {@code checkpointId} into
+     * the committed table, the newest per key; then {@code pg_notify} on {@link
+     * #COMMITTED_CHANNEL}, delivered when the transaction commits.
+     */
+    @Override
+    public int commit(long checkpointId) {
+        requireOwner();
+        return session.inTransaction(
+                "Committing checkpoint " + checkpointId + " of " + span + " of " + table,
+                c -> {
+                    checkFence(c);
+                    int moved;
                     try (PreparedStatement s =
                             c.prepareStatement(
-                                    "DELETE FROM " + table + " WHERE key_group BETWEEN ? AND ?")) {
+                                    "WITH moved AS (DELETE FROM "
+                                            + staged
+                                            + " WHERE key_group BETWEEN ? AND ? AND checkpoint_id <= ?"
+                                            + " RETURNING *), newest AS (SELECT DISTINCT ON"
+                                            + " (merchant_id, day, currency) * FROM moved"
+                                            + " ORDER BY merchant_id, day, currency, checkpoint_id DESC)"
+                                            + " INSERT INTO "
+                                            + committed
+                                            + " (merchant_id, day, currency, total_minor, payments,"
+                                            + " checkpoint_id, key_group, committed_at)"
+                                            + " SELECT merchant_id, day, currency, total_minor,"
+                                            + " payments, checkpoint_id, key_group, now() FROM newest"
+                                            + " ON CONFLICT (merchant_id, day, currency) DO UPDATE"
+                                            + " SET total_minor = EXCLUDED.total_minor,"
+                                            + " payments = EXCLUDED.payments,"
+                                            + " checkpoint_id = EXCLUDED.checkpoint_id,"
+                                            + " key_group = EXCLUDED.key_group,"
+                                            + " committed_at = EXCLUDED.committed_at")) {
                         s.setInt(1, span.first());
                         s.setInt(2, span.last());
-                        return (long) s.executeUpdate();
+                        s.setLong(3, checkpointId);
+                        moved = s.executeUpdate();
                     }
+                    try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+                        s.setString(1, COMMITTED_CHANNEL);
+                        s.setString(
+                                2,
+                                "{\"table\":\""
+                                        + table
+                                        + "\",\"checkpoint\":"
+                                        + checkpointId
+                                        + ",\"key_groups\":\""
+                                        + span.first()
+                                        + ".."
+                                        + span.last()
+                                        + "\",\"keys\":"
+                                        + moved
+                                        + "}");
+                        s.execute();
+                    }
+                    return moved;
+                });
+    }
+
+    @Override
+    public void discardStagedAfter(long checkpointId) {
+        requireOwner();
+        session.inTransaction(
+                "Discarding values staged after checkpoint " + checkpointId,
+                c -> {
+                    checkFence(c);
+                    return TotalsRows.deleteInSpan(
+                            c, staged, span, " AND checkpoint_id > ?", checkpointId);
+                });
+    }
+
+    @Override
+    public List<MerchantDayKey> keysCommittedAfter(long checkpointId) {
+        requireOwner();
+        return session.inTransaction(
+                "Reading committed values after checkpoint " + checkpointId,
+                c -> TotalsRows.keysFrom(c, committed, "checkpoint_id", checkpointId + 1, span));
+    }
+
+    @Override
+    public void rollBackCommitted(
+            List<StoredRow<MerchantDayKey, DailyTotal>> set, Collection<MerchantDayKey> remove) {
+        if (set.isEmpty() && remove.isEmpty()) {
+            return;
+        }
+        set.forEach(row -> requireOwned(row.keyGroup()));
+        session.inTransaction(
+                "Rolling back " + (set.size() + remove.size()) + " committed values of " + table,
+                c -> {
+                    checkFence(c);
+                    if (!set.isEmpty()) {
+                        TotalsRows.upsert(
+                                c,
+                                committed,
+                                "checkpoint_id",
+                                "committed_at",
+                                "merchant_id, day, currency",
+                                set);
+                    }
+                    return remove.isEmpty() ? 0 : TotalsRows.delete(c, committed, remove, span);
                 });
     }
 

@@ -47,6 +47,40 @@ public interface TotalsStore<K, V> extends AutoCloseable {
     /** Deletes every row in this writer's key-group range; returns how many. */
     long deleteAll();
 
+    // The committed read contract: each key's value as of the latest completed checkpoint, in a
+    // table of its own that never steps back (sink/README.md, "Two read contracts").
+
+    /**
+     * Stages the values these keys have at checkpoint {@code checkpointId} (each row's tag is that
+     * id), to become committed when the checkpoint completes.
+     */
+    void stage(long checkpointId, List<StoredRow<K, V>> rows);
+
+    /**
+     * Commits checkpoint {@code checkpointId} for this range: the newest staged value of each key
+     * staged at that checkpoint or before becomes its committed value and leaves the staging area,
+     * and the commit is announced to listeners. An earlier commit that never came is caught up.
+     * Returns how many keys changed.
+     */
+    int commit(long checkpointId);
+
+    /**
+     * Drops what was staged after {@code checkpointId}: a restore erased the run that staged it.
+     */
+    void discardStagedAfter(long checkpointId);
+
+    /**
+     * Keys of this range whose committed value belongs to a checkpoint after {@code checkpointId}:
+     * after a restore from an older savepoint, the ones to roll back.
+     */
+    List<K> keysCommittedAfter(long checkpointId);
+
+    /**
+     * Rolls committed values back, in one transaction: sets {@code set} (each row's tag the
+     * checkpoint restored) and removes {@code remove}.
+     */
+    void rollBackCommitted(List<StoredRow<K, V>> set, Collection<K> remove);
+
     /** The table's name, for messages. */
     String tableName();
 

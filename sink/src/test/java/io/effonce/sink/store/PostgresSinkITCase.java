@@ -4,12 +4,16 @@ import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
 import static io.effonce.sink.testutils.SinkHarnesses.harness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.testutils.TotalsTable;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +24,8 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /** The sink's restore flush and fresh-start rule against a real PostgreSQL. */
 @ExtendWith(PostgresExtension.class)
@@ -140,6 +146,59 @@ class PostgresSinkITCase {
         assertThat(table.quarantined()).hasSize(2);
     }
 
+    /**
+     * The committed contract on PostgreSQL: staged at the barrier, moved when the checkpoint
+     * completes (announced on {@code effonce_committed}), untouched by a recovery's flush, rolled
+     * back exactly by an older savepoint's restore.
+     */
+    @Test
+    void committedTotalsMoveOnlyWhenACheckpointCompletes(PostgresEndpoint db) throws Exception {
+        OperatorSubtaskState checkpoint1;
+        try (Connection listener = db.connect()) {
+            try (Statement s = listener.createStatement()) {
+                s.execute("LISTEN " + PostgresTotalsStore.COMMITTED_CHANNEL);
+            }
+            try (var run = open(sink().build())) {
+                upsert(run, M1, 100, 1);
+                checkpoint1 = checkpoint(run, 1);
+                assertThat(table.committed()).isEmpty();
+                run.notifyOfCompletedCheckpoint(1);
+                assertThat(table.committed()).containsExactly(Map.entry(M1, 100L));
+
+                upsert(run, M1, 300, 3);
+                upsert(run, M2, 50, 1);
+                checkpoint(run, 3);
+                run.notifyOfCompletedCheckpoint(3);
+                assertThat(table.committed())
+                        .containsExactly(Map.entry(M1, 300L), Map.entry(M2, 50L));
+
+                upsert(run, M1, 400, 4);
+                checkpoint(run, 4); // the erased run's: staged, never completed
+                assertThat(table.totals()).containsEntry(M1, 400L);
+            }
+            PGConnection pg = listener.unwrap(PGConnection.class);
+            List<String> announced = new java.util.ArrayList<>();
+            await("the commit of checkpoint 3 announced on effonce_committed")
+                    .atMost(Duration.ofMinutes(1))
+                    .until(
+                            () -> {
+                                for (PGNotification n : pg.getNotifications(100)) {
+                                    announced.add(n.getParameter());
+                                }
+                                return announced.stream()
+                                        .anyMatch(p -> p.contains("\"checkpoint\":3"));
+                            });
+            assertThat(announced.get(0)).contains("\"table\":\"merchant_daily_totals\"");
+        }
+
+        // A recovery from checkpoint 3 would not move committed; an operator's restore of the
+        // older checkpoint 1 rolls it back to exactly checkpoint 1's values.
+        try (var restored = restoreFrom(sink().build(), checkpoint1, 1)) {
+            assertThat(table.totals()).containsExactly(Map.entry(M1, 100L));
+            assertThat(table.committed()).containsExactly(Map.entry(M1, 100L));
+        }
+    }
+
     private FlushableSink.Builder<MerchantDayKey, DailyTotal> sink() {
         return FlushableSink.<MerchantDayKey, DailyTotal>builder()
                 .store(PostgresTotalsStore.factory(config))
@@ -158,8 +217,18 @@ class PostgresSinkITCase {
                     MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
             restore(FlushableSink<MerchantDayKey, DailyTotal> sink, OperatorSubtaskState state)
                     throws Exception {
+        return restoreFrom(sink, state, C);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
+            restoreFrom(
+                    FlushableSink<MerchantDayKey, DailyTotal> sink,
+                    OperatorSubtaskState state,
+                    long checkpointId)
+                    throws Exception {
         var h = harness(sink, TypeInformation.of(MerchantDayKey.class), 1, 0);
-        h.setRestoredCheckpointId(C);
+        h.setRestoredCheckpointId(checkpointId);
         h.initializeState(state);
         h.open();
         return h;

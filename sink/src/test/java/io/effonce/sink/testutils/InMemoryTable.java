@@ -16,6 +16,9 @@ public final class InMemoryTable<K, V> {
     final Map<Integer, String> fenceJobs = new HashMap<>();
     final List<StoredRow<K, V>> writeLog = new ArrayList<>();
     final Map<K, String> quarantined = new LinkedHashMap<>();
+    final List<StoredRow<K, V>> staged = new ArrayList<>();
+    final Map<K, StoredRow<K, V>> committed = new LinkedHashMap<>();
+    final List<Long> commits = new ArrayList<>();
     Predicate<K> refused = key -> false;
     long writeStatements;
     long lastToken;
@@ -43,6 +46,25 @@ public final class InMemoryTable<K, V> {
         Map<K, V> values = new LinkedHashMap<>();
         rows.forEach((k, row) -> values.put(k, row.value()));
         return values;
+    }
+
+    /** The committed value of every key: each as of the latest completed checkpoint. */
+    public synchronized Map<K, V> committedValues() {
+        Map<K, V> values = new LinkedHashMap<>();
+        committed.forEach((k, row) -> values.put(k, row.value()));
+        return values;
+    }
+
+    /** The checkpoint each committed value is from. */
+    public synchronized Map<K, Long> committedCheckpoints() {
+        Map<K, Long> ids = new LinkedHashMap<>();
+        committed.forEach((k, row) -> ids.put(k, row.barrierTag()));
+        return ids;
+    }
+
+    /** Values staged and not yet committed or discarded. */
+    public synchronized List<StoredRow<K, V>> staged() {
+        return List.copyOf(staged);
     }
 
     public synchronized StoredRow<K, V> row(K key) {

@@ -11,7 +11,9 @@ import io.effonce.sink.store.TotalsStoreFactory;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** A {@link TotalsStore} over an {@link InMemoryTable}, with the same fencing rules. */
@@ -127,7 +129,68 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             checkFence();
             long before = table.rows.size();
             table.rows.values().removeIf(r -> span.contains(r.keyGroup()));
+            table.staged.removeIf(r -> span.contains(r.keyGroup()));
+            table.committed.values().removeIf(r -> span.contains(r.keyGroup()));
             return before - table.rows.size();
+        }
+    }
+
+    @Override
+    public void stage(long checkpointId, List<StoredRow<K, V>> rows) {
+        synchronized (table) {
+            checkFence();
+            for (StoredRow<K, V> row : rows) {
+                table.staged.removeIf(
+                        r -> r.barrierTag() == checkpointId && r.key().equals(row.key()));
+                table.staged.add(row);
+            }
+        }
+    }
+
+    @Override
+    public int commit(long checkpointId) {
+        synchronized (table) {
+            checkFence();
+            Map<K, StoredRow<K, V>> newest = new LinkedHashMap<>();
+            for (StoredRow<K, V> row : table.staged) {
+                if (row.barrierTag() <= checkpointId && span.contains(row.keyGroup())) {
+                    newest.merge(
+                            row.key(), row, (a, b) -> a.barrierTag() >= b.barrierTag() ? a : b);
+                }
+            }
+            table.staged.removeIf(
+                    r -> r.barrierTag() <= checkpointId && span.contains(r.keyGroup()));
+            table.committed.putAll(newest);
+            table.commits.add(checkpointId);
+            return newest.size();
+        }
+    }
+
+    @Override
+    public void discardStagedAfter(long checkpointId) {
+        synchronized (table) {
+            checkFence();
+            table.staged.removeIf(
+                    r -> r.barrierTag() > checkpointId && span.contains(r.keyGroup()));
+        }
+    }
+
+    @Override
+    public List<K> keysCommittedAfter(long checkpointId) {
+        synchronized (table) {
+            return table.committed.values().stream()
+                    .filter(r -> r.barrierTag() > checkpointId && span.contains(r.keyGroup()))
+                    .map(StoredRow::key)
+                    .toList();
+        }
+    }
+
+    @Override
+    public void rollBackCommitted(List<StoredRow<K, V>> set, Collection<K> remove) {
+        synchronized (table) {
+            checkFence();
+            set.forEach(row -> table.committed.put(row.key(), row));
+            remove.forEach(table.committed::remove);
         }
     }
 

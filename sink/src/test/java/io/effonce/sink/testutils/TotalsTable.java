@@ -23,19 +23,30 @@ public final class TotalsTable {
     }
 
     public void truncate() {
-        execute("TRUNCATE merchant_daily_totals, sink_fences");
+        execute(
+                "TRUNCATE merchant_daily_totals, merchant_daily_totals_staged,"
+                        + " merchant_daily_totals_committed, sink_fences");
     }
 
     /** total_minor of every key. */
     public Map<MerchantDayKey, Long> totals() {
+        return totals("merchant_daily_totals");
+    }
+
+    /** total_minor of every key in the committed table. */
+    public Map<MerchantDayKey, Long> committed() {
+        return totals("merchant_daily_totals_committed");
+    }
+
+    private Map<MerchantDayKey, Long> totals(String tableName) {
         Map<MerchantDayKey, Long> totals =
                 new TreeMap<>(java.util.Comparator.comparing(MerchantDayKey::toString));
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs =
                         s.executeQuery(
-                                "SELECT merchant_id, day, currency, total_minor"
-                                        + " FROM merchant_daily_totals")) {
+                                "SELECT merchant_id, day, currency, total_minor FROM "
+                                        + tableName)) {
             while (rs.next()) {
                 totals.put(
                         new MerchantDayKey(

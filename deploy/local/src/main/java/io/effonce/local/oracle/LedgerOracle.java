@@ -24,6 +24,9 @@ public final class LedgerOracle {
                     + " GROUP BY 1, 2, 3";
     private static final String SINK =
             "SELECT merchant_id, day, currency, total_minor, payments FROM merchant_daily_totals";
+    private static final String COMMITTED =
+            "SELECT merchant_id, day, currency, total_minor, payments"
+                    + " FROM merchant_daily_totals_committed";
     private static final String LATE =
             "SELECT merchant_id, day, currency, sum(amount), count(*) FROM late_events"
                     + " GROUP BY 1, 2, 3";
@@ -50,6 +53,11 @@ public final class LedgerOracle {
     /** What the sink wrote to {@code merchant_daily_totals}. */
     public SortedMap<MerchantDay, Total> sinkTotals() {
         return query(SINK, null);
+    }
+
+    /** The committed read contract: each key as of the latest completed checkpoint. */
+    public SortedMap<MerchantDay, Total> committedTotals() {
+        return query(COMMITTED, null);
     }
 
     /** The late changes deduplication rejected, summed per key ({@code late_events}). */
