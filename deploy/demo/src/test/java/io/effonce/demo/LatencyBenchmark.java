@@ -145,13 +145,15 @@ public final class LatencyBenchmark {
                                         .build())
                         .run(stack.ledger);
         String machine = CpuShares.now().since(cpu);
-        awaitAllCounted(stack.ledger, run);
+        awaitAllCounted(stack.ledger, run, "merchant_daily_totals");
+        awaitAllCounted(stack.ledger, run, "merchant_daily_totals_committed");
         Instant warm = start.plusSeconds(options.warmUpSeconds);
 
         List<Double> total = new ArrayList<>();
         List<Double> fromEventTime = new ArrayList<>();
         List<Double> relayShare = new ArrayList<>();
         List<Double> jobShare = new ArrayList<>();
+        List<Double> toCommitted = new ArrayList<>();
         RelayDelays kafka =
                 RelayDelays.of(
                         stack.kafka.bootstrapServers(),
@@ -163,6 +165,7 @@ public final class LatencyBenchmark {
             long committed = kafka.commitTime(row.paymentId);
             if (recordTime >= 0) {
                 total.add((double) (row.writtenAt - committed));
+                toCommitted.add((double) (row.committedAt - committed));
                 relayShare.add((double) (recordTime - committed));
                 jobShare.add((double) (row.writtenAt - recordTime));
             }
@@ -176,6 +179,10 @@ public final class LatencyBenchmark {
                 "  commit → totals row (sink's written_at), last success of each row after"
                         + " warm-up: "
                         + rows);
+        System.out.println(
+                "  commit → committed row (merchant_daily_totals_committed.committed_at), same"
+                        + " rows: "
+                        + Stats.of(toCommitted));
         System.out.println(
                 "    relay's share (commit → Kafka record time): " + Stats.of(relayShare));
         System.out.println(
@@ -229,8 +236,9 @@ public final class LatencyBenchmark {
         return (double) changes / sample;
     }
 
-    /** Waits until the totals count every success of the ledger; 120 s at most. */
-    private static void awaitAllCounted(PostgresEndpoint db, int run) throws Exception {
+    /** Waits until {@code table} counts every success of the ledger; 120 s at most. */
+    private static void awaitAllCounted(PostgresEndpoint db, int run, String table)
+            throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         long counted = -1;
         long successes = -1;
@@ -241,7 +249,9 @@ public final class LatencyBenchmark {
                             s.executeQuery(
                                     "SELECT (SELECT count(*) FROM payments WHERE state ="
                                             + " 'SUCCEEDED'), (SELECT coalesce(sum(payments), 0)"
-                                            + " FROM merchant_daily_totals)")) {
+                                            + " FROM "
+                                            + table
+                                            + ")")) {
                 rs.next();
                 successes = rs.getLong(1);
                 counted = rs.getLong(2);
@@ -254,21 +264,25 @@ public final class LatencyBenchmark {
         throw new IllegalStateException(
                 "Run "
                         + run
-                        + ": after 120 s the totals count "
+                        + ": after 120 s "
+                        + table
+                        + " counts "
                         + counted
                         + " of the ledger's "
                         + successes
                         + " successes; the job is behind or stuck (see target/latency-bench)");
     }
 
-    private record LastSuccess(String paymentId, long updatedAt, long writtenAt) {}
+    private record LastSuccess(
+            String paymentId, long updatedAt, long writtenAt, long committedAt) {}
 
     /** Per totals row: its last success, if committed from {@code from}, and the row's time. */
     private static List<LastSuccess> lastSuccesses(PostgresEndpoint db, Instant from)
             throws Exception {
         String sql =
                 "SELECT l.payment_id, extract(epoch FROM l.updated_at) * 1000,"
-                        + " extract(epoch FROM t.written_at) * 1000"
+                        + " extract(epoch FROM t.written_at) * 1000,"
+                        + " extract(epoch FROM k.committed_at) * 1000"
                         + " FROM (SELECT DISTINCT ON (merchant_id, (updated_at AT TIME ZONE"
                         + " 'UTC')::date, currency) payment_id, merchant_id, currency, updated_at,"
                         + " (updated_at AT TIME ZONE 'UTC')::date AS day FROM payments"
@@ -276,6 +290,8 @@ public final class LatencyBenchmark {
                         + " ZONE 'UTC')::date, currency, updated_at DESC) l"
                         + " JOIN merchant_daily_totals t ON t.merchant_id = l.merchant_id"
                         + " AND t.day = l.day AND t.currency = l.currency"
+                        + " JOIN merchant_daily_totals_committed k ON k.merchant_id = l.merchant_id"
+                        + " AND k.day = l.day AND k.currency = l.currency"
                         + " WHERE l.updated_at >= ?";
         List<LastSuccess> rows = new ArrayList<>();
         try (Connection c = db.connect();
@@ -287,7 +303,8 @@ public final class LatencyBenchmark {
                             new LastSuccess(
                                     rs.getString(1),
                                     Math.round(rs.getDouble(2)),
-                                    Math.round(rs.getDouble(3))));
+                                    Math.round(rs.getDouble(3)),
+                                    Math.round(rs.getDouble(4))));
                 }
             }
         }
