@@ -6,8 +6,10 @@ import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.RetryingSession;
 import java.io.Serializable;
 import java.sql.PreparedStatement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -17,18 +19,25 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes rows to a side table ({@code late_events}, {@code dead_letters}) with {@code INSERT ... ON
- * CONFLICT DO NOTHING} on the row's natural key. Rows are batched and written at the latest before
- * each checkpoint barrier, so nothing is lost; a replay inserts the same keys again, which the
- * conflict clause ignores. A row the database refuses for its content (the decoder's checks make
- * that unexpected) is found by splitting the batch, written in its {@code fallback} form if it has
- * one (a dead letter without its raw value), else logged in full, and counted in {@code
- * <metric>Refused}; it never fails the task, and every other row is written.
+ * CONFLICT DO NOTHING} on the row's natural key. Rows are batched and written every {@link
+ * #FLUSH_INTERVAL}, at 500 rows, and at the latest before each checkpoint barrier, so nothing is
+ * lost; a replay inserts the same keys again, which the conflict clause ignores. A row the database
+ * refuses for its content (the decoder's checks make that unexpected) is found by splitting the
+ * batch, written in its {@code fallback} form if it has one (a dead letter without its raw value),
+ * else logged in full, and counted in {@code <metric>Refused}; it never fails the task, and every
+ * other row is written.
  */
 public final class SideTableSink<T> implements Sink<T> {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(SideTableSink.class);
     private static final int BATCH = 500;
+
+    /**
+     * Rows wait at most this long before they are written, so a late change shows in {@code
+     * late_events} within about a second even when checkpoints are minutes apart.
+     */
+    static final Duration FLUSH_INTERVAL = Duration.ofSeconds(1);
 
     private final PostgresStoreConfig connection;
     private final String insertSql;
@@ -62,7 +71,8 @@ public final class SideTableSink<T> implements Sink<T> {
     public SinkWriter<T> createWriter(WriterInitContext context) {
         return new Writer(
                 context.metricGroup().counter(metricName),
-                context.metricGroup().counter(metricName + "Refused"));
+                context.metricGroup().counter(metricName + "Refused"),
+                context.getProcessingTimeService());
     }
 
     private final class Writer implements SinkWriter<T> {
@@ -70,10 +80,23 @@ public final class SideTableSink<T> implements Sink<T> {
         private final List<T> pending = new ArrayList<>();
         private final Counter written;
         private final Counter refused;
+        private final ProcessingTimeService time;
 
-        Writer(Counter written, Counter refused) {
+        Writer(Counter written, Counter refused, ProcessingTimeService time) {
             this.written = written;
             this.refused = refused;
+            this.time = time;
+            scheduleFlush();
+        }
+
+        /** Timers run on the task thread, between records: no lock needed. */
+        private void scheduleFlush() {
+            time.registerTimer(
+                    time.getCurrentProcessingTime() + FLUSH_INTERVAL.toMillis(),
+                    now -> {
+                        flush(false);
+                        scheduleFlush();
+                    });
         }
 
         @Override

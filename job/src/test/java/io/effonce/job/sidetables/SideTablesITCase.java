@@ -1,6 +1,7 @@
 package io.effonce.job.sidetables;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.local.PostgresEndpoint;
@@ -9,13 +10,19 @@ import io.effonce.sink.store.PostgresStoreConfig;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,6 +41,14 @@ class SideTablesITCase {
                             .setNumberTaskManagers(1)
                             .setNumberSlotsPerTaskManager(1)
                             .build());
+
+    @BeforeEach
+    void emptyLateEvents(PostgresEndpoint db) throws Exception {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute("TRUNCATE late_events");
+        }
+    }
 
     @Test
     void aLateEventPostgresRefusesIsSetAsideAndTheOthersAreWritten(PostgresEndpoint db)
@@ -55,6 +70,41 @@ class SideTablesITCase {
         env.execute("side-tables-refused-row");
 
         assertThat(eventIds(db)).hasSize(50).doesNotContain("pay_nul:SUCCEEDED");
+    }
+
+    /**
+     * Two late changes a second, no checkpoint, no end of input, far from a full batch: the rows
+     * still show within about a second (the writer's flush timer). Without it they would wait for a
+     * checkpoint barrier that never comes here.
+     */
+    @Test
+    void lateEventsShowWithinASecondWithoutACheckpoint(PostgresEndpoint db) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        DataGeneratorSource<LateEvent> slow =
+                new DataGeneratorSource<>(
+                        i -> late("pay_slow_" + i, "m1"),
+                        Long.MAX_VALUE,
+                        RateLimiterStrategy.perSecond(2),
+                        TypeInformation.of(LateEvent.class));
+        env.fromSource(slow, WatermarkStrategy.noWatermarks(), "two late changes a second")
+                .sinkTo(
+                        SideTables.lateEvents(
+                                PostgresStoreConfig.of(
+                                        db.jdbcUrl(), db.user(), db.password(), "late_events")));
+        JobClient job = env.executeAsync("side-tables-flush-timer");
+        try {
+            await("late_events rows written with no checkpoint and no full batch")
+                    .atMost(Duration.ofMinutes(2))
+                    .until(
+                            () ->
+                                    eventIds(db).stream()
+                                                    .filter(id -> id.startsWith("pay_slow_"))
+                                                    .count()
+                                            >= 3);
+        } finally {
+            job.cancel().get();
+        }
     }
 
     private static LateEvent late(String paymentId, String merchantId) {
