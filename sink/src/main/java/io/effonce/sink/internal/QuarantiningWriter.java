@@ -39,12 +39,19 @@ final class QuarantiningWriter<K, V> {
 
     /**
      * Stages {@code rows} at checkpoint {@code checkpointId}, leaving out the rows the database
-     * refuses for their content (quarantined as on the live path: the same key, the same refusal);
-     * returns how many.
+     * refuses for their content; returns how many. Each was quarantined already: the live write of
+     * the same key and value came first, before the barrier, so it is not counted again.
      */
     int stage(long checkpointId, List<StoredRow<K, V>> rows) {
         return RefusedRows.writeSplitting(
-                rows, batch -> store.stage(checkpointId, batch), this::quarantine);
+                rows,
+                batch -> store.stage(checkpointId, batch),
+                (row, e) ->
+                        LOG.debug(
+                                "Not staging a quarantined row of {} (SQLSTATE {}), key group {}",
+                                store.tableName(),
+                                e.sqlState(),
+                                row.keyGroup()));
     }
 
     private void quarantine(StoredRow<K, V> row, RefusedRowsException e) {
