@@ -75,6 +75,9 @@ class JobManagerKilledWithoutHighAvailabilityITCase {
             cluster.killJobManager(jobManager);
             cluster.startJobManager();
             cluster.awaitTaskManagers(2, TIMEOUT);
+            // The TaskManagers may register with the new JobManager while the lost job's tasks
+            // still run (they notice the loss at the heartbeat timeout) and still write.
+            cluster.awaitAllSlotsFree(TIMEOUT);
             assertThat(cluster.rest().jobs())
                     .as("a new JobManager without HA knows nothing of the job it replaced")
                     .isEmpty();

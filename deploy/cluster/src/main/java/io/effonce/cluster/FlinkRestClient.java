@@ -162,6 +162,25 @@ public final class FlinkRestClient implements AutoCloseable {
                 .toList();
     }
 
+    /**
+     * Free task slots over all registered TaskManagers, and all slots: a slot that still holds a
+     * task of a job this JobManager does not know (one a killed JobManager ran) is not free.
+     */
+    public SlotCount slots() {
+        var infos =
+                send(
+                                TaskManagersHeaders.getInstance(),
+                                EmptyMessageParameters.getInstance(),
+                                EmptyRequestBody.getInstance())
+                        .getTaskManagerInfos();
+        return new SlotCount(
+                infos.stream().mapToInt(tm -> tm.getNumberAvailableSlots()).sum(),
+                infos.stream().mapToInt(tm -> tm.getNumberSlots()).sum());
+    }
+
+    /** Free and total task slots of the cluster. */
+    public record SlotCount(int free, int total) {}
+
     /** Uploads a job jar; returns its jar id for {@link #runJar}. */
     public String uploadJar(Path jar) {
         if (!Files.isRegularFile(jar)) {

@@ -341,6 +341,25 @@ public final class LocalFlinkCluster implements AutoCloseable {
     }
 
     /**
+     * Waits until every slot of the registered TaskManagers is free. After a JobManager without
+     * high availability died, its job's tasks run on until the TaskManagers notice; a freed slot
+     * means its tasks have terminated, so nothing of the lost job writes any more.
+     */
+    public void awaitAllSlotsFree(Duration timeout) {
+        await(
+                        "every task slot free (no task of a lost job left) at the cluster of %s"
+                                .formatted(workDir))
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(200))
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            FlinkRestClient.SlotCount slots = rest.slots();
+                            return slots.total() > 0 && slots.free() == slots.total();
+                        });
+    }
+
+    /**
      * Leaves the processes running when this JVM exits (the command line's {@code start}); a later
      * {@link #attach} finds them through the state file.
      */
