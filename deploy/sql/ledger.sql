@@ -19,3 +19,7 @@ CREATE TABLE IF NOT EXISTS payments (
 
 -- The change stream carries whole rows on update, so consumers see every field of `after`.
 ALTER TABLE payments REPLICA IDENTITY FULL;
+
+-- The batch recount reads one day's SUCCEEDED payments at a time (feed/README.md).
+CREATE INDEX IF NOT EXISTS payments_succeeded_at_idx ON payments (updated_at)
+  WHERE state = 'SUCCEEDED';

@@ -8,7 +8,7 @@ DO $$
 DECLARE
   r text;
 BEGIN
-  FOREACH r IN ARRAY ARRAY['effonce_relay', 'effonce_sink', 'effonce_dashboard'] LOOP
+  FOREACH r IN ARRAY ARRAY['effonce_relay', 'effonce_sink', 'effonce_dashboard', 'effonce_recount'] LOOP
     BEGIN
       EXECUTE format('CREATE ROLE %I LOGIN', r);
     EXCEPTION WHEN duplicate_object OR unique_violation THEN
@@ -22,6 +22,7 @@ $$;
 ALTER ROLE effonce_relay LOGIN REPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
 ALTER ROLE effonce_sink LOGIN NOREPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
 ALTER ROLE effonce_dashboard LOGIN NOREPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
+ALTER ROLE effonce_recount LOGIN NOREPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
 
 -- Nobody gets anything by default through PUBLIC, and nobody creates objects in public.
 REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC;
@@ -29,16 +30,18 @@ REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM PUBLIC;
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 
 -- Start from nothing, so a grant removed from this file is also removed from the database.
-REVOKE ALL ON ALL TABLES IN SCHEMA public FROM effonce_relay, effonce_sink, effonce_dashboard;
-REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM effonce_relay, effonce_sink, effonce_dashboard;
+REVOKE ALL ON ALL TABLES IN SCHEMA public FROM effonce_relay, effonce_sink, effonce_dashboard,
+  effonce_recount;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM effonce_relay, effonce_sink, effonce_dashboard,
+  effonce_recount;
 
 DO $$
 BEGIN
-  EXECUTE format('GRANT CONNECT ON DATABASE %I TO effonce_relay, effonce_sink, effonce_dashboard',
+  EXECUTE format('GRANT CONNECT ON DATABASE %I TO effonce_relay, effonce_sink, effonce_dashboard, effonce_recount',
                  current_database());
 END
 $$;
-GRANT USAGE ON SCHEMA public TO effonce_relay, effonce_sink, effonce_dashboard;
+GRANT USAGE ON SCHEMA public TO effonce_relay, effonce_sink, effonce_dashboard, effonce_recount;
 
 -- The relay: logical decoding of payments. REPLICATION lets it create its slot and stream;
 -- SELECT lets it take the initial snapshot. Creating a publication needs ownership of the
@@ -66,7 +69,22 @@ GRANT SELECT, INSERT ON late_events TO effonce_sink;
 GRANT SELECT, INSERT ON dead_letters TO effonce_sink;
 GRANT SELECT, INSERT, UPDATE, DELETE ON sink_fences TO effonce_sink;
 GRANT USAGE, SELECT ON SEQUENCE sink_fence_token TO effonce_sink;
+--   sink_progress: each commit records how far its key groups' committed totals go.
+GRANT SELECT, INSERT, UPDATE, DELETE ON sink_progress TO effonce_sink;
 
--- Dashboards: read the totals, nothing else.
+-- Dashboards: read the totals (live and committed), the final answer per merchant-day and the
+-- progress, nothing else; the views read their tables with their owner's rights. LISTEN on
+-- effonce_committed needs no grant.
 GRANT SELECT ON merchant_daily_totals TO effonce_dashboard;
 GRANT SELECT ON merchant_daily_totals_committed TO effonce_dashboard;
+GRANT SELECT ON merchant_daily_totals_final TO effonce_dashboard;
+GRANT SELECT ON committed_progress TO effonce_dashboard;
+
+-- The batch recount: reads the ledger and what the stream committed, never writes them; writes
+-- its own two tables only.
+GRANT SELECT ON payments TO effonce_recount;
+GRANT SELECT ON late_events TO effonce_recount;
+GRANT SELECT ON merchant_daily_totals_committed TO effonce_recount;
+GRANT SELECT ON committed_progress TO effonce_recount;
+GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals_recount TO effonce_recount;
+GRANT SELECT, INSERT, UPDATE, DELETE ON recounted_days TO effonce_recount;

@@ -89,3 +89,80 @@ CREATE TABLE IF NOT EXISTS sink_fences (
   taken_at     TIMESTAMPTZ NOT NULL DEFAULT now(),
   PRIMARY KEY (sink_table, key_group)
 );
+
+-- How far the committed totals go, per key group of a sink table: written by the sink subtask
+-- that owns the key group, in the transaction that commits a checkpoint for it. Dashboards read
+-- the summary view committed_progress, not this table.
+CREATE TABLE IF NOT EXISTS sink_progress (
+  sink_table          TEXT    NOT NULL,
+  key_group           INTEGER NOT NULL,
+  checkpoint_id       BIGINT  NOT NULL,  -- the last checkpoint committed for this key group
+  watermark           TIMESTAMPTZ,       -- event time through which its committed totals are complete
+                                         -- (the subtask's watermark at that barrier; NULL: not known yet)
+  final_through       DATE,              -- the last day that is final at that watermark
+  committed_at        TIMESTAMPTZ NOT NULL DEFAULT now(),
+  restored_checkpoint BIGINT,            -- the checkpoint the latest restore started from
+  restored_at         TIMESTAMPTZ,
+  PRIMARY KEY (sink_table, key_group)
+);
+
+-- Per sink table: the checkpoint every key group has committed, the event time through which the
+-- committed totals are complete (the smallest watermark), the last day that is final, when the
+-- last commit and the last restore happened. complete_through and final_through stay NULL until
+-- every key group the job owns (sink_fences) has reported one.
+CREATE OR REPLACE VIEW committed_progress AS
+SELECT p.sink_table,
+       min(p.checkpoint_id) AS checkpoint_id,
+       CASE WHEN bool_and(p.watermark IS NOT NULL) AND count(*) >= max(f.owned)
+            THEN min(p.watermark) END AS complete_through,
+       CASE WHEN bool_and(p.final_through IS NOT NULL) AND count(*) >= max(f.owned)
+            THEN min(p.final_through) END AS final_through,
+       max(p.committed_at) AS committed_at,
+       max(p.restored_at) AS last_restore_at,
+       (array_agg(p.restored_checkpoint ORDER BY p.restored_at DESC NULLS LAST))[1]
+         AS last_restored_checkpoint,
+       count(*) AS key_groups
+FROM sink_progress p
+LEFT JOIN (SELECT sink_table, count(*) AS owned FROM sink_fences GROUP BY sink_table) f
+  ON f.sink_table = p.sink_table
+GROUP BY p.sink_table;
+
+-- The batch recount (seed Part 8: late changes go to a batch recount): a merchant-day's totals
+-- recomputed from the ledger, late changes included. Only the recount writes here; the stream's
+-- writes and its restore flush never touch it.
+CREATE TABLE IF NOT EXISTS merchant_daily_totals_recount (
+  merchant_id   TEXT    NOT NULL,
+  day           DATE    NOT NULL,
+  currency      CHAR(3) NOT NULL,
+  total_minor   BIGINT  NOT NULL,
+  payments      BIGINT  NOT NULL,
+  committed_minor BIGINT,                -- the committed total it replaced (NULL: the stream had none)
+  late_events   BIGINT  NOT NULL,        -- late event ids of the key when it was recounted
+  recounted_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (merchant_id, day, currency)
+);
+
+-- Each recounted day, once: when, and up to which late event it has seen.
+CREATE TABLE IF NOT EXISTS recounted_days (
+  day           DATE        NOT NULL PRIMARY KEY,
+  recounted_at  TIMESTAMPTZ NOT NULL,
+  late_seen_at  TIMESTAMPTZ,             -- recorded_at of the newest late event of the day it saw
+  keys          INTEGER     NOT NULL,
+  changed_keys  INTEGER     NOT NULL     -- keys whose recount differs from the committed total
+);
+
+-- What dashboards show per merchant-day: the recount where there is one, the committed total
+-- otherwise; day_final says the stream will not change the day any more.
+CREATE OR REPLACE VIEW merchant_daily_totals_final AS
+SELECT k.merchant_id, k.day, k.currency,
+       COALESCE(r.total_minor, c.total_minor) AS total_minor,
+       COALESCE(r.payments, c.payments) AS payments,
+       CASE WHEN r.merchant_id IS NOT NULL THEN 'recount' ELSE 'committed' END AS source,
+       COALESCE(k.day <= p.final_through, false) AS day_final,
+       c.checkpoint_id,
+       r.recounted_at
+FROM (SELECT merchant_id, day, currency FROM merchant_daily_totals_committed
+      UNION SELECT merchant_id, day, currency FROM merchant_daily_totals_recount) k
+LEFT JOIN merchant_daily_totals_committed c USING (merchant_id, day, currency)
+LEFT JOIN merchant_daily_totals_recount r USING (merchant_id, day, currency)
+LEFT JOIN committed_progress p ON p.sink_table = 'merchant_daily_totals';
