@@ -5,8 +5,8 @@ import io.effonce.job.decode.PaymentChange;
 import io.effonce.job.decode.RejectReason;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
-import java.time.ZoneId;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -30,16 +30,14 @@ public final class DailyTotals
     /** State name; fixed for savepoints. */
     public static final String TOTAL_STATE = "daily-total";
 
-    private final ZoneId zone;
-    private final long horizonMillis;
+    private final DayFinality finality;
     private final OutputTag<DeadLetter> deadLetters;
 
     private transient ValueState<DailyTotal> total;
     private transient Counter overflows;
 
-    public DailyTotals(ZoneId zone, long horizonMillis, OutputTag<DeadLetter> deadLetters) {
-        this.zone = zone;
-        this.horizonMillis = horizonMillis;
+    public DailyTotals(DayFinality finality, OutputTag<DeadLetter> deadLetters) {
+        this.finality = finality;
         this.deadLetters = deadLetters;
     }
 
@@ -95,9 +93,8 @@ public final class DailyTotals
         out.collect(SinkChange.retire(ctx.getCurrentKey()));
     }
 
-    /** The end of the key's day in the job's zone, plus the horizon. */
+    /** The end of the key's day in the job's zone, plus the horizon: when the day is final. */
     long retireAt(MerchantDayKey key) {
-        long endOfDay = key.day().plusDays(1).atStartOfDay(zone).toInstant().toEpochMilli();
-        return endOfDay + horizonMillis;
+        return finality.finalAt(key.day());
     }
 }

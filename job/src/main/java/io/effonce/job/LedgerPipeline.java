@@ -8,6 +8,7 @@ import io.effonce.job.sidetables.LateEvent;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.time.ZoneId;
@@ -90,6 +91,7 @@ public final class LedgerPipeline {
         SingleOutputStreamOperator<PaymentChange> accepted =
                 dedup.apply(changes.keyBy(PaymentChange::eventId, Types.STRING));
 
+        DayFinality finality = new DayFinality(zone, dedup.horizon());
         SingleOutputStreamOperator<SinkChange<MerchantDayKey, DailyTotal>> totals =
                 accepted.keyBy(PaymentChange::dayKey, TypeInformation.of(MerchantDayKey.class))
                         .transform(
@@ -97,14 +99,14 @@ public final class LedgerPipeline {
                                 TypeInformation.of(
                                         new TypeHint<SinkChange<MerchantDayKey, DailyTotal>>() {}),
                                 new KeepStateAtEndOfInput<>(
-                                        new DailyTotals(
-                                                zone, dedup.horizon().toMillis(), DEAD_LETTERS)))
+                                        new DailyTotals(finality, DEAD_LETTERS)))
                         .uid(TOTALS_UID);
 
         FlushableSink.<MerchantDayKey, DailyTotal>builder()
                 .store(io.totals())
                 .valueType(TypeInformation.of(DailyTotal.class))
                 .options(config)
+                .finality(finality)
                 .build()
                 // Daily totals emit each key's total from the subtask that owns the key.
                 .writeFromSameKeyGroups(totals, TypeInformation.of(MerchantDayKey.class), SINK_UID);

@@ -4,7 +4,9 @@ import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
+import java.time.Duration;
 import java.time.ZoneId;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.util.OutputTag;
@@ -16,6 +18,8 @@ public final class DailyTotalsAccess {
 
     public static OneInputStreamOperator<PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>
             operator(ZoneId zone, long horizonMillis, OutputTag<DeadLetter> deadLetters) {
-        return new KeepStateAtEndOfInput<>(new DailyTotals(zone, horizonMillis, deadLetters));
+        return new KeepStateAtEndOfInput<>(
+                new DailyTotals(
+                        new DayFinality(zone, Duration.ofMillis(horizonMillis)), deadLetters));
     }
 }

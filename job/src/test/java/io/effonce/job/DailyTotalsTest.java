@@ -6,6 +6,7 @@ import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -22,6 +23,8 @@ class DailyTotalsTest {
     private static final LocalDate DAY = LocalDate.of(2026, 11, 29);
     private static final MerchantDayKey M1 = new MerchantDayKey("m1", DAY, "EUR");
     private static final long HORIZON = Duration.ofHours(2).toMillis();
+    private static final DayFinality FINALITY =
+            new DayFinality(ZoneOffset.UTC, Duration.ofMillis(HORIZON));
     private static final long END_OF_DAY =
             DAY.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
     private static final OutputTag<DeadLetter> DEAD =
@@ -86,7 +89,7 @@ class DailyTotalsTest {
     void withoutItTheDrainRetiresTheDay() throws Exception {
         try (var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new DailyTotals(ZoneOffset.UTC, HORIZON, DEAD)),
+                        new KeyedProcessOperator<>(new DailyTotals(FINALITY, DEAD)),
                         PaymentChange::dayKey,
                         TypeInformation.of(MerchantDayKey.class))) {
             h.open();
@@ -102,7 +105,7 @@ class DailyTotalsTest {
             harness() throws Exception {
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeepStateAtEndOfInput<>(new DailyTotals(ZoneOffset.UTC, HORIZON, DEAD)),
+                        new KeepStateAtEndOfInput<>(new DailyTotals(FINALITY, DEAD)),
                         PaymentChange::dayKey,
                         TypeInformation.of(MerchantDayKey.class));
         h.open();

@@ -2,6 +2,7 @@ package io.effonce.sink;
 
 import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.internal.SinkSettings;
+import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.time.Duration;
 import java.util.Objects;
@@ -88,6 +89,7 @@ public final class FlushableSink<K, V> {
         private boolean resetOnFreshStart =
                 FlushableSinkOptions.RESET_ON_FRESH_START.defaultValue();
         private boolean deleteStaleOnFlush = true;
+        private DayFinality finality;
 
         private Builder() {}
 
@@ -113,6 +115,15 @@ public final class FlushableSink<K, V> {
 
         public Builder<K, V> resetOnFreshStart(boolean reset) {
             this.resetOnFreshStart = reset;
+            return this;
+        }
+
+        /**
+         * When a day is final, for the progress each commit records ({@code committed_progress}:
+         * final_through). Without it only the watermark is recorded.
+         */
+        public Builder<K, V> finality(DayFinality finality) {
+            this.finality = finality;
             return this;
         }
 
@@ -155,7 +166,11 @@ public final class FlushableSink<K, V> {
                     storeFactory,
                     valueType,
                     new SinkSettings(
-                            batchSize, flushInterval, resetOnFreshStart, deleteStaleOnFlush));
+                            batchSize,
+                            flushInterval,
+                            resetOnFreshStart,
+                            deleteStaleOnFlush,
+                            finality));
         }
     }
 }

@@ -6,6 +6,7 @@ import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.Ownership;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.Progress;
 import io.effonce.sink.store.RangeSurvey;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
@@ -78,8 +79,13 @@ public final class StoreFaults {
         }
 
         @Override
-        public int commit(long checkpointId) {
-            return store.commit(checkpointId);
+        public int commit(long checkpointId, Progress progress) {
+            return store.commit(checkpointId, progress);
+        }
+
+        @Override
+        public void recordRestore(long checkpointId) {
+            store.recordRestore(checkpointId);
         }
 
         @Override

@@ -2,9 +2,11 @@ package io.effonce.sink.internal;
 
 import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.SinkChange;
+import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.Ownership;
+import io.effonce.sink.store.Progress;
 import io.effonce.sink.store.RangeSurvey;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
@@ -15,9 +17,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -31,6 +35,7 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.Preconditions;
 import org.slf4j.Logger;
@@ -81,6 +86,12 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     /** Id of the last checkpoint barrier this subtask passed; the tag of every write. */
     private transient long barrierTag;
 
+    /** The event-time watermark this subtask has passed ({@code Long.MIN_VALUE}: none yet). */
+    private transient long watermark;
+
+    /** The watermark at each barrier whose checkpoint has not been committed yet. */
+    private transient NavigableMap<Long, Long> watermarkAtBarrier;
+
     public FlushableSinkOperator(
             TotalsStoreFactory<K, V> storeFactory,
             TypeInformation<V> valueType,
@@ -108,6 +119,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         super.open();
         buffer = new WriteBuffer<>();
         changedSinceBarrier = new HashMap<>();
+        watermark = Long.MIN_VALUE;
+        watermarkAtBarrier = new TreeMap<>();
         metrics = new SinkMetrics(getMetricGroup(), buffer::size, () -> barrierTag);
         TaskInfo task = getRuntimeContext().getTaskInfo();
         maxParallelism = task.getMaxNumberOfParallelSubtasks();
@@ -271,6 +284,31 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         writeBuffer();
         stageChangedValues(checkpointId);
         changedSinceBarrier.clear();
+        watermarkAtBarrier.put(checkpointId, watermark);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        super.processWatermark(mark);
+        // The end of a bounded input says nothing about event time a database can hold.
+        if (mark.getTimestamp() != Long.MAX_VALUE) {
+            watermark = mark.getTimestamp();
+        }
+    }
+
+    /**
+     * How far the totals of checkpoint {@code checkpointId} are complete: this subtask's watermark
+     * at that barrier. Forgets the barriers up to it.
+     */
+    private Progress progressAt(long checkpointId) {
+        Map.Entry<Long, Long> at = watermarkAtBarrier.floorEntry(checkpointId);
+        watermarkAtBarrier.headMap(checkpointId, true).clear();
+        if (at == null || at.getValue() == Long.MIN_VALUE) {
+            return Progress.UNKNOWN;
+        }
+        long w = at.getValue();
+        DayFinality finality = settings.finality();
+        return new Progress(w, finality == null ? null : finality.finalThrough(w));
     }
 
     /** Writes each changed key's last value to state; keeps the changes for the next stage. */
@@ -305,7 +343,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        metrics.committed(checkpointId, store.commit(checkpointId));
+        metrics.committed(checkpointId, store.commit(checkpointId, progressAt(checkpointId)));
     }
 
     /**
@@ -316,7 +354,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
      */
     private void reconcileCommitted(long checkpointId) throws IOException {
         store.discardStagedAfter(checkpointId);
-        metrics.committed(checkpointId, store.commit(checkpointId));
+        store.recordRestore(checkpointId);
+        metrics.committed(checkpointId, store.commit(checkpointId, Progress.UNKNOWN));
         List<StoredRow<K, V>> set = new ArrayList<>();
         List<K> remove = new ArrayList<>();
         for (K key : store.keysCommittedAfter(checkpointId)) {

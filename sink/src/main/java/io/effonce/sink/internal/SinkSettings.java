@@ -1,5 +1,6 @@
 package io.effonce.sink.internal;
 
+import io.effonce.sink.store.DayFinality;
 import java.io.Serializable;
 import java.time.Duration;
 
@@ -7,10 +8,12 @@ import java.time.Duration;
  * The operator's validated settings.
  *
  * @param deleteStaleOnFlush {@code false} only in tests that show why the flush deletes
+ * @param finality when a day is final, for the progress of each commit; {@code null}: not recorded
  */
 public record SinkSettings(
         int batchSize,
         Duration flushInterval,
         boolean resetOnFreshStart,
-        boolean deleteStaleOnFlush)
+        boolean deleteStaleOnFlush,
+        DayFinality finality)
         implements Serializable {}

@@ -4,6 +4,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -244,7 +248,10 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                 });
     }
 
-    /** Also empties the range's staged and committed values: a reset starts them over too. */
+    /**
+     * Also empties the range's staged and committed values and its progress: a reset starts them
+     * over too.
+     */
     @Override
     public long deleteAll() {
         requireOwner();
@@ -254,6 +261,7 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                     checkFence(c);
                     TotalsRows.deleteInSpan(c, staged, span, "");
                     TotalsRows.deleteInSpan(c, committed, span, "");
+                    deleteProgress(c);
                     return (long) TotalsRows.deleteInSpan(c, table, span, "");
                 });
     }
@@ -284,7 +292,7 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
      * #COMMITTED_CHANNEL}, delivered when the transaction commits.
      */
     @Override
-    public int commit(long checkpointId) {
+    public int commit(long checkpointId, Progress progress) {
         requireOwner();
         return session.inTransaction(
                 "Committing checkpoint " + checkpointId + " of " + span + " of " + table,
@@ -316,6 +324,7 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                         s.setLong(3, checkpointId);
                         moved = s.executeUpdate();
                     }
+                    recordProgress(c, checkpointId, progress);
                     try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
                         s.setString(1, COMMITTED_CHANNEL);
                         s.setString(
@@ -335,6 +344,82 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                     }
                     return moved;
                 });
+    }
+
+    /**
+     * One row per key group of the range in {@code sink_progress}: the checkpoint, and the
+     * watermark and last final day, each the greater of the recorded and the new (a restored run
+     * starts without a watermark; its restored checkpoint was complete through the recorded one).
+     */
+    private void recordProgress(Connection c, long checkpointId, Progress progress)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "INSERT INTO sink_progress AS p (sink_table, key_group, checkpoint_id,"
+                                + " watermark, final_through, committed_at)"
+                                + " SELECT ?, g, ?, ?, ?, now() FROM generate_series(?, ?) AS g"
+                                + " ON CONFLICT (sink_table, key_group) DO UPDATE"
+                                + " SET checkpoint_id = EXCLUDED.checkpoint_id,"
+                                + " watermark = GREATEST(p.watermark, EXCLUDED.watermark),"
+                                + " final_through = GREATEST(p.final_through, EXCLUDED.final_through),"
+                                + " committed_at = EXCLUDED.committed_at")) {
+            s.setString(1, table);
+            s.setLong(2, checkpointId);
+            s.setObject(
+                    3,
+                    progress.hasWatermark()
+                            ? OffsetDateTime.ofInstant(
+                                    Instant.ofEpochMilli(progress.watermark()), ZoneOffset.UTC)
+                            : null,
+                    Types.TIMESTAMP_WITH_TIMEZONE);
+            s.setObject(4, progress.finalThrough(), Types.DATE);
+            s.setInt(5, span.first());
+            s.setInt(6, span.last());
+            s.executeUpdate();
+        }
+    }
+
+    @Override
+    public void recordRestore(long checkpointId) {
+        requireOwner();
+        session.inTransaction(
+                "Recording the restore from checkpoint " + checkpointId + " of " + span,
+                c -> {
+                    checkFence(c);
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "INSERT INTO sink_progress AS p (sink_table, key_group,"
+                                            + " checkpoint_id, restored_checkpoint, restored_at)"
+                                            + " SELECT ?, g, ?, ?, now() FROM generate_series(?, ?) AS g"
+                                            + " ON CONFLICT (sink_table, key_group) DO UPDATE"
+                                            + " SET watermark = CASE WHEN p.checkpoint_id > ?"
+                                            + " THEN NULL ELSE p.watermark END,"
+                                            + " final_through = CASE WHEN p.checkpoint_id > ?"
+                                            + " THEN NULL ELSE p.final_through END,"
+                                            + " restored_checkpoint = EXCLUDED.restored_checkpoint,"
+                                            + " restored_at = EXCLUDED.restored_at")) {
+                        s.setString(1, table);
+                        s.setLong(2, checkpointId);
+                        s.setLong(3, checkpointId);
+                        s.setInt(4, span.first());
+                        s.setInt(5, span.last());
+                        s.setLong(6, checkpointId);
+                        s.setLong(7, checkpointId);
+                        return s.executeUpdate();
+                    }
+                });
+    }
+
+    private void deleteProgress(Connection c) throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "DELETE FROM sink_progress WHERE sink_table = ?"
+                                + " AND key_group BETWEEN ? AND ?")) {
+            s.setString(1, table);
+            s.setInt(2, span.first());
+            s.setInt(3, span.last());
+            s.executeUpdate();
+        }
     }
 
     @Override

@@ -59,10 +59,18 @@ public interface TotalsStore<K, V> extends AutoCloseable {
     /**
      * Commits checkpoint {@code checkpointId} for this range: the newest staged value of each key
      * staged at that checkpoint or before becomes its committed value and leaves the staging area,
-     * and the commit is announced to listeners. An earlier commit that never came is caught up.
-     * Returns how many keys changed.
+     * and the commit is announced to listeners. An earlier commit that never came is caught up. The
+     * range's progress records the checkpoint and, unless {@link Progress#UNKNOWN}, how far its
+     * totals are complete (never less than recorded before). Returns how many keys changed.
      */
-    int commit(long checkpointId);
+    int commit(long checkpointId, Progress progress);
+
+    /**
+     * Records a restore from {@code checkpointId} in the range's progress. Before a restored
+     * checkpoint is committed again: if the range had committed a later one (an older savepoint was
+     * restored), the event time it was complete through is no longer known.
+     */
+    void recordRestore(long checkpointId);
 
     /**
      * Drops what was staged after {@code checkpointId}: a restore erased the run that staged it.

@@ -15,6 +15,8 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -196,6 +198,47 @@ class PostgresSinkITCase {
         try (var restored = restoreFrom(sink().build(), checkpoint1, 1)) {
             assertThat(table.totals()).containsExactly(Map.entry(M1, 100L));
             assertThat(table.committed()).containsExactly(Map.entry(M1, 100L));
+        }
+    }
+
+    /**
+     * Each commit records how far the committed totals are complete (the watermark at the
+     * checkpoint's barrier) and so which days are final; the views give one answer per table and
+     * per key. Restoring an older savepoint forgets how far the later checkpoint went.
+     */
+    @Test
+    void progressSaysHowFarCommittedTotalsAreCompleteAndWhichDaysAreFinal(PostgresEndpoint db)
+            throws Exception {
+        DayFinality finality = new DayFinality(ZoneOffset.UTC, Duration.ofHours(2));
+        OffsetDateTime nextDay01h = OffsetDateTime.parse("2026-11-30T01:00:00Z");
+        OffsetDateTime nextDay02h = OffsetDateTime.parse("2026-11-30T02:00:00Z");
+        OperatorSubtaskState checkpoint1;
+        try (var run = open(sink().finality(finality).build())) {
+            upsert(run, M1, 100, 1);
+            run.processWatermark(nextDay01h.toInstant().toEpochMilli());
+            checkpoint1 = checkpoint(run, 1);
+            run.notifyOfCompletedCheckpoint(1);
+            assertThat(table.progress())
+                    .isEqualTo(
+                            new TotalsTable.CommittedProgress(
+                                    1, nextDay01h, DAY.minusDays(1), null));
+            assertThat(table.finalDays()).containsExactly(Map.entry(M1, false));
+
+            run.processWatermark(nextDay02h.toInstant().toEpochMilli());
+            checkpoint(run, 2);
+            assertThat(table.finalDays())
+                    .as("final only once a checkpoint at that watermark completed")
+                    .containsExactly(Map.entry(M1, false));
+            run.notifyOfCompletedCheckpoint(2);
+            assertThat(table.progress().finalThrough()).isEqualTo(DAY);
+            assertThat(table.finalDays()).containsExactly(Map.entry(M1, true));
+        }
+
+        try (var restored = restoreFrom(sink().finality(finality).build(), checkpoint1, 1)) {
+            assertThat(table.progress())
+                    .as("savepoint 1 restored after checkpoint 2: how far it went is unknown")
+                    .isEqualTo(new TotalsTable.CommittedProgress(1, null, null, 1L));
+            assertThat(table.finalDays()).containsExactly(Map.entry(M1, false));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.effonce.sink.testutils;
 
 import io.effonce.sink.store.StoredRow;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -19,6 +20,7 @@ public final class InMemoryTable<K, V> {
     final List<StoredRow<K, V>> staged = new ArrayList<>();
     final Map<K, StoredRow<K, V>> committed = new LinkedHashMap<>();
     final List<Long> commits = new ArrayList<>();
+    final Map<Integer, ProgressRow> progress = new HashMap<>();
     Predicate<K> refused = key -> false;
     long writeStatements;
     long lastToken;
@@ -61,6 +63,19 @@ public final class InMemoryTable<K, V> {
         committed.forEach((k, row) -> ids.put(k, row.barrierTag()));
         return ids;
     }
+
+    /** {@code sink_progress}: per key group, as the commits and restores left it. */
+    public synchronized Map<Integer, ProgressRow> progress() {
+        return new HashMap<>(progress);
+    }
+
+    /**
+     * A row of {@code sink_progress}.
+     *
+     * @param watermark {@code Long.MIN_VALUE}: not known
+     * @param finalThrough {@code null}: not known
+     */
+    public record ProgressRow(long checkpointId, long watermark, LocalDate finalThrough) {}
 
     /** Values staged and not yet committed or discarded. */
     public synchronized List<StoredRow<K, V>> staged() {

@@ -3,11 +3,14 @@ package io.effonce.sink.testutils;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.Ownership;
+import io.effonce.sink.store.Progress;
 import io.effonce.sink.store.RangeSurvey;
 import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
+import io.effonce.sink.testutils.InMemoryTable.ProgressRow;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -131,6 +134,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             table.rows.values().removeIf(r -> span.contains(r.keyGroup()));
             table.staged.removeIf(r -> span.contains(r.keyGroup()));
             table.committed.values().removeIf(r -> span.contains(r.keyGroup()));
+            table.progress.keySet().removeIf(span::contains);
             return before - table.rows.size();
         }
     }
@@ -148,7 +152,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
-    public int commit(long checkpointId) {
+    public int commit(long checkpointId, Progress progress) {
         synchronized (table) {
             checkFence();
             Map<K, StoredRow<K, V>> newest = new LinkedHashMap<>();
@@ -162,7 +166,39 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                     r -> r.barrierTag() <= checkpointId && span.contains(r.keyGroup()));
             table.committed.putAll(newest);
             table.commits.add(checkpointId);
+            for (int g = span.first(); g <= span.last(); g++) {
+                ProgressRow was = table.progress.get(g);
+                table.progress.put(
+                        g,
+                        was == null
+                                ? new ProgressRow(
+                                        checkpointId, progress.watermark(), progress.finalThrough())
+                                : new ProgressRow(
+                                        checkpointId,
+                                        Math.max(was.watermark(), progress.watermark()),
+                                        later(was.finalThrough(), progress.finalThrough())));
+            }
             return newest.size();
+        }
+    }
+
+    private static LocalDate later(LocalDate a, LocalDate b) {
+        return a == null ? b : b == null ? a : a.isAfter(b) ? a : b;
+    }
+
+    @Override
+    public void recordRestore(long checkpointId) {
+        synchronized (table) {
+            checkFence();
+            for (int g = span.first(); g <= span.last(); g++) {
+                ProgressRow was = table.progress.get(g);
+                if (was == null) {
+                    table.progress.put(g, new ProgressRow(checkpointId, Long.MIN_VALUE, null));
+                } else if (was.checkpointId() > checkpointId) {
+                    table.progress.put(
+                            g, new ProgressRow(was.checkpointId(), Long.MIN_VALUE, null));
+                }
+            }
         }
     }
 

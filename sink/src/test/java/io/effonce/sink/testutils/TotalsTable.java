@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDate;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,8 @@ public final class TotalsTable {
     public void truncate() {
         execute(
                 "TRUNCATE merchant_daily_totals, merchant_daily_totals_staged,"
-                        + " merchant_daily_totals_committed, sink_fences");
+                        + " merchant_daily_totals_committed, sink_fences, sink_progress,"
+                        + " merchant_daily_totals_recount, recounted_days");
     }
 
     /** total_minor of every key. */
@@ -57,6 +59,57 @@ public final class TotalsTable {
             throw new IllegalStateException(e);
         }
         return totals;
+    }
+
+    /** A row of the view {@code committed_progress}. */
+    public record CommittedProgress(
+            long checkpointId,
+            OffsetDateTime completeThrough,
+            LocalDate finalThrough,
+            Long lastRestoredCheckpoint) {}
+
+    /** The view {@code committed_progress} for merchant_daily_totals. */
+    public CommittedProgress progress() {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT checkpoint_id, complete_through, final_through,"
+                                        + " last_restored_checkpoint FROM committed_progress"
+                                        + " WHERE sink_table = 'merchant_daily_totals'")) {
+            if (!rs.next()) {
+                throw new AssertionError("committed_progress has no row for merchant_daily_totals");
+            }
+            return new CommittedProgress(
+                    rs.getLong(1),
+                    rs.getObject(2, OffsetDateTime.class),
+                    rs.getObject(3, LocalDate.class),
+                    rs.getObject(4, Long.class));
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** day_final of every key in the view {@code merchant_daily_totals_final}. */
+    public Map<MerchantDayKey, Boolean> finalDays() {
+        Map<MerchantDayKey, Boolean> days =
+                new TreeMap<>(java.util.Comparator.comparing(MerchantDayKey::toString));
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT merchant_id, day, currency, day_final"
+                                        + " FROM merchant_daily_totals_final")) {
+            while (rs.next()) {
+                days.put(
+                        new MerchantDayKey(
+                                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
+                        rs.getBoolean(4));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return days;
     }
 
     public long tagOf(MerchantDayKey key) {

@@ -1,0 +1,30 @@
+package io.effonce.sink.store;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+
+/**
+ * When a day is final: once the event-time watermark has passed the end of the day (in the job's
+ * zone) plus the acceptance horizon. Deduplication sends any change that late to {@code
+ * late_events}, so from then on only a batch recount changes the day. The daily totals retire a key
+ * at this instant, and the sink reports the last final day with each commit: one rule for both.
+ */
+public record DayFinality(ZoneId zone, Duration horizon) implements Serializable {
+
+    /** The event time at which {@code day} becomes final. */
+    public long finalAt(LocalDate day) {
+        return day.plusDays(1).atStartOfDay(zone).toInstant().toEpochMilli() + horizon.toMillis();
+    }
+
+    /** The last day that is final at {@code watermark}: {@code finalAt(day) <= watermark}. */
+    public LocalDate finalThrough(long watermark) {
+        return Instant.ofEpochMilli(watermark)
+                .minus(horizon)
+                .atZone(zone)
+                .toLocalDate()
+                .minusDays(1);
+    }
+}
