@@ -142,11 +142,12 @@ CREATE TABLE IF NOT EXISTS merchant_daily_totals_recount (
   PRIMARY KEY (merchant_id, day, currency)
 );
 
--- Each recounted day, once: when, and up to which late event it has seen.
+-- Each recounted day, once: when, and how many of its late events it saw (late_events only
+-- grows, so a day with more is due again).
 CREATE TABLE IF NOT EXISTS recounted_days (
   day           DATE        NOT NULL PRIMARY KEY,
   recounted_at  TIMESTAMPTZ NOT NULL,
-  late_seen_at  TIMESTAMPTZ,             -- recorded_at of the newest late event of the day it saw
+  late_seen     BIGINT      NOT NULL,    -- late event ids of the day when it was recounted
   keys          INTEGER     NOT NULL,
   changed_keys  INTEGER     NOT NULL     -- keys whose recount differs from the committed total
 );

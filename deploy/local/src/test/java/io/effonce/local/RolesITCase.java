@@ -31,7 +31,9 @@ class RolesITCase {
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
             for (String role :
-                    new String[] {"effonce_relay", "effonce_sink", "effonce_dashboard"}) {
+                    new String[] {
+                        "effonce_relay", "effonce_sink", "effonce_dashboard", "effonce_recount"
+                    }) {
                 // The password is a generated literal: ALTER ROLE takes no bound parameters.
                 s.execute("ALTER ROLE " + role + " PASSWORD '" + PASSWORD + "'");
             }
@@ -83,6 +85,38 @@ class RolesITCase {
     }
 
     @Test
+    void recountReadsTheLedgerAndWritesOnlyItsOwnTables(PostgresEndpoint db) throws SQLException {
+        PostgresEndpoint recount = db.as("effonce_recount", PASSWORD);
+        allowed(recount, "SELECT sum(amount) FROM payments WHERE state = 'SUCCEEDED'");
+        allowed(recount, "SELECT event_id FROM late_events");
+        allowed(recount, "SELECT total_minor FROM merchant_daily_totals_committed");
+        allowed(recount, "SELECT final_through FROM committed_progress");
+        allowed(
+                recount,
+                "INSERT INTO merchant_daily_totals_recount (merchant_id, day, currency,"
+                        + " total_minor, payments, late_events) VALUES ('m1', '2025-01-01', 'EUR',"
+                        + " 1, 1, 0) ON CONFLICT DO NOTHING");
+        allowed(recount, "DELETE FROM merchant_daily_totals_recount WHERE day = '2025-01-01'");
+        allowed(
+                recount,
+                "INSERT INTO recounted_days (day, recounted_at, late_seen, keys, changed_keys)"
+                        + " VALUES ('2025-01-01', now(), 0, 0, 0) ON CONFLICT DO NOTHING");
+
+        denied(recount, "UPDATE payments SET state = 'FAILED'");
+        denied(
+                recount,
+                "INSERT INTO late_events (event_id, merchant_id, day, currency, amount,"
+                        + " event_time) VALUES ('x:SUCCEEDED', 'm1', '2025-01-01', 'EUR', 1, now())");
+        denied(recount, "DELETE FROM merchant_daily_totals_committed");
+        denied(recount, "SELECT * FROM merchant_daily_totals");
+        denied(recount, "SELECT * FROM merchant_daily_totals_staged");
+        denied(recount, "SELECT * FROM sink_fences");
+        denied(recount, "SELECT * FROM sink_progress");
+        denied(recount, "SELECT * FROM dead_letters");
+        denied(recount, "CREATE TABLE recount_scratch (x int)");
+    }
+
+    @Test
     void dashboardReadsTheTotalsAndCannotWrite(PostgresEndpoint db) throws SQLException {
         PostgresEndpoint dashboard = db.as("effonce_dashboard", PASSWORD);
         allowed(
@@ -92,7 +126,20 @@ class RolesITCase {
                 dashboard,
                 "SELECT merchant_id, day, currency, total_minor, checkpoint_id"
                         + " FROM merchant_daily_totals_committed");
+        allowed(
+                dashboard,
+                "SELECT merchant_id, day, currency, total_minor, source, day_final"
+                        + " FROM merchant_daily_totals_final");
+        allowed(
+                dashboard,
+                "SELECT checkpoint_id, complete_through, final_through, last_restore_at"
+                        + " FROM committed_progress");
+        allowed(dashboard, "LISTEN effonce_committed");
         denied(dashboard, "SELECT * FROM merchant_daily_totals_staged");
+        denied(dashboard, "SELECT * FROM merchant_daily_totals_recount");
+        denied(dashboard, "SELECT * FROM recounted_days");
+        denied(dashboard, "SELECT * FROM sink_progress");
+        denied(dashboard, "SELECT * FROM dead_letters");
         denied(dashboard, "DELETE FROM merchant_daily_totals_committed");
 
         denied(
