@@ -242,6 +242,32 @@ class PostgresSinkITCase {
         }
     }
 
+    /** The recount's table is not the stream's: a restore flush and a reset leave it alone. */
+    @Test
+    void theRestoreFlushAndAResetLeaveTheRecountUntouched(PostgresEndpoint db) throws Exception {
+        table.execute(
+                "INSERT INTO merchant_daily_totals_recount (merchant_id, day, currency,"
+                        + " total_minor, payments, late_events) VALUES ('m1', '2026-11-29',"
+                        + " 'EUR', 3700, 3, 1), ('m9', '2026-11-29', 'EUR', 40, 1, 1)");
+        OperatorSubtaskState checkpointC;
+        try (var v1 = open(sink().build())) {
+            upsert(v1, M1, 12_000, 4);
+            checkpointC = checkpoint(v1, C);
+            upsert(v1, M2, 500, 1);
+            v1.prepareSnapshotPreBarrier(C + 1);
+        }
+        try (var v2 = restore(sink().build(), checkpointC)) {
+            assertThat(table.totals()).containsExactly(Map.entry(M1, 12_000L));
+        }
+        try (var reset = open(sink().resetOnFreshStart(true).build())) {
+            assertThat(table.totals()).isEmpty();
+        }
+        assertThat(table.recount())
+                .containsExactly(
+                        Map.entry(M1, 3_700L),
+                        Map.entry(new MerchantDayKey("m9", DAY, "EUR"), 40L));
+    }
+
     private FlushableSink.Builder<MerchantDayKey, DailyTotal> sink() {
         return FlushableSink.<MerchantDayKey, DailyTotal>builder()
                 .store(PostgresTotalsStore.factory(config))

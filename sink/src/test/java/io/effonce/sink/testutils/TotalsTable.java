@@ -40,6 +40,11 @@ public final class TotalsTable {
         return totals("merchant_daily_totals_committed");
     }
 
+    /** total_minor of every key the recount published. */
+    public Map<MerchantDayKey, Long> recount() {
+        return totals("merchant_daily_totals_recount");
+    }
+
     private Map<MerchantDayKey, Long> totals(String tableName) {
         Map<MerchantDayKey, Long> totals =
                 new TreeMap<>(java.util.Comparator.comparing(MerchantDayKey::toString));
