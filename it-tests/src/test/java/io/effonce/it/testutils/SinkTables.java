@@ -81,6 +81,13 @@ public final class SinkTables {
         return value[0];
     }
 
+    /** The first column of the first row of {@code sql}, as text ({@code null} if none). */
+    public String text(String sql) {
+        String[] value = {null};
+        query(sql, rs -> value[0] = rs.getString(1));
+        return value[0];
+    }
+
     /** Runs a statement that returns nothing. */
     public void execute(String sql) {
         try (Connection c = db.connect();
