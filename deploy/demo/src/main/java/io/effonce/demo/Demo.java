@@ -1,5 +1,9 @@
 package io.effonce.demo;
 
+import io.effonce.feed.page.PageSettings;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -11,7 +15,8 @@ import picocli.CommandLine.Option;
  * The one-command demo: a ledger in embedded PostgreSQL, the relay into embedded Kafka, the job on
  * a local multi-process Flink cluster, a workload across a few event-time days, a TaskManager
  * killed in the middle of a checkpoint, and the ledger as the oracle at the end. Exits 0 only if
- * the totals equal the ledger.
+ * the totals equal the ledger. While it runs it serves the live page (feed's {@code
+ * LivePageServer}) as the read-only role {@code effonce_dashboard}.
  */
 @Command(
         name = "effonce demo",
@@ -66,6 +71,14 @@ public final class Demo implements Callable<Integer> {
     Path workDir = Path.of("target/demo");
 
     @Option(
+            names = "--page-port",
+            description =
+                    "Port of the live page served while the demo runs (top merchants, committed"
+                            + " beside live, on http://127.0.0.1:PORT/); 0 turns it off (default:"
+                            + " ${DEFAULT-VALUE}).")
+    int pagePort = PageSettings.DEFAULT_PORT;
+
+    @Option(
             names = "--settle-timeout",
             description =
                     "How long to wait for the totals to catch up (default: ${DEFAULT-VALUE}).")
@@ -84,8 +97,32 @@ public final class Demo implements Callable<Integer> {
                             + " its JobManager (add --high-availability, or set"
                             + " --jobmanager-kills 0)");
         }
+        checkPagePort();
         try (DemoStack stack = DemoStack.start(this)) {
             return new DemoRun(this, stack).run() ? 0 : 1;
+        }
+    }
+
+    /** Fails before anything starts if the page's port is wrong or taken. */
+    private void checkPagePort() {
+        if (pagePort < 0 || pagePort > 65_535) {
+            throw new CommandLine.ParameterException(
+                    new CommandLine(this),
+                    "--page-port must be between 1 and 65535, or 0 for no page; was " + pagePort);
+        }
+        if (pagePort == 0) {
+            return;
+        }
+        try (ServerSocket probe = new ServerSocket(pagePort, 1, InetAddress.getLoopbackAddress())) {
+            probe.setReuseAddress(true);
+        } catch (IOException e) {
+            throw new CommandLine.ParameterException(
+                    new CommandLine(this),
+                    "--page-port "
+                            + pagePort
+                            + " is in use ("
+                            + e.getMessage()
+                            + "): choose another port, or 0 for no page");
         }
     }
 }

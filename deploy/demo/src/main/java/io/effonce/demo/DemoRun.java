@@ -96,6 +96,9 @@ final class DemoRun {
                         stats.restored(),
                         stats.completed(),
                         stack.relay.metrics().changesPublished()));
+        if (stack.pageUri() != null) {
+            DemoStack.say("The live page at " + stack.pageUri() + " stops with the demo");
+        }
         System.out.println();
         System.out.println(comparison.summary());
         return comparison.matches();

@@ -5,6 +5,9 @@ import io.effonce.cdc.RelayCli;
 import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.JobSubmission;
 import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.feed.page.DashboardLogin;
+import io.effonce.feed.page.LivePageServer;
+import io.effonce.feed.page.PageSettings;
 import io.effonce.local.EmbeddedKafka;
 import io.effonce.local.EmbeddedPostgres;
 import io.effonce.local.Files2;
@@ -12,6 +15,7 @@ import io.effonce.local.LocalServices;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.SchemaTool;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -35,6 +39,9 @@ final class DemoStack implements AutoCloseable {
     final LocalFlinkCluster cluster;
     final String jobId;
 
+    /** The live page, or null when the demo runs without it. */
+    private LivePageServer page;
+
     private DemoStack(
             EmbeddedPostgres postgres,
             EmbeddedKafka kafka,
@@ -50,16 +57,53 @@ final class DemoStack implements AutoCloseable {
         this.jobId = jobId;
     }
 
-    /** The demo's stack: its workload compresses days into seconds, hence the wide horizon. */
+    /**
+     * The demo's stack: its workload compresses days into seconds, hence the wide horizon; and the
+     * live page on {@code --page-port} unless it is 0.
+     */
     static DemoStack start(Demo options) throws IOException {
-        return start(
-                options.workDir,
-                options.jobJar,
-                options.parallelism,
-                options.highAvailability,
-                // The relay's lag of a second is an hour of the demo's event time.
-                List.of("--dedup.horizon", "12h", "--watermark.out-of-orderness", "30min"),
-                List.of());
+        DemoStack stack =
+                start(
+                        options.workDir,
+                        options.jobJar,
+                        options.parallelism,
+                        options.highAvailability,
+                        // The relay's lag of a second is an hour of the demo's event time.
+                        List.of("--dedup.horizon", "12h", "--watermark.out-of-orderness", "30min"),
+                        List.of());
+        if (options.pagePort != 0) {
+            try {
+                stack.servePage(options.workDir.toAbsolutePath(), options.pagePort);
+            } catch (IOException | RuntimeException e) {
+                stack.close();
+                throw e;
+            }
+        }
+        return stack;
+    }
+
+    /**
+     * Serves the live page on {@code port} of this machine, reading as the read-only role
+     * effonce_dashboard (its password in a file under {@code work}, like the sink's).
+     */
+    private void servePage(Path work, int port) throws IOException {
+        String password =
+                setPassword(ledger, "effonce_dashboard", work.resolve("dashboard.password"));
+        page =
+                LivePageServer.start(
+                        PageSettings.of(
+                                new DashboardLogin(ledger.jdbcUrl(), "effonce_dashboard", password),
+                                port));
+        say(
+                "Live page: "
+                        + page.uri()
+                        + " — the top merchants of the day, committed beside live, refreshed on"
+                        + " every checkpoint's commit (as effonce_dashboard)");
+    }
+
+    /** The live page's address, or null without one. */
+    URI pageUri() {
+        return page == null ? null : page.uri();
     }
 
     /**
@@ -175,6 +219,9 @@ final class DemoStack implements AutoCloseable {
 
     @Override
     public void close() {
+        if (page != null) {
+            closeQuietly(page::close);
+        }
         closeQuietly(cluster::close);
         closeQuietly(relay::close);
         closeQuietly(kafka::close);

@@ -8,7 +8,9 @@ import java.util.Objects;
 
 /**
  * The restores this page has seen while it runs, newest first: {@code committed_progress} keeps
- * only the last one, so each new (restored at, restored checkpoint) it reports is added here. Kept
+ * only the last one, so each restore from a new checkpoint it reports is added here. Each sink
+ * subtask records its own restore (its own time), so the view's last restore moves a few times for
+ * one restore of the job: a restore from the same checkpoint as the newest marker is that one. Kept
  * in memory, at most {@link #KEPT}; a page started later knows only the last restore.
  */
 final class RestoreLog {
@@ -23,7 +25,6 @@ final class RestoreLog {
             PageSnapshot.Restore newest = seen.peekFirst();
             boolean same =
                     newest != null
-                            && newest.at().equals(asOf.lastRestoreAt())
                             && Objects.equals(newest.checkpointId(), asOf.lastRestoredCheckpoint());
             if (!same) {
                 seen.addFirst(

@@ -26,6 +26,15 @@ class RestoreLogTest {
     }
 
     @Test
+    void theSubtasksOfOneRestoreRecordingItOneAfterTheOtherMakeOneMarker() {
+        RestoreLog log = new RestoreLog();
+        log.note(restoredFrom(5L, T0), T0);
+        var seen = log.note(restoredFrom(5L, T0.plusMillis(40)), T0.plusSeconds(1));
+        assertThat(seen).hasSize(1);
+        assertThat(seen.get(0).at()).isEqualTo(T0);
+    }
+
+    @Test
     void onlyTheNewestAreKept() {
         RestoreLog log = new RestoreLog();
         for (long i = 1; i <= RestoreLog.KEPT + 5; i++) {
