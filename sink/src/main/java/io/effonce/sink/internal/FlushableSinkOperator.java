@@ -70,11 +70,18 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private transient ValueState<V> lastValue;
 
     /**
-     * Each key's last value since the last barrier ({@code null}: retired), written to {@link
-     * #lastValue} once per key before the next barrier: state is only read after a restore, so it
-     * only has to be right at a checkpoint.
+     * Each key changed since the last barrier: written to {@link #lastValue} once per key before
+     * the next barrier (state is only read after a restore, so it only has to be right at a
+     * checkpoint), and staged for the committed table.
      */
-    private transient Map<K, V> changedSinceBarrier;
+    private transient Map<K, Change<V>> changedSinceBarrier;
+
+    /**
+     * A key's last value since the last barrier ({@code null}: none since), and whether it retired
+     * after it. A key can change and retire between two barriers: its state goes, its last value is
+     * still its final committed one.
+     */
+    private record Change<V>(V last, boolean retired) {}
 
     private transient WriteBuffer<K, V> buffer;
     private transient TotalsStore<K, V> store;
@@ -266,10 +273,11 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         if (change.isRetire()) {
             // The row stays as the final value; only the state goes. A pending upsert of this
             // key is still written.
-            changedSinceBarrier.put(change.key(), null);
+            changedSinceBarrier.compute(
+                    change.key(), (k, was) -> new Change<>(was == null ? null : was.last(), true));
             return;
         }
-        changedSinceBarrier.put(change.key(), change.value());
+        changedSinceBarrier.put(change.key(), new Change<>(change.value(), false));
         buffer.put(change.key(), change.value());
         if (buffer.size() >= settings.batchSize()) {
             writeBuffer();
@@ -313,27 +321,28 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
     /** Writes each changed key's last value to state; keeps the changes for the next stage. */
     private void writeChangedState() throws IOException {
-        for (Map.Entry<K, V> e : changedSinceBarrier.entrySet()) {
+        for (Map.Entry<K, Change<V>> e : changedSinceBarrier.entrySet()) {
             setCurrentKey(e.getKey());
-            if (e.getValue() == null) {
+            if (e.getValue().retired()) {
                 lastValue.clear();
             } else {
-                lastValue.update(e.getValue());
+                lastValue.update(e.getValue().last());
             }
         }
     }
 
     /**
      * Stages the values the changed keys have at this barrier, to be committed when the checkpoint
-     * completes. A retired key stages nothing: its committed row stays as its final value, as in
-     * the live table.
+     * completes. A key retired with no change since the last barrier stages nothing: its committed
+     * row stays as its final value, as in the live table.
      */
     private void stageChangedValues(long checkpointId) {
         List<StoredRow<K, V>> values = new ArrayList<>(changedSinceBarrier.size());
         changedSinceBarrier.forEach(
-                (key, value) -> {
-                    if (value != null) {
-                        values.add(new StoredRow<>(key, value, keyGroupOf(key), checkpointId));
+                (key, change) -> {
+                    if (change.last() != null) {
+                        values.add(
+                                new StoredRow<>(key, change.last(), keyGroupOf(key), checkpointId));
                     }
                 });
         writer.stage(checkpointId, values);

@@ -73,6 +73,25 @@ class CommittedTotalsTest {
     }
 
     /**
+     * The key's last change and its retirement between the same two barriers (the watermark passed
+     * the day's end right after its last payment): the committed value is that last change.
+     */
+    @Test
+    void aKeyChangedAndRetiredBetweenTwoBarriersCommitsItsLastValue() throws Exception {
+        try (var h = fresh(sink(table).build())) {
+            upsert(h, "m1", 100);
+            checkpoint(h, 1);
+            h.notifyOfCompletedCheckpoint(1);
+            upsert(h, "m1", 250);
+            retire(h, "m1");
+            checkpoint(h, 2);
+            h.notifyOfCompletedCheckpoint(2);
+            assertThat(table.values()).containsExactly(entry("m1", 250));
+            assertThat(table.committedValues()).containsExactly(entry("m1", 250));
+        }
+    }
+
+    /**
      * A crash after checkpoint 1: the erased run wrote m1 = 150 and m2 = 9 live, staged them at
      * barrier 2 (which never completed). The restore sets the live table back — it steps back —
      * while the committed table never showed the erased values and does not move.

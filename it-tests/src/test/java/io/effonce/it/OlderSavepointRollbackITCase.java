@@ -1,0 +1,139 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.it.testutils.MiniClusterFaults;
+import io.effonce.it.testutils.PipelineJob;
+import io.effonce.it.testutils.Relays;
+import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TotalsInvariant;
+import io.effonce.it.testutils.WorkDirs;
+import io.effonce.it.testutils.Workloads;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.junit.KafkaExtension;
+import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.local.junit.PostgresExtension;
+import io.effonce.local.oracle.LedgerOracle;
+import io.effonce.local.oracle.MerchantDay;
+import io.effonce.local.oracle.Total;
+import io.effonce.local.workload.WorkloadReport;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.SortedMap;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The one time the committed totals step back: an operator restores an older savepoint. After the
+ * savepoint the job committed more payments — changes to the savepoint's keys and keys it lacks.
+ * The restored job's sinks roll committed back to exactly the savepoint's values (the lacking keys
+ * removed) before the replay commits anything; the replay's first checkpoint brings committed to
+ * the ledger again.
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class OlderSavepointRollbackITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(1)
+                            .build());
+
+    private static final Duration TIMEOUT = TotalsInvariant.TIMEOUT;
+
+    @Test
+    void restoringAnOlderSavepointRollsCommittedBackExactlyThenTheReplayCatchesUp(
+            PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        Path dir = WorkDirs.fresh("older-savepoint");
+        Relays relays = new Relays(db, kafka.servers(), "oldsp", dir);
+        LedgerOracle oracle = new LedgerOracle(db);
+        try (LedgerRelay relay = relays.start()) {
+            PipelineJob pipeline =
+                    PipelineJob.over(
+                            db, kafka.servers(), relays.topic(), dir.resolve("checkpoints"));
+            JobClient first = pipeline.start("older-savepoint-v1");
+            new MiniClusterFaults(cluster, first.getJobID()).awaitAllTasksRunning(TIMEOUT);
+            WorkloadReport before =
+                    Workloads.runAsync(Workloads.options("oldsp", 1_500, 0), db).get();
+            TotalsInvariant.awaitCommittedHolds(db, TIMEOUT);
+            SortedMap<MerchantDay, Total> atSavepoint = oracle.committedTotals();
+            // Nothing arrives between the committed totals read and the savepoint: they are its.
+            String savepoint =
+                    first.triggerSavepoint(
+                                    dir.resolve("savepoints").toUri().toString(),
+                                    SavepointFormatType.CANONICAL)
+                            .get();
+
+            // Later the same day (the savepoint's keys change) and the next day (new keys).
+            Workloads.runAsync(
+                            Workloads.options(
+                                    "oldsp2",
+                                    1_000,
+                                    0,
+                                    before.lastEventTime().plus(Duration.ofMinutes(1))),
+                            db)
+                    .get();
+            Workloads.runAsync(
+                            Workloads.options(
+                                    "oldsp3",
+                                    500,
+                                    0,
+                                    before.lastEventTime().plus(Duration.ofHours(20))),
+                            db)
+                    .get();
+            TotalsInvariant.awaitCommittedHolds(db, TIMEOUT);
+            SortedMap<MerchantDay, Total> later = oracle.committedTotals();
+            assertThat(later.keySet())
+                    .as("keys the savepoint lacks")
+                    .containsAll(atSavepoint.keySet());
+            assertThat(later.size()).isGreaterThan(atSavepoint.size());
+            assertThat(
+                            atSavepoint.keySet().stream()
+                                    .filter(k -> !later.get(k).equals(atSavepoint.get(k))))
+                    .as("savepoint keys that changed later")
+                    .isNotEmpty();
+            first.cancel().get();
+
+            // No periodic checkpoint: only the one triggered below commits the replay.
+            JobClient restored =
+                    pipeline.fromSavepoint(savepoint)
+                            .checkpointInterval(Duration.ofHours(1))
+                            .start("older-savepoint-v2");
+            MiniClusterFaults faults = new MiniClusterFaults(cluster, restored.getJobID());
+            faults.awaitAllTasksRunning(TIMEOUT);
+            await("committed rolled back to the savepoint's values")
+                    .atMost(TIMEOUT)
+                    .until(() -> oracle.committedTotals().equals(atSavepoint));
+            assertThat(
+                            new SinkTables(db)
+                                    .number(
+                                            "SELECT last_restored_checkpoint FROM"
+                                                    + " committed_progress"))
+                    .as("the restore recorded in committed_progress")
+                    .isPositive();
+
+            TotalsInvariant.awaitHolds(db, TIMEOUT); // the replay, in the live table
+            assertThat(oracle.committedTotals())
+                    .as("nothing committed before a checkpoint completes")
+                    .isEqualTo(atSavepoint);
+            cluster.triggerCheckpoint(restored.getJobID()).get();
+            TotalsInvariant.awaitCommittedHolds(db, TIMEOUT);
+            assertThat(oracle.committedTotals()).isEqualTo(later);
+            restored.cancel().get();
+        } finally {
+            relays.dropSlot();
+        }
+    }
+}
