@@ -6,7 +6,7 @@ import io.effonce.cdc.LedgerRelay;
 import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.LocalFlinkCluster;
-import io.effonce.feed.page.DashboardLogin;
+import io.effonce.feed.DatabaseLogin;
 import io.effonce.feed.page.HeadlessChromium;
 import io.effonce.feed.page.LivePageServer;
 import io.effonce.feed.page.PageFigures;
@@ -173,14 +173,14 @@ class LivePageUnderTaskManagerKillsITCase {
         return f.rows().stream().anyMatch(r -> r.committed() != null);
     }
 
-    private static DashboardLogin dashboard(PostgresEndpoint db) throws Exception {
+    private static DatabaseLogin dashboard(PostgresEndpoint db) throws Exception {
         String password = "page-" + UUID.randomUUID();
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
             // a generated literal: ALTER ROLE takes no bound parameters
             s.execute("ALTER ROLE effonce_dashboard PASSWORD '" + password + "'");
         }
-        return new DashboardLogin(db.jdbcUrl(), "effonce_dashboard", password);
+        return new DatabaseLogin(db.jdbcUrl(), "effonce_dashboard", password);
     }
 
     /**

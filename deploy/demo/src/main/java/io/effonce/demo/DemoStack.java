@@ -5,7 +5,7 @@ import io.effonce.cdc.RelayCli;
 import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.JobSubmission;
 import io.effonce.cluster.LocalFlinkCluster;
-import io.effonce.feed.page.DashboardLogin;
+import io.effonce.feed.DatabaseLogin;
 import io.effonce.feed.page.LivePageServer;
 import io.effonce.feed.page.PageSettings;
 import io.effonce.local.EmbeddedKafka;
@@ -92,7 +92,7 @@ final class DemoStack implements AutoCloseable {
         page =
                 LivePageServer.start(
                         PageSettings.of(
-                                new DashboardLogin(ledger.jdbcUrl(), "effonce_dashboard", password),
+                                new DatabaseLogin(ledger.jdbcUrl(), "effonce_dashboard", password),
                                 port));
         say(
                 "Live page: "

@@ -1,10 +1,10 @@
 package io.effonce.feed.page;
 
+import io.effonce.feed.DatabaseLogin;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.BindException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -199,38 +199,32 @@ public final class LivePageCommand {
                     "--live-interval-ms must be between 100 and 3600000, was "
                             + liveIntervalMillis);
         }
-        DashboardLogin login = new DashboardLogin(jdbcUrl, user, password(cli, env));
+        DatabaseLogin login = new DatabaseLogin(jdbcUrl, user, password(cli, env));
         return new PageSettings(login, bind, port, top, day, Duration.ofMillis(liveIntervalMillis));
     }
 
     private String password(CommandLine cli, Map<String, String> env) {
-        if (passwordFile != null) {
-            try {
-                String text = Files.readString(passwordFile, StandardCharsets.UTF_8);
-                int end = text.indexOf('\n');
-                return (end < 0 ? text : text.substring(0, end)).strip();
-            } catch (IOException e) {
-                throw new ParameterException(
-                        cli,
-                        "--password-file names "
-                                + passwordFile
-                                + ", which cannot be read: "
-                                + e.getMessage());
-            }
+        try {
+            return DatabaseLogin.password(passwordFile, PASSWORD_ENV, env);
+        } catch (IOException e) {
+            throw new ParameterException(
+                    cli,
+                    "--password-file names "
+                            + passwordFile
+                            + ", which cannot be read: "
+                            + e.getMessage());
         }
-        String value = env.get(PASSWORD_ENV);
-        return value == null ? "" : value;
     }
 
     /** Logs in and reads what the page reads, once, so a wrong setting fails here. */
-    static void checkAccess(DashboardLogin login) throws SQLException {
-        try (Connection c = login.connect("start check")) {
+    static void checkAccess(DatabaseLogin login) throws SQLException {
+        try (Connection c = login.connect("live page (start check)")) {
             new SnapshotQuery(null, 1).read(c);
         }
     }
 
     /** A start failure, with what to do about it; never the password. */
-    static String explain(SQLException e, DashboardLogin login) {
+    static String explain(SQLException e, DatabaseLogin login) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         String hint;
         if (state.equals("28P01") || state.equals("28000")) {

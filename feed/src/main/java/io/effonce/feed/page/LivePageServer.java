@@ -2,6 +2,7 @@ package io.effonce.feed.page;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.effonce.feed.DatabaseLogin;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * The live page on the JDK's HTTP server: {@code GET /} the page, {@code GET /events} its
  * Server-Sent Events (a JSON snapshot at once, then one per commit notice and per change of the
  * live figures), {@code GET /snapshot.json} a snapshot read now. It only reads, as the role of its
- * {@link DashboardLogin}.
+ * {@link DatabaseLogin}.
  */
 public final class LivePageServer implements AutoCloseable {
 

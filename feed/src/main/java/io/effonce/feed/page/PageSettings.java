@@ -1,5 +1,6 @@
 package io.effonce.feed.page;
 
+import io.effonce.feed.DatabaseLogin;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.Objects;
@@ -14,7 +15,7 @@ import java.util.Objects;
  * @param liveInterval how often the live column is read (the committed one is read on each commit)
  */
 public record PageSettings(
-        DashboardLogin login,
+        DatabaseLogin login,
         String bindAddress,
         int port,
         int top,
@@ -32,7 +33,7 @@ public record PageSettings(
     }
 
     /** The defaults: this machine only, the newest day's top 10, the live column every second. */
-    public static PageSettings of(DashboardLogin login, int port) {
+    public static PageSettings of(DatabaseLogin login, int port) {
         return new PageSettings(login, "127.0.0.1", port, DEFAULT_TOP, null, DEFAULT_LIVE_INTERVAL);
     }
 

@@ -1,5 +1,6 @@
 package io.effonce.feed.page;
 
+import io.effonce.feed.DatabaseLogin;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -38,7 +39,7 @@ final class RefreshLoop implements AutoCloseable {
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
     private static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
 
-    private final DashboardLogin login;
+    private final DatabaseLogin login;
     private final SnapshotSource source;
     private final SseBroadcaster broadcaster;
     private final Duration liveInterval;
@@ -49,7 +50,7 @@ final class RefreshLoop implements AutoCloseable {
     private volatile boolean listening;
 
     RefreshLoop(
-            DashboardLogin login,
+            DatabaseLogin login,
             SnapshotSource source,
             SseBroadcaster broadcaster,
             Duration liveInterval) {
@@ -142,7 +143,7 @@ final class RefreshLoop implements AutoCloseable {
     }
 
     private Connection listen() throws SQLException {
-        Connection c = login.connect("listen");
+        Connection c = login.connect("live page (listen)");
         try (Statement s = c.createStatement()) {
             s.execute("LISTEN " + CHANNEL); // a constant: LISTEN takes no bound parameter
         } catch (SQLException e) {

@@ -1,5 +1,6 @@
 package io.effonce.feed.page;
 
+import io.effonce.feed.DatabaseLogin;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -12,14 +13,14 @@ import java.util.List;
  */
 final class SnapshotSource implements AutoCloseable {
 
-    private final DashboardLogin login;
+    private final DatabaseLogin login;
     private final SnapshotQuery query;
     private final RestoreLog restores = new RestoreLog();
     private final Clock clock;
     private Connection connection;
     private PageSnapshot last;
 
-    SnapshotSource(DashboardLogin login, SnapshotQuery query, Clock clock) {
+    SnapshotSource(DatabaseLogin login, SnapshotQuery query, Clock clock) {
         this.login = login;
         this.query = query;
         this.clock = clock;
@@ -73,7 +74,7 @@ final class SnapshotSource implements AutoCloseable {
 
     private SnapshotQuery.Figures readInOneTransaction() throws SQLException {
         if (connection == null) {
-            connection = login.connect("reads");
+            connection = login.connect("live page (reads)");
             connection.setAutoCommit(false);
             connection.setReadOnly(true);
             connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);

@@ -1,18 +1,15 @@
 package io.effonce.feed.recount;
 
+import io.effonce.feed.DatabaseLogin;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -131,23 +128,14 @@ public final class RecountCommand implements Callable<Integer> {
     }
 
     private Connection connect() throws SQLException {
-        Properties p = new Properties();
-        p.setProperty("user", user);
-        p.setProperty("password", password(System.getenv()));
-        p.setProperty("ApplicationName", "effonce recount");
-        return DriverManager.getConnection(jdbcUrl, p);
-    }
-
-    private String password(Map<String, String> env) {
-        if (passwordFile != null) {
-            try {
-                return Files.readAllLines(passwordFile).stream().findFirst().orElse("").strip();
-            } catch (IOException e) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--password-file names " + passwordFile + ", which cannot be read: " + e);
-            }
+        String password;
+        try {
+            password = DatabaseLogin.password(passwordFile, PASSWORD_ENV, System.getenv());
+        } catch (IOException e) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--password-file names " + passwordFile + ", which cannot be read: " + e);
         }
-        return env.getOrDefault(PASSWORD_ENV, "");
+        return new DatabaseLogin(jdbcUrl, user, password).connect("recount");
     }
 }

@@ -3,6 +3,7 @@ package io.effonce.feed.page;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.effonce.feed.DatabaseLogin;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -97,8 +98,8 @@ class LivePageCommandTest {
 
     @Test
     void startFailuresSayWhatToDoWithoutThePassword() {
-        DashboardLogin login =
-                new DashboardLogin(URL + "?password=hidden", "effonce_dashboard", "pw");
+        DatabaseLogin login =
+                new DatabaseLogin(URL + "?password=hidden", "effonce_dashboard", "pw");
         assertThat(
                         LivePageCommand.explain(
                                 new SQLException("password authentication failed", "28P01"), login))

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
+import io.effonce.feed.DatabaseLogin;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.junit.PostgresExtension;
 import java.io.IOException;
@@ -52,9 +53,9 @@ class LivePageITCase {
         }
     }
 
-    private static DashboardLogin dashboard(PostgresEndpoint db) throws SQLException {
+    private static DatabaseLogin dashboard(PostgresEndpoint db) throws SQLException {
         SinkRows.setPassword(db, "effonce_dashboard", PASSWORD);
-        return new DashboardLogin(db.jdbcUrl(), "effonce_dashboard", PASSWORD);
+        return new DatabaseLogin(db.jdbcUrl(), "effonce_dashboard", PASSWORD);
     }
 
     /** Waits until the page has rendered a snapshot that passes {@code check}; returns it. */
@@ -268,7 +269,7 @@ class LivePageITCase {
         void aRoleThatMayNotReadTheTotalsIsRefusedAtTheStartNamingTheOption(PostgresEndpoint db)
                 throws Exception {
             SinkRows.setPassword(db, "effonce_relay", PASSWORD);
-            DashboardLogin relay = new DashboardLogin(db.jdbcUrl(), "effonce_relay", PASSWORD);
+            DatabaseLogin relay = new DatabaseLogin(db.jdbcUrl(), "effonce_relay", PASSWORD);
             SQLException refused =
                     catchThrowableOfType(
                             SQLException.class, () -> LivePageCommand.checkAccess(relay));
