@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cluster.CheckpointStats;
-import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.JobSubmission;
 import io.effonce.cluster.LocalFlinkCluster;
@@ -54,12 +53,7 @@ class JobJarOnLocalClusterITCase {
     static void startCluster() {
         cluster =
                 LocalFlinkCluster.start(
-                        ClusterSpec.builder(DIR.resolve("flink"))
-                                .taskManagers(TASK_MANAGERS)
-                                .fastFailover()
-                                .config("execution.checkpointing.interval", "500ms")
-                                .config("execution.checkpointing.min-pause", "200ms")
-                                .build());
+                        ClusterChaos.chaosCluster(DIR.resolve("flink"), TASK_MANAGERS).build());
         chaos = new ClusterChaos(cluster, TASK_MANAGERS);
     }
 

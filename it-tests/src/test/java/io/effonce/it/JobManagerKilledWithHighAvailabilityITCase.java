@@ -61,12 +61,8 @@ class JobManagerKilledWithHighAvailabilityITCase {
             SinkTables tables = new SinkTables(db);
             try (LocalFlinkCluster cluster =
                             LocalFlinkCluster.start(
-                                    ClusterSpec.builder(dir.resolve("flink"))
-                                            .taskManagers(TASK_MANAGERS)
+                                    ClusterChaos.chaosCluster(dir.resolve("flink"), TASK_MANAGERS)
                                             .highAvailability()
-                                            .fastFailover()
-                                            .config("execution.checkpointing.interval", "500ms")
-                                            .config("execution.checkpointing.min-pause", "200ms")
                                             .build());
                     LedgerRelay relay = relays.start()) {
                 ClusterChaos chaos = new ClusterChaos(cluster, TASK_MANAGERS);

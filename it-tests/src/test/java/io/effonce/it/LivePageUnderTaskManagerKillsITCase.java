@@ -3,7 +3,6 @@ package io.effonce.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.cdc.LedgerRelay;
-import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.feed.DatabaseLogin;
@@ -72,12 +71,7 @@ class LivePageUnderTaskManagerKillsITCase {
     static void startCluster() {
         cluster =
                 LocalFlinkCluster.start(
-                        ClusterSpec.builder(DIR.resolve("flink"))
-                                .taskManagers(TASK_MANAGERS)
-                                .fastFailover()
-                                .config("execution.checkpointing.interval", "500ms")
-                                .config("execution.checkpointing.min-pause", "200ms")
-                                .build());
+                        ClusterChaos.chaosCluster(DIR.resolve("flink"), TASK_MANAGERS).build());
         chaos = new ClusterChaos(cluster, TASK_MANAGERS);
     }
 

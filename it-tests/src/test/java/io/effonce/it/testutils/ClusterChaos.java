@@ -3,9 +3,11 @@ package io.effonce.it.testutils;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.cluster.CheckpointStats;
+import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.FlinkProcess;
 import io.effonce.cluster.LocalFlinkCluster;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
@@ -25,6 +27,18 @@ public final class ClusterChaos {
 
     private final LocalFlinkCluster cluster;
     private final int taskManagers;
+
+    /**
+     * The cluster the chaos tests run on: {@code taskManagers} TaskManagers, fast failure
+     * detection, a checkpoint every 500 ms (at least 200 ms apart) so faults find one in flight.
+     */
+    public static ClusterSpec.Builder chaosCluster(Path dir, int taskManagers) {
+        return ClusterSpec.builder(dir)
+                .taskManagers(taskManagers)
+                .fastFailover()
+                .config("execution.checkpointing.interval", "500ms")
+                .config("execution.checkpointing.min-pause", "200ms");
+    }
 
     public ClusterChaos(LocalFlinkCluster cluster, int taskManagers) {
         this.cluster = cluster;
