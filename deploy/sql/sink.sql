@@ -100,6 +100,7 @@ CREATE TABLE IF NOT EXISTS sink_progress (
   watermark           TIMESTAMPTZ,       -- event time through which its committed totals are complete
                                          -- (the subtask's watermark at that barrier; NULL: not known yet)
   final_through       DATE,              -- the last day that is final at that watermark
+  day_zone            TEXT,              -- the job's totals.zone: days are dates in it
   committed_at        TIMESTAMPTZ NOT NULL DEFAULT now(),
   restored_checkpoint BIGINT,            -- the checkpoint the latest restore started from
   restored_at         TIMESTAMPTZ,
@@ -121,7 +122,8 @@ SELECT p.sink_table,
        max(p.restored_at) AS last_restore_at,
        (array_agg(p.restored_checkpoint ORDER BY p.restored_at DESC NULLS LAST))[1]
          AS last_restored_checkpoint,
-       count(*) AS key_groups
+       count(*) AS key_groups,
+       max(p.day_zone) AS day_zone
 FROM sink_progress p
 LEFT JOIN (SELECT sink_table, count(*) AS owned FROM sink_fences GROUP BY sink_table) f
   ON f.sink_table = p.sink_table

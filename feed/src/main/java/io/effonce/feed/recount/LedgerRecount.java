@@ -42,6 +42,19 @@ public final class LedgerRecount {
         connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
     }
 
+    /** The job's {@code totals.zone} as its sink recorded it, if it has committed yet. */
+    public static Optional<ZoneId> jobZone(Connection connection) throws SQLException {
+        try (PreparedStatement s =
+                connection.prepareStatement(
+                        "SELECT day_zone FROM committed_progress WHERE sink_table = ?")) {
+            s.setString(1, SINK_TABLE);
+            try (ResultSet rs = s.executeQuery()) {
+                String zone = rs.next() ? rs.getString(1) : null;
+                return Optional.ofNullable(zone).map(ZoneId::of);
+            }
+        }
+    }
+
     /** The last final day, if every key group of the job has reported one. */
     public Optional<LocalDate> finalThrough() throws SQLException {
         try (PreparedStatement s =

@@ -10,6 +10,7 @@ import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -61,9 +62,10 @@ public final class RecountCommand implements Callable<Integer> {
 
     @Option(
             names = "--zone",
-            defaultValue = "UTC",
+            paramLabel = "ZONE",
             description =
-                    "The job's totals.zone: days are dates in it (default: ${DEFAULT-VALUE}).")
+                    "The job's totals.zone: days are dates in it. Default: the zone the job's sink"
+                            + " recorded (committed_progress.day_zone); given, it must match it.")
     private ZoneId zone;
 
     @Option(
@@ -99,7 +101,8 @@ public final class RecountCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         int refused = 0;
         try (Connection connection = connect()) {
-            LedgerRecount recount = new LedgerRecount(connection, zone);
+            LedgerRecount recount =
+                    new LedgerRecount(connection, daysZone(LedgerRecount.jobZone(connection)));
             List<LocalDate> todo = new ArrayList<>(days);
             if (late) {
                 LedgerRecount.DaysWithLateEvents found = recount.daysWithNewLateEvents();
@@ -125,6 +128,34 @@ public final class RecountCommand implements Callable<Integer> {
             }
         }
         return refused == 0 ? 0 : 1;
+    }
+
+    /**
+     * The zone whose dates the days are: the job's. A recount in another zone would publish other
+     * days' payments under these dates, over the committed totals.
+     */
+    private ZoneId daysZone(Optional<ZoneId> recorded) {
+        if (zone == null) {
+            return recorded.orElseThrow(
+                    () ->
+                            new ParameterException(
+                                    spec.commandLine(),
+                                    "The job has not recorded its zone yet (committed_progress has"
+                                            + " no day_zone): name the job's totals.zone with"
+                                            + " --zone."));
+        }
+        if (recorded.isPresent() && !recorded.get().normalized().equals(zone.normalized())) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--zone "
+                            + zone
+                            + " is not the job's totals.zone, "
+                            + recorded.get()
+                            + " (committed_progress.day_zone): leave --zone out or pass --zone "
+                            + recorded.get()
+                            + ".");
+        }
+        return zone;
     }
 
     private Connection connect() throws SQLException {

@@ -62,8 +62,8 @@ class LedgerRecountITCase {
                 "INSERT INTO sink_fences (sink_table, key_group, owner_token, owner_job,"
                         + " owner_task) VALUES ('merchant_daily_totals', 0, 1, 'job/run', 'test')",
                 "INSERT INTO sink_progress (sink_table, key_group, checkpoint_id, watermark,"
-                        + " final_through) VALUES ('merchant_daily_totals', 0, 9,"
-                        + " '2026-03-02T02:00:00Z', '2026-03-01')");
+                        + " final_through, day_zone) VALUES ('merchant_daily_totals', 0, 9,"
+                        + " '2026-03-02T02:00:00Z', '2026-03-01', 'UTC')");
     }
 
     @Test
@@ -123,6 +123,20 @@ class LedgerRecountITCase {
         assertThat(recount("--day", "2026-03-02", "--even-if-open").exit()).isZero();
     }
 
+    /** Days are dates in the job's zone: a recount in another would publish other days. */
+    @Test
+    void aZoneOtherThanTheJobsIsRefused() throws SQLException {
+        Run run = recount("--late", "--zone=Europe/Berlin");
+        assertThat(run.exit()).isEqualTo(2);
+        assertThat(run.err())
+                .contains("--zone Europe/Berlin is not the job's totals.zone, UTC")
+                .contains("leave --zone out or pass --zone UTC");
+        assertThat(recount("--late", "--zone=Etc/UTC").exit()).as("the same zone").isZero();
+
+        execute("UPDATE sink_progress SET day_zone = NULL");
+        assertThat(recount("--late").err()).contains("name the job's totals.zone with --zone");
+    }
+
     @Test
     void withoutDaysTheCommandSaysWhatToName() {
         Run run = recount();
@@ -139,12 +153,11 @@ class LedgerRecountITCase {
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         String passwordFile = writePasswordFile();
-        String[] all = new String[args.length + 4];
+        String[] all = new String[args.length + 3];
         all[0] = "--jdbc-url=" + db.jdbcUrl();
         all[1] = "--password-file=" + passwordFile;
-        all[2] = "--zone=UTC";
-        all[3] = "--user=effonce_recount";
-        System.arraycopy(args, 0, all, 4, args.length);
+        all[2] = "--user=effonce_recount";
+        System.arraycopy(args, 0, all, 3, args.length);
         int exit = cli.execute(all);
         return new Run(exit, out.toString(), err.toString());
     }

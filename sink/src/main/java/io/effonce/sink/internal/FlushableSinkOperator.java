@@ -316,7 +316,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         }
         long w = at.getValue();
         DayFinality finality = settings.finality();
-        return new Progress(w, finality == null ? null : finality.finalThrough(w));
+        return finality == null
+                ? new Progress(w, null, null)
+                : new Progress(w, finality.finalThrough(w), finality.zone().getId());
     }
 
     /** Writes each changed key's last value to state; keeps the changes for the next stage. */

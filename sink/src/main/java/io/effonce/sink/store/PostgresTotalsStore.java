@@ -356,12 +356,13 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
         try (PreparedStatement s =
                 c.prepareStatement(
                         "INSERT INTO sink_progress AS p (sink_table, key_group, checkpoint_id,"
-                                + " watermark, final_through, committed_at)"
-                                + " SELECT ?, g, ?, ?, ?, now() FROM generate_series(?, ?) AS g"
+                                + " watermark, final_through, day_zone, committed_at)"
+                                + " SELECT ?, g, ?, ?, ?, ?, now() FROM generate_series(?, ?) AS g"
                                 + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                 + " SET checkpoint_id = EXCLUDED.checkpoint_id,"
                                 + " watermark = GREATEST(p.watermark, EXCLUDED.watermark),"
                                 + " final_through = GREATEST(p.final_through, EXCLUDED.final_through),"
+                                + " day_zone = COALESCE(EXCLUDED.day_zone, p.day_zone),"
                                 + " committed_at = EXCLUDED.committed_at")) {
             s.setString(1, table);
             s.setLong(2, checkpointId);
@@ -373,8 +374,9 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                             : null,
                     Types.TIMESTAMP_WITH_TIMEZONE);
             s.setObject(4, progress.finalThrough(), Types.DATE);
-            s.setInt(5, span.first());
-            s.setInt(6, span.last());
+            s.setString(5, progress.dayZone());
+            s.setInt(6, span.first());
+            s.setInt(7, span.last());
             s.executeUpdate();
         }
     }

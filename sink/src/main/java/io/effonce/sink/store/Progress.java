@@ -8,10 +8,11 @@ import java.time.LocalDate;
  *
  * @param watermark epoch millis, or {@code Long.MIN_VALUE} when none has arrived yet
  * @param finalThrough the last final day, or {@code null} when not known
+ * @param dayZone the zone whose dates the days are, or {@code null} when not known
  */
-public record Progress(long watermark, LocalDate finalThrough) {
+public record Progress(long watermark, LocalDate finalThrough, String dayZone) {
 
-    public static final Progress UNKNOWN = new Progress(Long.MIN_VALUE, null);
+    public static final Progress UNKNOWN = new Progress(Long.MIN_VALUE, null, null);
 
     public boolean hasWatermark() {
         return watermark != Long.MIN_VALUE;

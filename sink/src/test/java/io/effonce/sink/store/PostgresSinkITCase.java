@@ -221,7 +221,7 @@ class PostgresSinkITCase {
             assertThat(table.progress())
                     .isEqualTo(
                             new TotalsTable.CommittedProgress(
-                                    1, nextDay01h, DAY.minusDays(1), null));
+                                    1, nextDay01h, DAY.minusDays(1), null, "Z"));
             assertThat(table.finalDays()).containsExactly(Map.entry(M1, false));
 
             run.processWatermark(nextDay02h.toInstant().toEpochMilli());
@@ -237,7 +237,7 @@ class PostgresSinkITCase {
         try (var restored = restoreFrom(sink().finality(finality).build(), checkpoint1, 1)) {
             assertThat(table.progress())
                     .as("savepoint 1 restored after checkpoint 2: how far it went is unknown")
-                    .isEqualTo(new TotalsTable.CommittedProgress(1, null, null, 1L));
+                    .isEqualTo(new TotalsTable.CommittedProgress(1, null, null, 1L, "Z"));
             assertThat(table.finalDays()).containsExactly(Map.entry(M1, false));
         }
     }

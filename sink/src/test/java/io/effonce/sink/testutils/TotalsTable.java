@@ -71,7 +71,8 @@ public final class TotalsTable {
             long checkpointId,
             OffsetDateTime completeThrough,
             LocalDate finalThrough,
-            Long lastRestoredCheckpoint) {}
+            Long lastRestoredCheckpoint,
+            String dayZone) {}
 
     /** The view {@code committed_progress} for merchant_daily_totals. */
     public CommittedProgress progress() {
@@ -80,7 +81,7 @@ public final class TotalsTable {
                 ResultSet rs =
                         s.executeQuery(
                                 "SELECT checkpoint_id, complete_through, final_through,"
-                                        + " last_restored_checkpoint FROM committed_progress"
+                                        + " last_restored_checkpoint, day_zone FROM committed_progress"
                                         + " WHERE sink_table = 'merchant_daily_totals'")) {
             if (!rs.next()) {
                 throw new AssertionError("committed_progress has no row for merchant_daily_totals");
@@ -89,7 +90,8 @@ public final class TotalsTable {
                     rs.getLong(1),
                     rs.getObject(2, OffsetDateTime.class),
                     rs.getObject(3, LocalDate.class),
-                    rs.getObject(4, Long.class));
+                    rs.getObject(4, Long.class),
+                    rs.getString(5));
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
