@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
@@ -70,11 +71,13 @@ public final class ChangeDecoder implements Serializable {
             return null;
         }
         Rejecter reject = new Rejecter(topic, partition, offset, value, maxRawChars);
-        EnvelopeScan root;
-        try (JsonParser parser = json().createParser(value)) {
-            root = EnvelopeScan.read(parser);
-        } catch (IOException e) {
-            return reject.because(RejectReason.NOT_JSON, shortMessage(e));
+        EnvelopeScan root = PlainEnvelopeReader.read(value);
+        if (root == null) {
+            try (JsonParser parser = json().createParser(value)) {
+                root = EnvelopeScan.read(parser);
+            } catch (IOException e) {
+                return reject.because(RejectReason.NOT_JSON, shortMessage(e));
+            }
         }
         if (!root.object) {
             return reject.because(RejectReason.NOT_AN_ENVELOPE, "the value is not a JSON object");
@@ -150,9 +153,9 @@ public final class ChangeDecoder implements Serializable {
         if (!STATES.contains(state)) {
             return reject.because(RejectReason.UNKNOWN_STATE, clip(state));
         }
-        long eventTime;
+        Instant at;
         try {
-            Instant at = UtcTimestamps.parse(updatedAt);
+            at = UtcTimestamps.parse(updatedAt);
             if (at.isBefore(MIN_EVENT_TIME) || at.isAfter(MAX_EVENT_TIME)) {
                 return reject.because(
                         RejectReason.BAD_TIME,
@@ -163,7 +166,6 @@ public final class ChangeDecoder implements Serializable {
                                 + ".."
                                 + MAX_EVENT_TIME);
             }
-            eventTime = at.toEpochMilli();
         } catch (DateTimeParseException e) {
             return reject.because(RejectReason.BAD_TIME, "updated_at '" + clip(updatedAt) + "'");
         }
@@ -198,8 +200,8 @@ public final class ChangeDecoder implements Serializable {
                         amount,
                         currency,
                         state,
-                        eventTime,
-                        Instant.ofEpochMilli(eventTime).atZone(zone).toLocalDate(),
+                        at.toEpochMilli(),
+                        LocalDate.ofInstant(at, zone),
                         topic,
                         partition,
                         offset);

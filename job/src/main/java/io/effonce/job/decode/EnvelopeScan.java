@@ -49,8 +49,14 @@ final class EnvelopeScan {
             String name = p.currentName();
             JsonToken token = p.nextToken();
             switch (name) {
-                case "heartbeat" -> heartbeat = token == JsonToken.VALUE_TRUE;
-                case "ts_ms" -> tsMs = field(p, token);
+                case "heartbeat" -> {
+                    heartbeat = token == JsonToken.VALUE_TRUE;
+                    p.skipChildren();
+                }
+                case "ts_ms" -> {
+                    tsMs = field(p, token);
+                    p.skipChildren();
+                }
                 case "op" -> {
                     hasOp = true;
                     op = token.isScalarValue() ? p.getText() : "?";
