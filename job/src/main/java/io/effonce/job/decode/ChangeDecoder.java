@@ -7,9 +7,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
-import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
@@ -53,8 +51,6 @@ public final class ChangeDecoder implements Serializable {
 
     /** Debezium's operations the ledger must never produce: delete, truncate, message. */
     private static final Set<String> UNSUPPORTED_OPS = Set.of("d", "t", "m");
-
-    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
 
     private final ZoneId zone;
     private final int maxRawChars;
@@ -124,16 +120,11 @@ public final class ChangeDecoder implements Serializable {
             return reject.because(RejectReason.MISTYPED_FIELD, "after");
         }
         return decodeAfter(
-                envelope.afterFields,
-                envelope.op.equals(SNAPSHOT_READ),
-                topic,
-                partition,
-                offset,
-                reject);
+                envelope, envelope.op.equals(SNAPSHOT_READ), topic, partition, offset, reject);
     }
 
     private LedgerRecord decodeAfter(
-            Map<String, EnvelopeScan.Field> after,
+            EnvelopeScan after,
             boolean snapshotRow,
             String topic,
             int partition,
@@ -189,7 +180,7 @@ public final class ChangeDecoder implements Serializable {
                 return reject.because(RejectReason.ABSURD_AMOUNT, Long.toString(amount));
             }
             currency = currency.strip();
-            if (!CURRENCY.matcher(currency).matches()) {
+            if (!isCurrencyCode(currency)) {
                 return reject.because(RejectReason.BAD_CURRENCY, "'" + clip(currency) + "'");
             }
         }
@@ -236,6 +227,20 @@ public final class ChangeDecoder implements Serializable {
         return null;
     }
 
+    /** Three capital letters A to Z (ISO 4217's form). */
+    private static boolean isCurrencyCode(String code) {
+        if (code.length() != 3) {
+            return false;
+        }
+        for (int i = 0; i < 3; i++) {
+            char c = code.charAt(i);
+            if (c < 'A' || c > 'Z') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** A value quoted in a reason, cut so that a huge field cannot make a huge reason. */
     private static String clip(String value) {
         return value.length() <= 64 ? value : value.substring(0, 64) + "...";
@@ -255,16 +260,16 @@ public final class ChangeDecoder implements Serializable {
 
     /** Reads typed fields of {@code after}, keeping the first problem found. */
     private static final class Fields {
-        private final Map<String, EnvelopeScan.Field> after;
+        private final EnvelopeScan after;
         RejectReason failure;
         String failedField;
 
-        Fields(Map<String, EnvelopeScan.Field> after) {
+        Fields(EnvelopeScan after) {
             this.after = after;
         }
 
         String text(String name, boolean required) {
-            EnvelopeScan.Field f = after.get(name);
+            EnvelopeScan.Field f = after.afterField(name);
             if (f == null || f.token() == JsonToken.VALUE_NULL) {
                 missing(name, required);
                 return null;
@@ -277,7 +282,7 @@ public final class ChangeDecoder implements Serializable {
         }
 
         long number(String name, boolean required) {
-            EnvelopeScan.Field f = after.get(name);
+            EnvelopeScan.Field f = after.afterField(name);
             if (f == null || f.token() == JsonToken.VALUE_NULL) {
                 missing(name, required);
                 return 0;

@@ -1,9 +1,7 @@
 package io.effonce.job.decode;
 
 import java.io.IOException;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Set;
+import java.util.List;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 
@@ -14,9 +12,9 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
  */
 final class EnvelopeScan {
 
-    /** The fields of {@code after} the job uses. */
-    static final Set<String> AFTER_FIELDS =
-            Set.of("payment_id", "merchant_id", "amount", "currency", "state", "updated_at");
+    /** The fields of {@code after} the job uses, in the order of {@link #afterFields}. */
+    static final List<String> AFTER_FIELDS =
+            List.of("payment_id", "merchant_id", "amount", "currency", "state", "updated_at");
 
     /** One scalar field as it appeared. */
     record Field(JsonToken token, String text, long number, boolean fitsLong) {}
@@ -30,7 +28,14 @@ final class EnvelopeScan {
     EnvelopeScan payload;
     boolean payloadNotObject;
     JsonToken after;
-    final Map<String, Field> afterFields = new HashMap<>(8);
+
+    /** By the index of the name in {@link #AFTER_FIELDS}; null where the field is absent. */
+    final Field[] afterFields = new Field[AFTER_FIELDS.size()];
+
+    /** The field {@code name} of {@link #AFTER_FIELDS}, or null if absent. */
+    Field afterField(String name) {
+        return afterFields[AFTER_FIELDS.indexOf(name)];
+    }
 
     /** Reads the value at the parser's next token. */
     static EnvelopeScan read(JsonParser p) throws IOException {
@@ -92,8 +97,9 @@ final class EnvelopeScan {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken token = p.nextToken();
-            if (AFTER_FIELDS.contains(name)) {
-                afterFields.put(name, field(p, token));
+            int index = AFTER_FIELDS.indexOf(name);
+            if (index >= 0) {
+                afterFields[index] = field(p, token);
             }
             p.skipChildren();
         }

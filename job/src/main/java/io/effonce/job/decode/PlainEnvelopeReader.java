@@ -1,7 +1,6 @@
 package io.effonce.job.decode;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 
 /**
@@ -30,8 +29,8 @@ final class PlainEnvelopeReader {
     private static final int PAYLOAD = 4;
     private static final int AFTER = 5;
 
-    private static final String[] AFTER_FIELDS = EnvelopeScan.AFTER_FIELDS.toArray(new String[0]);
-    private static final byte[][] AFTER_NAMES = ascii(AFTER_FIELDS);
+    private static final byte[][] AFTER_NAMES =
+            ascii(EnvelopeScan.AFTER_FIELDS.toArray(new String[0]));
 
     /** Giving up is control flow, not an error: one instance, no stack trace. */
     private static final class NotPlain extends RuntimeException {
@@ -145,7 +144,7 @@ final class PlainEnvelopeReader {
                 throw NOT_PLAIN;
             }
             seen |= 1 << known;
-            scan.afterFields.put(AFTER_FIELDS[known], field(depth));
+            scan.afterFields[known] = field(depth);
         } while (nextMember('}'));
     }
 
@@ -409,7 +408,15 @@ final class PlainEnvelopeReader {
     }
 
     private boolean matches(byte[] name, int start, int end) {
-        return end - start == name.length && Arrays.equals(b, start, end, name, 0, name.length);
+        if (end - start != name.length) {
+            return false;
+        }
+        for (int k = 0; k < name.length; k++) { // names are short: no call to Arrays.equals
+            if (b[start + k] != name[k]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean isDigit(byte c) {
