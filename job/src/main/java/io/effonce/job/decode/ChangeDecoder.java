@@ -28,6 +28,8 @@ public final class ChangeDecoder implements Serializable {
     public static final Set<String> STATES =
             Set.of("PENDING", "UNKNOWN", "SUCCEEDED", "FAILED", "VOID");
 
+    private static final String[] STATE_CONSTANTS = STATES.toArray(new String[0]);
+
     /** 10^12 minor units (ten billion in major units): no single payment is that large. */
     public static final long MAX_AMOUNT = 1_000_000_000_000L;
 
@@ -141,9 +143,11 @@ public final class ChangeDecoder implements Serializable {
         if (badId != null) {
             return reject.because(RejectReason.BAD_IDENTIFIER, "after.payment_id " + badId);
         }
-        if (!STATES.contains(state)) {
+        String knownState = knownState(state);
+        if (knownState == null) {
             return reject.because(RejectReason.UNKNOWN_STATE, clip(state));
         }
+        state = knownState;
         Instant at;
         try {
             at = UtcTimestamps.parse(updatedAt);
@@ -200,6 +204,19 @@ public final class ChangeDecoder implements Serializable {
     }
 
     /**
+     * The constant of {@link #STATES} equal to {@code state}, or null. Later stages hash and
+     * compare the state of every change; the constant has its hash computed once.
+     */
+    private static String knownState(String state) {
+        for (String known : STATE_CONSTANTS) {
+            if (known.equals(state)) {
+                return known;
+            }
+        }
+        return null;
+    }
+
+    /**
      * What is wrong with an identifier, or null: it must be non-empty, at most {@link
      * #MAX_ID_CHARS} characters, free of control characters (PostgreSQL text cannot hold NUL) and
      * of unpaired surrogates (they do not survive UTF-8, so two ids could become one).
@@ -213,6 +230,9 @@ public final class ChangeDecoder implements Serializable {
         }
         for (int i = 0; i < id.length(); i++) {
             char c = id.charAt(i);
+            if (c >= 0x20 && c < 0x7F) {
+                continue; // printable ASCII, nearly every character of every id
+            }
             if (Character.isISOControl(c)) {
                 return "contains control character U+%04X at %d".formatted((int) c, i);
             }
