@@ -78,17 +78,8 @@ final class PlainEnvelopeReader {
             return;
         }
         do {
-            int start = nameStart();
-            int end = stringEnd();
-            colon();
-            int known = indexOf(ENVELOPE_NAMES, start, end);
-            if (known >= 0) {
-                // Jackson's pass lets the last of two equal names win: leave that to it.
-                if ((seen & 1 << known) != 0) {
-                    throw NOT_PLAIN;
-                }
-                seen |= 1 << known;
-            }
+            int known = memberName(ENVELOPE_NAMES);
+            seen = once(seen, known);
             switch (known) {
                 case HEARTBEAT -> scan.heartbeat = skipValue(depth) == JsonToken.VALUE_TRUE;
                 case TS_MS -> scan.tsMs = field(depth);
@@ -132,20 +123,36 @@ final class PlainEnvelopeReader {
             return;
         }
         do {
-            int start = nameStart();
-            int end = stringEnd();
-            colon();
-            int known = indexOf(AFTER_NAMES, start, end);
+            int known = memberName(AFTER_NAMES);
+            seen = once(seen, known);
             if (known < 0) {
                 skipValue(depth);
-                continue;
+            } else {
+                scan.afterFields[known] = field(depth);
             }
-            if ((seen & 1 << known) != 0) {
-                throw NOT_PLAIN;
-            }
-            seen |= 1 << known;
-            scan.afterFields[known] = field(depth);
         } while (nextMember('}'));
+    }
+
+    /** Reads a member's name and colon; the name's index in {@code names}, or -1. */
+    private int memberName(byte[][] names) {
+        int start = nameStart();
+        int end = stringEnd();
+        colon();
+        return indexOf(names, start, end);
+    }
+
+    /**
+     * {@code seen} with name {@code known} added (-1: not a known name). Gives up on a known name
+     * seen before: Jackson's pass lets the last of two equal names win, leave that to it.
+     */
+    private static int once(int seen, int known) {
+        if (known < 0) {
+            return seen;
+        }
+        if ((seen & 1 << known) != 0) {
+            throw NOT_PLAIN;
+        }
+        return seen | 1 << known;
     }
 
     /** One field's value as {@code EnvelopeScan.Field}: text of strings and integers, else none. */

@@ -7,16 +7,13 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -107,14 +104,6 @@ class ChangeDecoderFuzzTest {
 
     @Provide
     Arbitrary<byte[]> records() {
-        Arbitrary<String> envelope =
-                Combinators.combine(
-                                Arbitraries.integers().between(0, HostileRecords.VALID - 1),
-                                Arbitraries.of(true, false))
-                        .as(HostileRecords::envelope);
-        Arbitrary<List<Integer>> mutations =
-                Arbitraries.integers().between(0, HostileRecords.MUTATIONS - 1).list().ofMaxSize(4);
-        return Combinators.combine(envelope, mutations, Arbitraries.longs())
-                .as(HostileRecords::mutate);
+        return HostileArbitraries.records(4);
     }
 }

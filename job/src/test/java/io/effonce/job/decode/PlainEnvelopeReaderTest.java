@@ -9,7 +9,6 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -133,15 +132,7 @@ class PlainEnvelopeReaderTest {
 
     @Provide
     Arbitrary<byte[]> hostile() {
-        Arbitrary<String> envelope =
-                Combinators.combine(
-                                Arbitraries.integers().between(0, HostileRecords.VALID - 1),
-                                Arbitraries.of(true, false))
-                        .as(HostileRecords::envelope);
-        Arbitrary<List<Integer>> mutations =
-                Arbitraries.integers().between(0, HostileRecords.MUTATIONS - 1).list().ofMaxSize(3);
-        return Combinators.combine(envelope, mutations, Arbitraries.longs())
-                .as(HostileRecords::mutate);
+        return HostileArbitraries.records(3);
     }
 
     @Provide
