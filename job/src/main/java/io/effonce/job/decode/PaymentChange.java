@@ -1,6 +1,5 @@
 package io.effonce.job.decode;
 
-import io.effonce.sink.store.LocalDateTypeInfoFactory;
 import io.effonce.sink.store.MerchantDayKey;
 import java.time.LocalDate;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
@@ -11,6 +10,7 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  * @param eventTimeMillis {@code after.updated_at}: the time of the last state change
  * @param day the event time's date in the job's zone
  */
+@TypeInfo(PaymentChangeSerializer.Factory.class)
 public record PaymentChange(
         String paymentId,
         String merchantId,
@@ -18,7 +18,7 @@ public record PaymentChange(
         String currency,
         String state,
         long eventTimeMillis,
-        @TypeInfo(LocalDateTypeInfoFactory.class) LocalDate day,
+        LocalDate day,
         String topic,
         int partition,
         long offset) {
