@@ -79,6 +79,30 @@ class PlainEnvelopeReaderTest {
         }
     }
 
+    /** The eight-bytes-at-a-time scan: every length, every position of a byte that spoils it. */
+    @Test
+    void findsTheEndOrTheSpoilingByteAtEveryPosition() {
+        for (int length = 0; length <= 40; length++) {
+            String plain = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH".substring(0, length);
+            EnvelopeScan scan = PlainEnvelopeReader.read(bytes("{\"op\":\"" + plain + "\"}"));
+            assertThat(scan).as("length %d", length).isNotNull();
+            assertThat(scan.op).isEqualTo(plain);
+            for (int at = 0; at < length; at++) {
+                for (String spoiler : List.of("\\n", "\u0001", "\u001f", "\u00e9", "\u007f")) {
+                    String text = plain.substring(0, at) + spoiler + plain.substring(at + 1);
+                    EnvelopeScan spoilt =
+                            PlainEnvelopeReader.read(bytes("{\"op\":\"" + text + "\"}"));
+                    if (spoiler.equals("\u007f")) {
+                        assertThat(spoilt).as(text).isNotNull(); // DEL is printable for JSON
+                        assertThat(spoilt.op).isEqualTo(text);
+                    } else {
+                        assertThat(spoilt).as("%s at %d of %d", spoiler, at, length).isNull();
+                    }
+                }
+            }
+        }
+    }
+
     private static void assertSameAsJackson(byte[] value) {
         INPUTS.incrementAndGet();
         EnvelopeScan fast = PlainEnvelopeReader.read(value);
