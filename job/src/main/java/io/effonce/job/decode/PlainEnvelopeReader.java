@@ -8,13 +8,13 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 
 /**
  * The fast path of the envelope scan: reads a record straight from its bytes when it is plain JSON
- * — one object, printable ASCII strings without escapes, integers of at most 18 digits, each known
- * field once, nested at most {@value #MAX_DEPTH} deep, at most {@value #MAX_BYTES} bytes — which is
- * what the relay writes. It fills the same {@link EnvelopeScan} as Jackson's pass ({@link
- * EnvelopeScan#read}) and gives up ({@code null}) on anything else, so unusual and hostile input is
- * always judged by Jackson: this path may only be faster, never different. Jackson costs most of a
- * record's decoding in parser set-up, name canonicalisation and token bookkeeping; the relay's
- * records need none of that.
+ * — one object, ASCII strings without escapes or bytes below 0x20, integers of at most 18 digits,
+ * each known field once, nested at most {@value #MAX_DEPTH} deep, at most {@value #MAX_BYTES} bytes
+ * — which is what the relay writes. It fills the same {@link EnvelopeScan} as Jackson's pass
+ * ({@link EnvelopeScan#read}) and gives up ({@code null}) on anything else, so unusual and hostile
+ * input is always judged by Jackson: this path may only be faster, never different. Jackson costs
+ * most of a record's decoding in parser set-up, name canonicalisation and token bookkeeping; the
+ * relay's records need none of that.
  */
 final class PlainEnvelopeReader {
 
@@ -297,7 +297,7 @@ final class PlainEnvelopeReader {
 
     /**
      * The end of the string whose first character is at {@code i} (after its quote); moves past the
-     * closing quote. Printable ASCII only: an escape, a control character or any byte of a
+     * closing quote. ASCII only, without bytes below 0x20: an escape, such a byte or any byte of a
      * multi-byte character is Jackson's to judge.
      */
     private int stringEnd() {
