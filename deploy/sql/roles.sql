@@ -68,9 +68,27 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals_committed TO effon
 GRANT SELECT, INSERT ON late_events TO effonce_sink;
 GRANT SELECT, INSERT ON dead_letters TO effonce_sink;
 GRANT SELECT, INSERT, UPDATE, DELETE ON sink_fences TO effonce_sink;
+--   sink_superseded_runs: a takeover from another run records it (insert-if-absent).
+GRANT SELECT, INSERT ON sink_superseded_runs TO effonce_sink;
 GRANT USAGE, SELECT ON SEQUENCE sink_fence_token TO effonce_sink;
 --   sink_progress: each commit records how far its key groups' committed totals go.
 GRANT SELECT, INSERT, UPDATE, DELETE ON sink_progress TO effonce_sink;
+
+-- The sink's sessions, bounded on the server's side: a task manager cut from the database in the
+-- middle of a transaction would otherwise hold its fence locks until TCP notices (about 2 h 11 min
+-- by default), and the next attempt's takeover would wait that long. The server ends a transaction
+-- left idle for 20 s, a lock wait gives up after 60 s (the sink retries it), and keepalives find a
+-- silent peer in about 30 s. The sink's connections ask for the same (PostgresStoreConfig).
+ALTER ROLE effonce_sink SET idle_in_transaction_session_timeout = '20s';
+ALTER ROLE effonce_sink SET lock_timeout = '60s';
+ALTER ROLE effonce_sink SET tcp_keepalives_idle = 10;
+ALTER ROLE effonce_sink SET tcp_keepalives_interval = 5;
+ALTER ROLE effonce_sink SET tcp_keepalives_count = 4;
+
+-- Only the sink announces commits on effonce_committed: any other login could send a forged
+-- notice (a checkpoint that never committed) to every listening dashboard.
+REVOKE EXECUTE ON FUNCTION pg_notify(text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION pg_notify(text, text) TO effonce_sink;
 
 -- Dashboards: read the totals (live and committed), the final answer per merchant-day and the
 -- progress, nothing else; the views read their tables with their owner's rights. LISTEN on

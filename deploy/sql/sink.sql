@@ -79,6 +79,8 @@ CREATE TABLE IF NOT EXISTS dead_letters (
 -- The sink's fence: which writer owns each key group of a sink table. A writer takes its key
 -- groups with a token from the sequence (bigger than any before); every write transaction
 -- locks its key groups' rows FOR SHARE and fails unless they all still carry its token.
+-- The takeover is conditional (sink/README.md, "Fencing"): it reads these rows, the progress and
+-- the superseded runs in its own transaction and refuses an attempt older than what they record.
 CREATE SEQUENCE IF NOT EXISTS sink_fence_token;
 CREATE TABLE IF NOT EXISTS sink_fences (
   sink_table   TEXT    NOT NULL,
@@ -88,6 +90,21 @@ CREATE TABLE IF NOT EXISTS sink_fences (
   owner_task   TEXT    NOT NULL,     -- "subtask i of n, attempt a", for operators
   taken_at     TIMESTAMPTZ NOT NULL DEFAULT now(),
   PRIMARY KEY (sink_table, key_group)
+);
+-- The attempt that took the key group (NULL on rows taken before the sink recorded attempts).
+ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_subtask     INTEGER;
+ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_parallelism INTEGER;
+ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_attempt     INTEGER;  -- Flink's attempt number
+ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_restored    BIGINT;   -- checkpoint it restored, 0: none
+
+-- Runs a later deployment took key groups over from: an attempt of such a run that wakes up
+-- after a pause is refused.
+CREATE TABLE IF NOT EXISTS sink_superseded_runs (
+  sink_table    TEXT NOT NULL,
+  run           TEXT NOT NULL,     -- '<Flink job id>/<run id>'
+  superseded_by TEXT NOT NULL,
+  superseded_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (sink_table, run)
 );
 
 -- How far the committed totals go, per key group of a sink table: written by the sink subtask
@@ -106,6 +123,9 @@ CREATE TABLE IF NOT EXISTS sink_progress (
   restored_at         TIMESTAMPTZ,
   PRIMARY KEY (sink_table, key_group)
 );
+-- The run that committed checkpoint_id: an attempt of that run that restored an older checkpoint
+-- is stale (Flink restores only the latest completed checkpoint of a run).
+ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS committed_run TEXT;
 
 -- Per sink table: the checkpoint every key group has committed, the event time through which the
 -- committed totals are complete (the smallest watermark), the last day that is final, when the

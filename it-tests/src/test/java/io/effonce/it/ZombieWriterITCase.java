@@ -19,6 +19,7 @@ import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.local.oracle.LedgerOracle;
 import io.effonce.local.oracle.MerchantDay;
+import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
@@ -27,6 +28,7 @@ import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.store.StoredRow;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.OptionalLong;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -83,9 +85,17 @@ class ZombieWriterITCase {
 
             long restoresBefore = faults.restores();
             try (PostgresTotalsStore zombie = new PostgresTotalsStore(pipeline.storeConfig())) {
-                // The failed attempt's writer (same job, older attempt) owned every key group.
+                // The failed attempt's writer (same run, an attempt before the restore) owned
+                // every key group: taken whatever the record says, as it was before the job moved
+                // on (the start protocol would refuse this attempt today).
+                String run =
+                        tables.text(
+                                "SELECT min(owner_job) FROM sink_fences"
+                                        + " WHERE sink_table = 'merchant_daily_totals'");
                 zombie.takeOwnership(
-                        new KeyGroupSpan(0, 127), job.getJobID().toString(), "sink 1/1 #0");
+                        new KeyGroupSpan(0, 127),
+                        new Claim(run, "sink 1/1 #0", 0, 1, 0, OptionalLong.empty()),
+                        found -> true);
                 faults.awaitRestoredAndRunning(restoresBefore, MiniClusterFaults.TIMEOUT);
 
                 // It resumes after the takeover and writes a wrong total over a live key.

@@ -1,18 +1,20 @@
 package io.effonce.it.testutils;
 
+import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.MerchantDayKey;
-import io.effonce.sink.store.Ownership;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.store.Progress;
-import io.effonce.sink.store.RangeSurvey;
+import io.effonce.sink.store.RangeRecord;
 import io.effonce.sink.store.StoredRow;
+import io.effonce.sink.store.Takeover;
 import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Predicate;
 
 /** Faults injected at the sink's store, the seam the job graph already has for it. */
 public final class StoreFaults {
@@ -38,8 +40,9 @@ public final class StoreFaults {
         }
 
         @Override
-        public Ownership takeOwnership(KeyGroupSpan span, String jobId, String ownerTask) {
-            return store.takeOwnership(span, jobId, ownerTask);
+        public Takeover takeOwnership(
+                KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+            return store.takeOwnership(span, claim, mayTake);
         }
 
         @Override
@@ -61,11 +64,6 @@ public final class StoreFaults {
         @Override
         public void delete(Collection<MerchantDayKey> keys) {
             // the fault: step 3 of the flush does nothing
-        }
-
-        @Override
-        public RangeSurvey survey(KeyGroupSpan span) {
-            return store.survey(span);
         }
 
         @Override

@@ -1,13 +1,11 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.SinkChange;
+import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
-import io.effonce.sink.store.Ownership;
 import io.effonce.sink.store.Progress;
-import io.effonce.sink.store.RangeSurvey;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
@@ -20,8 +18,8 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -44,9 +42,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The flushable sink as a keyed operator. It keeps the last value of every live key in keyed state,
  * buffers upserts per key, and writes them as absolute SETs tagged with the id of the last
- * checkpoint barrier it has passed. Before its first write in an attempt it takes its key groups in
- * the fence and runs the {@link RestoreFlush full flush} (after a restore) or the fresh-start check
- * (otherwise).
+ * checkpoint barrier it has passed. Before its first write in an attempt it runs the {@link
+ * RestoreProtocol start protocol} once: take the key groups or be refused, then flush, reset or
+ * begin, as the database's record of the range decides.
  *
  * <p>All writes happen on the task thread: a failed write fails the element, the timer or the
  * checkpoint that caused it, so no error can be lost in the background.
@@ -139,120 +137,50 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         KeyGroupSpan span = new KeyGroupSpan(range.getStartKeyGroup(), range.getEndKeyGroup());
         // The job id alone cannot tell a restart from a new deployment: with HA in application
         // mode every deployment has the job id 00000000000000000000000000000000.
-        String owner = getRuntimeContext().getJobInfo().getJobId() + "/" + runId;
+        Claim claim =
+                new Claim(
+                        getRuntimeContext().getJobInfo().getJobId() + "/" + runId,
+                        task.getTaskNameWithSubtasks() + " attempt " + task.getAttemptNumber(),
+                        task.getIndexOfThisSubtask(),
+                        task.getNumberOfParallelSubtasks(),
+                        task.getAttemptNumber(),
+                        restoredCheckpointId);
         store = storeFactory.create();
         writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
-        if (restoredCheckpointId.isEmpty()) {
-            // Before taking the range: a refused attempt that took it would make Flink's restart
-            // of the same task look like this run restarting, and flush the totals away.
-            refuseFreshStartOverRows(span, owner);
-        }
-        Ownership ownership =
-                store.takeOwnership(
-                        span,
-                        owner,
-                        task.getTaskNameWithSubtasks() + " attempt " + task.getAttemptNumber());
-        LOG.info(
-                "{} owns {} of {} with fencing token {} (previous owners: {}); restored checkpoint: {}",
-                task.getTaskNameWithSubtasks(),
-                span,
-                store.tableName(),
-                ownership.token(),
-                ownership.previousJobs(),
-                restoredCheckpointId);
-        if (restoredCheckpointId.isPresent()) {
-            metrics.flushed(flushAfterRestore(restoredCheckpointId.getAsLong()));
-            reconcileCommitted(restoredCheckpointId.getAsLong());
-        } else if (ownership.previousJobs().contains(owner)) {
-            // This run of the job (a task restart, or a JobManager failover that recovered the
-            // graph) wrote here before but completed no checkpoint: everything it wrote in this
-            // range belongs to an erased run. A flush from "checkpoint 0" with empty state
-            // removes exactly that. A new deployment, whatever its job id, is a fresh start.
-            metrics.flushed(flushAfterRestore(0L));
-            store.discardStagedAfter(0L);
-        } else if (settings.resetOnFreshStart()) {
-            long deleted = store.deleteAll();
-            LOG.warn(
-                    "Fresh start with reset: deleted {} rows of {} in {}",
-                    deleted,
-                    store.tableName(),
-                    span);
-        }
+        new RestoreProtocol<>(store, writer, this::keyGroupOf, settings, metrics)
+                .start(span, claim, restoredState(), checkpointsDir());
         scheduleFlushTimer();
     }
 
-    private FlushReport flushAfterRestore(long checkpointId) {
-        RestoreFlush<K, V> flush =
-                new RestoreFlush<>(
-                        store,
-                        writer,
-                        this::keyGroupOf,
-                        settings.batchSize(),
-                        settings.deleteStaleOnFlush());
-        return flush.run(checkpointId, this::forEachKeyInState, this::heldInState);
-    }
+    /** The keyed state as the start protocol reads it. */
+    private RestoredState<K, V> restoredState() {
+        return new RestoredState<>() {
+            @Override
+            public void forEach(BiConsumer<K, V> action) {
+                try {
+                    FlushableSinkOperator.this
+                            .<K>getKeyedStateBackend()
+                            .applyToAllKeys(
+                                    VoidNamespace.INSTANCE,
+                                    VoidNamespaceSerializer.INSTANCE,
+                                    new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType),
+                                    (K key, ValueState<V> state) ->
+                                            action.accept(key, state.value()));
+                } catch (Exception e) {
+                    throw new IllegalStateException("Cannot read the sink's restored state", e);
+                }
+            }
 
-    private void forEachKeyInState(java.util.function.BiConsumer<K, V> action) {
-        try {
-            this.<K>getKeyedStateBackend()
-                    .applyToAllKeys(
-                            VoidNamespace.INSTANCE,
-                            VoidNamespaceSerializer.INSTANCE,
-                            new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType),
-                            (K key, ValueState<V> state) -> action.accept(key, state.value()));
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot read the sink's restored state", e);
-        }
-    }
-
-    private boolean heldInState(K key) {
-        setCurrentKey(key);
-        try {
-            return lastValue.value() != null;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /**
-     * Refuses a start without state on a range that holds rows this run did not write, unless
-     * {@code sink.reset-on-fresh-start} is set; changes nothing in the store.
-     */
-    private void refuseFreshStartOverRows(KeyGroupSpan span, String owner) {
-        RangeSurvey found = store.survey(span);
-        if (found.owners().contains(owner) || !found.hasRows() || settings.resetOnFreshStart()) {
-            return;
-        }
-        Set<String> previousOwners = found.owners();
-        throw new IllegalStateException(
-                "Refusing a fresh start: table "
-                        + store.tableName()
-                        + " already holds rows in "
-                        + span
-                        + ", written by "
-                        + previousOwners
-                        + ", and this job has no restored state to flush them against. "
-                        + whereToRestoreFrom(previousOwners)
-                        + " Or set "
-                        + FlushableSinkOptions.RESET_ON_FRESH_START.key()
-                        + "=true to delete those rows first.");
-    }
-
-    /** Names the newest retained checkpoint of the previous owners, if the job can see one. */
-    private String whereToRestoreFrom(Set<String> previousOwners) {
-        Optional<String> dir = checkpointsDir();
-        Optional<String> newest = dir.flatMap(d -> RetainedCheckpoints.newest(d, previousOwners));
-        if (newest.isPresent()) {
-            return "Restore the job from the newest retained checkpoint, "
-                    + newest.get()
-                    + " (flink run -s "
-                    + newest.get()
-                    + " ...), or from a newer savepoint.";
-        }
-        return "Restore the job from its last retained checkpoint (in "
-                + dir.map(d -> d.replaceAll("/+$", "") + "/<job id>/chk-<n>")
-                        .orElse("execution.checkpointing.dir")
-                + ") or savepoint.";
+            @Override
+            public V valueOf(K key) {
+                setCurrentKey(key);
+                try {
+                    return lastValue.value();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        };
     }
 
     /** {@code execution.checkpointing.dir}, from the job's configuration or the cluster's. */
@@ -355,38 +283,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
         metrics.committed(checkpointId, store.commit(checkpointId, progressAt(checkpointId)));
-    }
-
-    /**
-     * After a restore from {@code checkpointId}: what the erased run staged later goes; what was
-     * staged up to it is committed (its notification may never have come); and a committed value
-     * from a later checkpoint — only after an operator restored an older savepoint — is rolled back
-     * to restored state, or removed where state holds no value.
-     */
-    private void reconcileCommitted(long checkpointId) throws IOException {
-        store.discardStagedAfter(checkpointId);
-        store.recordRestore(checkpointId);
-        metrics.committed(checkpointId, store.commit(checkpointId, Progress.UNKNOWN));
-        List<StoredRow<K, V>> set = new ArrayList<>();
-        List<K> remove = new ArrayList<>();
-        for (K key : store.keysCommittedAfter(checkpointId)) {
-            setCurrentKey(key);
-            V value = lastValue.value();
-            if (value == null) {
-                remove.add(key);
-            } else {
-                set.add(new StoredRow<>(key, value, keyGroupOf(key), checkpointId));
-            }
-        }
-        store.rollBackCommitted(set, remove);
-        if (!set.isEmpty() || !remove.isEmpty()) {
-            LOG.warn(
-                    "Rolled the committed values of {} keys back to checkpoint {} and removed {}:"
-                            + " an older checkpoint or savepoint was restored",
-                    set.size(),
-                    checkpointId,
-                    remove.size());
-        }
     }
 
     @Override

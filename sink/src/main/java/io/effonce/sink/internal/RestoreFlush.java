@@ -4,9 +4,6 @@ import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,20 +56,14 @@ public final class RestoreFlush<K, V> {
         this.deleteStale = deleteStale;
     }
 
-    /**
-     * Runs the flush.
-     *
-     * @param restoredState calls its argument once per (key, value) held in restored state
-     * @param heldInState whether restored state holds a key
-     */
-    public FlushReport run(
-            long checkpointId, Consumer<BiConsumer<K, V>> restoredState, Predicate<K> heldInState) {
+    /** Runs the flush from {@code checkpointId} against {@code restoredState}. */
+    FlushReport run(long checkpointId, RestoredState<K, V> restoredState) {
         long start = System.nanoTime();
         List<K> taggedSinceRestore = store.keysTaggedSince(checkpointId);
 
         List<StoredRow<K, V>> batch = new ArrayList<>(batchSize);
         long[] set = {0};
-        restoredState.accept(
+        restoredState.forEach(
                 (key, value) -> {
                     batch.add(
                             new StoredRow<>(key, value, keyGroupOf.applyAsInt(key), checkpointId));
@@ -84,7 +75,7 @@ public final class RestoreFlush<K, V> {
 
         List<K> stale = new ArrayList<>();
         for (K key : taggedSinceRestore) {
-            if (!heldInState.test(key)) {
+            if (restoredState.valueOf(key) == null) {
                 stale.add(key);
             }
         }

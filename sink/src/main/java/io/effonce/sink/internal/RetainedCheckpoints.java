@@ -10,10 +10,17 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 
 /**
- * Finds the newest retained checkpoint that earlier owners of a sink's key groups left behind, so
- * that a refused fresh start can name the path to restore from. Flink keeps a job's retained
- * checkpoints in {@code <execution.checkpointing.dir>/<job id>/chk-<n>}, each complete one with a
- * {@code _metadata} file; the fence records owners as {@code <job id>/<run id>}.
+ * Finds the retained checkpoint that earlier owners of a sink's key groups left behind, so that a
+ * refused fresh start can name the path to restore from. Flink keeps a job's retained checkpoints
+ * in {@code <execution.checkpointing.dir>/<job id>/chk-<n>}, each complete one with a {@code
+ * _metadata} file; the fence records owners as {@code <job id>/<run id>}.
+ *
+ * <p>A directory is not proof of whose checkpoint it is: in application mode with HA every
+ * deployment has the job id {@code 00000000000000000000000000000000} and shares one directory. So
+ * the pointer is checked against what the sink itself recorded for the range, the last checkpoint
+ * it committed there: that one is named when retained; a newer one only when that one is gone (its
+ * completion notice never reached the sink), and said to be unverified; an older one never
+ * (restoring it would roll the totals back).
  */
 final class RetainedCheckpoints {
 
@@ -22,13 +29,22 @@ final class RetainedCheckpoints {
     private RetainedCheckpoints() {}
 
     /**
-     * The newest complete checkpoint of any of {@code owners} under {@code checkpointsDir}, or
-     * empty when there is none or the directory cannot be read (the refusal then names the
-     * directory instead).
+     * A retained checkpoint to restore from.
+     *
+     * @param recorded whether it is the very checkpoint the sink last committed for the range
      */
-    static Optional<String> newest(String checkpointsDir, Collection<String> owners) {
+    record Retained(String path, boolean recorded) {}
+
+    /**
+     * The checkpoint of {@code owners} under {@code checkpointsDir} to restore from, given that the
+     * sink last committed {@code lastCommitted} (0: none) in the range; empty when there is none or
+     * the directory cannot be read (the refusal then names the directory instead).
+     */
+    static Optional<Retained> toRestore(
+            String checkpointsDir, Collection<String> owners, long lastCommitted) {
+        Path recorded = null;
         Path newest = null;
-        long newestId = -1;
+        long newestId = lastCommitted;
         try {
             Path base = new Path(checkpointsDir);
             FileSystem fs = base.getFileSystem();
@@ -40,10 +56,14 @@ final class RetainedCheckpoints {
                 }
                 for (FileStatus child : fs.listStatus(jobDir)) {
                     Matcher m = CHECKPOINT.matcher(child.getPath().getName());
-                    if (m.matches()
-                            && Long.parseLong(m.group(1)) > newestId
-                            && fs.exists(new Path(child.getPath(), "_metadata"))) {
-                        newestId = Long.parseLong(m.group(1));
+                    if (!m.matches() || !fs.exists(new Path(child.getPath(), "_metadata"))) {
+                        continue;
+                    }
+                    long id = Long.parseLong(m.group(1));
+                    if (id == lastCommitted) {
+                        recorded = child.getPath();
+                    } else if (id > newestId) {
+                        newestId = id;
                         newest = child.getPath();
                     }
                 }
@@ -51,6 +71,9 @@ final class RetainedCheckpoints {
         } catch (IOException | IllegalArgumentException e) {
             return Optional.empty();
         }
-        return Optional.ofNullable(newest).map(Path::toString);
+        if (recorded != null) {
+            return Optional.of(new Retained(recorded.toString(), true));
+        }
+        return Optional.ofNullable(newest).map(p -> new Retained(p.toString(), false));
     }
 }

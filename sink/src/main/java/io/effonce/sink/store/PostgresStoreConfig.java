@@ -46,6 +46,17 @@ public record PostgresStoreConfig(
         Objects.requireNonNull(retryBackoff, "retryBackoff");
     }
 
+    /**
+     * Server-side bounds on every sink session, as roles.sql sets them for the sink's role: a task
+     * cut from the database mid-transaction loses its transaction and locks after 20 s idle, a lock
+     * wait (a takeover behind such a task) gives up after 60 s and is retried, and keepalives find
+     * a silent peer in about 30 s instead of hours.
+     */
+    static final String SESSION_OPTIONS =
+            "-c idle_in_transaction_session_timeout=20s -c lock_timeout=60s"
+                    + " -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5"
+                    + " -c tcp_keepalives_count=4";
+
     /** What the committed table's name adds to the totals table's (the longest suffix). */
     static final String COMMITTED_SUFFIX = "_committed";
 
@@ -106,6 +117,20 @@ public record PostgresStoreConfig(
 
     @Override
     public String toString() {
-        return "PostgresStoreConfig[" + jdbcUrl + ", user=" + user + ", table=" + table + "]";
+        return "PostgresStoreConfig["
+                + redacted(jdbcUrl)
+                + ", user="
+                + user
+                + ", table="
+                + table
+                + "]";
+    }
+
+    /**
+     * The URL without the values of parameters that can hold secrets ({@code password}, {@code
+     * sslpassword}, {@code sslkey}...): a URL goes into logs and exception messages.
+     */
+    public static String redacted(String jdbcUrl) {
+        return jdbcUrl.replaceAll("(?i)([?&;](?:[a-z]*password|sslkey|sslcert)=)[^&;]*", "$1***");
     }
 }

@@ -9,9 +9,8 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The totals table in PostgreSQL: the only class with the sink's SQL. Writes are one {@code INSERT
@@ -35,6 +34,7 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
     private final RetryingSession session;
     private KeyGroupSpan span;
     private long token = -1;
+    private String run;
 
     public PostgresTotalsStore(PostgresStoreConfig config) {
         this.config = config;
@@ -50,56 +50,36 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
         return () -> new PostgresTotalsStore(config);
     }
 
+    /**
+     * One transaction: serialize with every other takeover of this table, lock the range's fence
+     * rows, read the range's record, let {@code mayTake} decide, and only then take the range and
+     * mark the runs it took key groups from as superseded.
+     */
     @Override
-    public Ownership takeOwnership(KeyGroupSpan span, String jobId, String ownerTask) {
-        Ownership ownership =
+    public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+        Takeover takeover =
                 session.inTransaction(
-                        "Taking " + span + " of " + table,
+                        "Taking " + span + " of " + table + " for " + claim.task(),
                         c -> {
-                            long newToken;
-                            try (PreparedStatement s =
-                                            c.prepareStatement(
-                                                    "SELECT nextval('sink_fence_token')");
-                                    ResultSet rs = s.executeQuery()) {
-                                rs.next();
-                                newToken = rs.getLong(1);
-                            }
-                            Set<String> previous = new HashSet<>();
                             try (PreparedStatement s =
                                     c.prepareStatement(
-                                            "SELECT owner_job FROM sink_fences WHERE sink_table = ?"
-                                                    + " AND key_group BETWEEN ? AND ? FOR UPDATE")) {
-                                bindSpan(s, span);
-                                try (ResultSet rs = s.executeQuery()) {
-                                    while (rs.next()) {
-                                        previous.add(rs.getString(1));
-                                    }
-                                }
+                                            "SELECT pg_advisory_xact_lock(hashtext(?))")) {
+                                s.setString(1, "sink_fences:" + table);
+                                s.execute();
                             }
-                            try (PreparedStatement s =
-                                    c.prepareStatement(
-                                            "INSERT INTO sink_fences (sink_table, key_group,"
-                                                    + " owner_token, owner_job, owner_task, taken_at)"
-                                                    + " SELECT ?, g, ?, ?, ?, now()"
-                                                    + " FROM generate_series(?, ?) AS g"
-                                                    + " ON CONFLICT (sink_table, key_group) DO UPDATE"
-                                                    + " SET owner_token = EXCLUDED.owner_token,"
-                                                    + " owner_job = EXCLUDED.owner_job,"
-                                                    + " owner_task = EXCLUDED.owner_task,"
-                                                    + " taken_at = EXCLUDED.taken_at")) {
-                                s.setString(1, table);
-                                s.setLong(2, newToken);
-                                s.setString(3, jobId);
-                                s.setString(4, ownerTask);
-                                s.setInt(5, span.first());
-                                s.setInt(6, span.last());
-                                s.executeUpdate();
+                            RangeRecord found = FenceRows.read(c, table, span, claim.run());
+                            if (!mayTake.test(found)) {
+                                return new Takeover(found, false, -1);
                             }
-                            return new Ownership(newToken, previous);
+                            long newToken = FenceRows.take(c, table, span, claim);
+                            return new Takeover(found, true, newToken);
                         });
-        this.span = span;
-        this.token = ownership.token();
-        return ownership;
+        if (takeover.taken()) {
+            this.span = span;
+            this.token = takeover.token();
+            this.run = claim.run();
+        }
+        return takeover;
     }
 
     @Override
@@ -216,38 +196,6 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                 });
     }
 
-    @Override
-    public RangeSurvey survey(KeyGroupSpan span) {
-        return session.inTransaction(
-                "Surveying " + span + " of " + table,
-                c -> {
-                    Set<String> owners = new HashSet<>();
-                    try (PreparedStatement s =
-                            c.prepareStatement(
-                                    "SELECT DISTINCT owner_job FROM sink_fences WHERE sink_table = ?"
-                                            + " AND key_group BETWEEN ? AND ?")) {
-                        bindSpan(s, span);
-                        try (ResultSet rs = s.executeQuery()) {
-                            while (rs.next()) {
-                                owners.add(rs.getString(1));
-                            }
-                        }
-                    }
-                    try (PreparedStatement s =
-                            c.prepareStatement(
-                                    "SELECT EXISTS (SELECT 1 FROM "
-                                            + table
-                                            + " WHERE key_group BETWEEN ? AND ?)")) {
-                        s.setInt(1, span.first());
-                        s.setInt(2, span.last());
-                        try (ResultSet rs = s.executeQuery()) {
-                            rs.next();
-                            return new RangeSurvey(owners, rs.getBoolean(1));
-                        }
-                    }
-                });
-    }
-
     /**
      * Also empties the range's staged and committed values and its progress: a reset starts them
      * over too.
@@ -356,10 +304,11 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
         try (PreparedStatement s =
                 c.prepareStatement(
                         "INSERT INTO sink_progress AS p (sink_table, key_group, checkpoint_id,"
-                                + " watermark, final_through, day_zone, committed_at)"
-                                + " SELECT ?, g, ?, ?, ?, ?, now() FROM generate_series(?, ?) AS g"
+                                + " watermark, final_through, day_zone, committed_at, committed_run)"
+                                + " SELECT ?, g, ?, ?, ?, ?, now(), ? FROM generate_series(?, ?) AS g"
                                 + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                 + " SET checkpoint_id = EXCLUDED.checkpoint_id,"
+                                + " committed_run = EXCLUDED.committed_run,"
                                 + " watermark = GREATEST(p.watermark, EXCLUDED.watermark),"
                                 + " final_through = GREATEST(p.final_through, EXCLUDED.final_through),"
                                 + " day_zone = COALESCE(EXCLUDED.day_zone, p.day_zone),"
@@ -375,8 +324,9 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                     Types.TIMESTAMP_WITH_TIMEZONE);
             s.setObject(4, progress.finalThrough(), Types.DATE);
             s.setString(5, progress.dayZone());
-            s.setInt(6, span.first());
-            s.setInt(7, span.last());
+            s.setString(6, run);
+            s.setInt(7, span.first());
+            s.setInt(8, span.last());
             s.executeUpdate();
         }
     }
@@ -514,12 +464,6 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                 }
             }
         }
-    }
-
-    private void bindSpan(PreparedStatement s, KeyGroupSpan span) throws SQLException {
-        s.setString(1, table);
-        s.setInt(2, span.first());
-        s.setInt(3, span.last());
     }
 
     private void requireOwner() {

@@ -76,6 +76,8 @@ public final class RetryingSession implements AutoCloseable {
             props.setProperty("ApplicationName", "effonce-sink");
             props.setProperty("connectTimeout", "10");
             props.setProperty("socketTimeout", "120");
+            props.setProperty("tcpKeepAlive", "true");
+            props.setProperty("options", PostgresStoreConfig.SESSION_OPTIONS);
             // A batch of inserts (late_events, dead_letters) becomes multi-row INSERTs: a few
             // statements for PostgreSQL to parse and plan instead of one per row.
             props.setProperty("reWriteBatchedInserts", "true");

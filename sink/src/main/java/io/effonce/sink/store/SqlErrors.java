@@ -5,9 +5,10 @@ import java.sql.SQLTransientException;
 
 /**
  * Sorts SQL errors by SQLSTATE into those worth a retry after reconnecting (the connection or the
- * server went away, a deadlock or serialization conflict), those caused by what the rows contain
- * (quarantined, see {@link RefusedRowsException}), and the rest, which will fail again the same way
- * (authentication, permissions, syntax) and fail the task.
+ * server went away, a deadlock or serialization conflict, a lock wait or an idle transaction the
+ * server cut short), those caused by what the rows contain (quarantined, see {@link
+ * RefusedRowsException}), and the rest, which will fail again the same way (authentication,
+ * permissions, syntax) and fail the task.
  */
 public final class SqlErrors {
 
@@ -35,7 +36,9 @@ public final class SqlErrors {
                             || state.equals("57P03") // cannot connect now (starting up)
                             || state.equals("53300") // too many connections
                             || state.equals("40001") // serialization failure
-                            || state.equals("40P01"); // deadlock detected
+                            || state.equals("40P01") // deadlock detected
+                            || state.equals("55P03") // lock not available (lock_timeout)
+                            || state.equals("25P03"); // idle in transaction too long
                 }
                 if (sql instanceof SQLTransientException) {
                     return true;

@@ -2,20 +2,28 @@ package io.effonce.sink.store;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The table the flushable sink writes, as one writer sees it. A store is bound to the key-group
  * range its writer took with {@link #takeOwnership}; every later call acts on that range only and
  * fails with {@link FencedException}, without committing anything, once another writer has taken
  * any of those key groups.
+ *
+ * <p>The contract test {@code TotalsStoreContract} holds every implementation to the same
+ * behaviour.
  */
 public interface TotalsStore<K, V> extends AutoCloseable {
 
     /**
-     * Takes {@code span} for this writer with a new token, bigger than any before; from now on the
-     * previous owners' writes are refused.
+     * Takes {@code span} for {@code claim} if {@code mayTake} accepts what the range holds, read
+     * inside the takeover's own transaction (takeovers of one table are serialized, and the fence
+     * rows stay locked until it ends): the database, not the caller's memory, decides who is newer.
+     * When taken, the claimant gets a token bigger than any before, the fence records the claim, a
+     * run it took key groups from is marked superseded, and from now on the previous owners' writes
+     * are refused. When not taken, nothing is written.
      */
-    Ownership takeOwnership(KeyGroupSpan span, String jobId, String ownerTask);
+    Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake);
 
     /**
      * Writes every row as an absolute SET, in one transaction. Throws {@link RefusedRowsException}
@@ -36,13 +44,6 @@ public interface TotalsStore<K, V> extends AutoCloseable {
 
     /** Deletes these keys' rows, in one transaction. */
     void delete(Collection<K> keys);
-
-    /**
-     * Looks at {@code span} without taking it or changing anything: who owns it and whether it
-     * holds rows. A start without state decides with this whether it may take the range at all, so
-     * that a refused start leaves the fence as it found it.
-     */
-    RangeSurvey survey(KeyGroupSpan span);
 
     /** Deletes every row in this writer's key-group range; returns how many. */
     long deleteAll();

@@ -12,6 +12,7 @@ import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
+import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.InMemoryTable;
 import io.effonce.sink.testutils.InMemoryTotalsStore;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ class QuarantineTest {
     @Test
     void aCleanBatchCostsOneStatementAndFindingTwoBadRowsCostsFewMore() {
         TotalsStore<String, Long> store = new InMemoryTotalsStore<>(table);
-        store.takeOwnership(new KeyGroupSpan(0, 127), "job", "task");
+        Claims.take(store, new KeyGroupSpan(0, 127), "job", "task");
         SimpleCounter quarantined = new SimpleCounter();
         QuarantiningWriter<String, Long> writer = new QuarantiningWriter<>(store, quarantined);
 
@@ -75,7 +76,7 @@ class QuarantineTest {
     @Test
     void withoutQuarantineOneRefusedRowWouldFailEveryBatchItIsIn() {
         TotalsStore<String, Long> store = new InMemoryTotalsStore<>(table);
-        store.takeOwnership(new KeyGroupSpan(0, 127), "job", "task");
+        Claims.take(store, new KeyGroupSpan(0, 127), "job", "task");
         table.refuse(key -> key.equals("a3"));
         // The counterfactual: the store alone refuses the whole batch, so no key would move.
         assertThatThrownBy(() -> store.write(rows("a", 10)))

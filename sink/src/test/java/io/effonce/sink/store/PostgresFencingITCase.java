@@ -5,12 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.junit.PostgresExtension;
+import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.TotalsTable;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,7 +35,7 @@ class PostgresFencingITCase {
                         db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
 
         PostgresTotalsStore zombie = new PostgresTotalsStore(config);
-        zombie.takeOwnership(SPAN, "job-1", "attempt 0");
+        Claims.take(zombie, SPAN, "job-1", "attempt 0");
         AtomicLong lastCommitted = new AtomicLong();
         AtomicReference<Throwable> zombieFailure = new AtomicReference<>();
         CompletableFuture<Void> zombieLoop =
@@ -54,9 +56,13 @@ class PostgresFencingITCase {
                 .until(() -> lastCommitted.get() >= 20);
         Map<MerchantDayKey, Long> atTakeover;
         try (PostgresTotalsStore successor = new PostgresTotalsStore(config)) {
-            Ownership ownership = successor.takeOwnership(SPAN, "job-1", "attempt 1");
+            Takeover takeover =
+                    successor.takeOwnership(
+                            SPAN,
+                            new Claim("job-1", "attempt 1", 0, 1, 1, OptionalLong.empty()),
+                            found -> true);
             atTakeover = table.totals();
-            assertThat(ownership.previousJobs()).containsExactly("job-1");
+            assertThat(takeover.found().ownerRuns()).containsExactly("job-1");
 
             await("the zombie loop ended").atMost(Duration.ofMinutes(5)).until(zombieLoop::isDone);
             assertThat(zombieFailure.get()).isInstanceOf(FencedException.class);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.effonce.local.EmbeddedPostgres;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.junit.PostgresExtension;
+import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.TotalsTable;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -35,7 +36,7 @@ class PostgresRestartITCase {
         AtomicBoolean stop = new AtomicBoolean();
 
         try (PostgresTotalsStore store = new PostgresTotalsStore(config)) {
-            store.takeOwnership(new KeyGroupSpan(0, 127), "job", "writer");
+            Claims.take(store, new KeyGroupSpan(0, 127), "job", "writer");
             CompletableFuture<Void> writer =
                     CompletableFuture.runAsync(
                             () -> {

@@ -10,6 +10,7 @@ import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
+import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.TotalsTable;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -106,8 +107,8 @@ class PostgresSinkITCase {
         KeyGroupSpan high = new KeyGroupSpan(64, 127);
         try (var a = new PostgresTotalsStore(config);
                 var b = new PostgresTotalsStore(config)) {
-            a.takeOwnership(low, "job", "a");
-            b.takeOwnership(high, "job", "b");
+            Claims.take(a, low, "job", "a");
+            Claims.take(b, high, "job", "b");
             a.write(java.util.List.of(new StoredRow<>(M1, new DailyTotal(1, 1), 10, C)));
             b.write(java.util.List.of(new StoredRow<>(M2, new DailyTotal(2, 1), 100, C)));
             assertThat(a.keysTaggedSince(C)).containsExactly(M1);

@@ -1,12 +1,17 @@
 package io.effonce.sink.testutils;
 
+import io.effonce.sink.store.RangeOwner;
 import io.effonce.sink.store.StoredRow;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 /** A totals table and its fence in memory, shared by the writers of one test. */
@@ -14,13 +19,18 @@ public final class InMemoryTable<K, V> {
 
     final Map<K, StoredRow<K, V>> rows = new LinkedHashMap<>();
     final Map<Integer, Long> fenceTokens = new HashMap<>();
-    final Map<Integer, String> fenceJobs = new HashMap<>();
+    final Map<Integer, RangeOwner> fenceOwners = new HashMap<>();
+    final Set<String> supersededRuns = new HashSet<>();
     final List<StoredRow<K, V>> writeLog = new ArrayList<>();
     final Map<K, String> quarantined = new LinkedHashMap<>();
     final List<StoredRow<K, V>> staged = new ArrayList<>();
     final Map<K, StoredRow<K, V>> committed = new LinkedHashMap<>();
     final List<Long> commits = new ArrayList<>();
     final Map<Integer, ProgressRow> progress = new HashMap<>();
+
+    /** The run that committed each key group's checkpoint in {@link #progress}. */
+    final Map<Integer, String> committedRuns = new HashMap<>();
+
     Predicate<K> refused = key -> false;
     long writeStatements;
     long lastToken;
@@ -76,6 +86,27 @@ public final class InMemoryTable<K, V> {
      * @param finalThrough {@code null}: not known
      */
     public record ProgressRow(long checkpointId, long watermark, LocalDate finalThrough) {}
+
+    /**
+     * Everything the store keeps, in a fixed order: live, staged and committed rows, the fence, the
+     * progress and the superseded runs. Two equal dumps mean nothing changed in between.
+     */
+    public synchronized String dump() {
+        return String.join(
+                "\n",
+                "rows " + new TreeMap<>(stringKeys(rows)),
+                "staged " + staged,
+                "committed " + new TreeMap<>(stringKeys(committed)),
+                "fence " + new TreeMap<>(fenceTokens) + " " + new TreeMap<>(fenceOwners),
+                "progress " + new TreeMap<>(progress) + " " + new TreeMap<>(committedRuns),
+                "superseded " + new TreeSet<>(supersededRuns));
+    }
+
+    private static <K, X> Map<String, X> stringKeys(Map<K, X> map) {
+        Map<String, X> out = new LinkedHashMap<>();
+        map.forEach((k, v) -> out.put(String.valueOf(k), v));
+        return out;
+    }
 
     /** Values staged and not yet committed or discarded. */
     public synchronized List<StoredRow<K, V>> staged() {

@@ -1,12 +1,14 @@
 package io.effonce.sink.testutils;
 
+import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
-import io.effonce.sink.store.Ownership;
 import io.effonce.sink.store.Progress;
-import io.effonce.sink.store.RangeSurvey;
+import io.effonce.sink.store.RangeOwner;
+import io.effonce.sink.store.RangeRecord;
 import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.StoredRow;
+import io.effonce.sink.store.Takeover;
 import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.sink.testutils.InMemoryTable.ProgressRow;
@@ -18,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /** A {@link TotalsStore} over an {@link InMemoryTable}, with the same fencing rules. */
 public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
@@ -25,6 +28,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     private final InMemoryTable<K, V> table;
     private KeyGroupSpan span;
     private long token;
+    private String run;
 
     public InMemoryTotalsStore(InMemoryTable<K, V> table) {
         this.table = table;
@@ -36,20 +40,49 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
-    public Ownership takeOwnership(KeyGroupSpan span, String jobId, String ownerTask) {
+    public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
         synchronized (table) {
-            Set<String> previous = new HashSet<>();
-            long newToken = ++table.lastToken;
+            Set<RangeOwner> owners = new HashSet<>();
+            long committedByRun = 0;
+            long lastCommitted = 0;
             for (int g = span.first(); g <= span.last(); g++) {
-                String job = table.fenceJobs.put(g, jobId);
-                if (job != null) {
-                    previous.add(job);
+                RangeOwner owner = table.fenceOwners.get(g);
+                if (owner != null) {
+                    owners.add(owner);
                 }
+                ProgressRow progress = table.progress.get(g);
+                if (progress != null) {
+                    lastCommitted = Math.max(lastCommitted, progress.checkpointId());
+                    if (claim.run().equals(table.committedRuns.get(g))) {
+                        committedByRun = Math.max(committedByRun, progress.checkpointId());
+                    }
+                }
+            }
+            RangeRecord found =
+                    new RangeRecord(
+                            owners,
+                            committedByRun,
+                            lastCommitted,
+                            table.supersededRuns.contains(claim.run()),
+                            table.rows.values().stream()
+                                    .anyMatch(r -> span.contains(r.keyGroup())));
+            if (!mayTake.test(found)) {
+                return new Takeover(found, false, -1);
+            }
+            long newToken = ++table.lastToken;
+            for (RangeOwner owner : owners) {
+                if (!owner.run().equals(claim.run())) {
+                    table.supersededRuns.add(owner.run());
+                }
+            }
+            for (int g = span.first(); g <= span.last(); g++) {
+                table.fenceOwners.put(g, RangeOwner.of(claim));
                 table.fenceTokens.put(g, newToken);
             }
             this.span = span;
             this.token = newToken;
-            return new Ownership(newToken, previous);
+            this.run = claim.run();
+            return new Takeover(found, true, newToken);
         }
     }
 
@@ -111,22 +144,6 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
-    public RangeSurvey survey(KeyGroupSpan span) {
-        synchronized (table) {
-            Set<String> owners = new HashSet<>();
-            for (int g = span.first(); g <= span.last(); g++) {
-                String job = table.fenceJobs.get(g);
-                if (job != null) {
-                    owners.add(job);
-                }
-            }
-            return new RangeSurvey(
-                    owners,
-                    table.rows.values().stream().anyMatch(r -> span.contains(r.keyGroup())));
-        }
-    }
-
-    @Override
     public long deleteAll() {
         synchronized (table) {
             checkFence();
@@ -135,6 +152,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             table.staged.removeIf(r -> span.contains(r.keyGroup()));
             table.committed.values().removeIf(r -> span.contains(r.keyGroup()));
             table.progress.keySet().removeIf(span::contains);
+            table.committedRuns.keySet().removeIf(span::contains);
             return before - table.rows.size();
         }
     }
@@ -177,6 +195,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                                         checkpointId,
                                         Math.max(was.watermark(), progress.watermark()),
                                         later(was.finalThrough(), progress.finalThrough())));
+                table.committedRuns.put(g, run);
             }
             return newest.size();
         }

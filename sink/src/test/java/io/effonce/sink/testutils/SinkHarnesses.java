@@ -2,8 +2,11 @@ package io.effonce.sink.testutils;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
+import java.lang.reflect.Field;
 import java.time.Duration;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.TaskInfoImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
@@ -72,6 +75,51 @@ public final class SinkHarnesses {
                         environment);
         h.open();
         return h;
+    }
+
+    /**
+     * A harness for attempt {@code attempt} of subtask {@code subtask} of {@code parallelism} in
+     * job {@code job}, neither initialized nor opened: a test decides when the attempt restores
+     * ({@code initializeState}) and when it asks for its range ({@code open}), and can pause it in
+     * between.
+     */
+    public static <K, V> KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> attempt(
+            FlushableSink<K, V> sink,
+            TypeInformation<K> keyType,
+            JobID job,
+            int parallelism,
+            int subtask,
+            int attempt)
+            throws Exception {
+        MockEnvironment environment =
+                new MockEnvironmentBuilder()
+                        .setJobID(job)
+                        .setMaxParallelism(MAX_PARALLELISM)
+                        .setParallelism(parallelism)
+                        .setSubtaskIndex(subtask)
+                        .build();
+        withAttemptNumber(environment, attempt);
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                sink.createOperator(), SinkChange::key, keyType, environment);
+    }
+
+    /**
+     * Flink's mock environment always runs attempt 0; its builder cannot say otherwise, so the task
+     * info is replaced by one with the attempt number the test needs.
+     */
+    private static void withAttemptNumber(MockEnvironment environment, int attempt)
+            throws ReflectiveOperationException {
+        TaskInfo was = environment.getTaskInfo();
+        Field field = MockEnvironment.class.getDeclaredField("taskInfo");
+        field.setAccessible(true);
+        field.set(
+                environment,
+                new TaskInfoImpl(
+                        was.getTaskName(),
+                        was.getMaxNumberOfParallelSubtasks(),
+                        was.getIndexOfThisSubtask(),
+                        was.getNumberOfParallelSubtasks(),
+                        attempt));
     }
 
     /** A started harness restored from the state of checkpoint {@code checkpointId}. */

@@ -27,7 +27,7 @@ public final class TotalsTable {
         execute(
                 "TRUNCATE merchant_daily_totals, merchant_daily_totals_staged,"
                         + " merchant_daily_totals_committed, sink_fences, sink_progress,"
-                        + " merchant_daily_totals_recount, recounted_days");
+                        + " sink_superseded_runs, merchant_daily_totals_recount, recounted_days");
     }
 
     /** total_minor of every key. */
@@ -158,6 +158,39 @@ public final class TotalsTable {
             throw new IllegalStateException(e);
         }
         return rows;
+    }
+
+    /**
+     * Everything the sink keeps about the table, row by row and in a fixed order: live, staged and
+     * committed values with their tags, the fence, the progress and the superseded runs. Two equal
+     * dumps mean nothing the sink owns changed in between.
+     */
+    public String dump() {
+        StringBuilder out = new StringBuilder();
+        for (String query :
+                List.of(
+                        "SELECT merchant_id, day, currency, total_minor, payments, barrier_tag,"
+                                + " key_group, written_at FROM merchant_daily_totals ORDER BY 1, 2, 3",
+                        "SELECT * FROM merchant_daily_totals_staged ORDER BY 1, 2, 3, 4",
+                        "SELECT * FROM merchant_daily_totals_committed ORDER BY 1, 2, 3",
+                        "SELECT * FROM sink_fences ORDER BY 1, 2",
+                        "SELECT * FROM sink_progress ORDER BY 1, 2",
+                        "SELECT * FROM sink_superseded_runs ORDER BY 1, 2")) {
+            try (Connection c = db.connect();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(query)) {
+                out.append(query).append('\n');
+                int columns = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    for (int i = 1; i <= columns; i++) {
+                        out.append(rs.getString(i)).append(i < columns ? " | " : "\n");
+                    }
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return out.toString();
     }
 
     public void execute(String sql) {

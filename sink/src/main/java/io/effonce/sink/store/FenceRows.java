@@ -1,0 +1,150 @@
+package io.effonce.sink.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The SQL of a conditional takeover, run inside its transaction: {@code sink_fences} (who owns each
+ * key group, with the attempt that took it), {@code sink_progress} (what each run committed) and
+ * {@code sink_superseded_runs} (runs a later deployment took over from).
+ */
+final class FenceRows {
+
+    private FenceRows() {}
+
+    /** Locks the range's fence rows and reads the range's record for a claim of {@code run}. */
+    static RangeRecord read(Connection c, String table, KeyGroupSpan span, String run)
+            throws SQLException {
+        Set<RangeOwner> owners = new HashSet<>();
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT owner_job, owner_task, owner_subtask, owner_parallelism,"
+                                + " owner_attempt, owner_restored FROM sink_fences"
+                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ? FOR UPDATE")) {
+            s.setString(1, table);
+            s.setInt(2, span.first());
+            s.setInt(3, span.last());
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    owners.add(
+                            new RangeOwner(
+                                    rs.getString(1),
+                                    rs.getString(2),
+                                    intOrUnknown(rs, 3),
+                                    intOrUnknown(rs, 4),
+                                    intOrUnknown(rs, 5),
+                                    rs.getObject(6) == null ? RangeOwner.UNKNOWN : rs.getLong(6)));
+                }
+            }
+        }
+        long committedByRun;
+        long lastCommitted;
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT coalesce(max(checkpoint_id) FILTER (WHERE committed_run = ?), 0),"
+                                + " coalesce(max(checkpoint_id), 0) FROM sink_progress"
+                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
+            s.setString(1, run);
+            s.setString(2, table);
+            s.setInt(3, span.first());
+            s.setInt(4, span.last());
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                committedByRun = rs.getLong(1);
+                lastCommitted = rs.getLong(2);
+            }
+        }
+        boolean superseded;
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT EXISTS (SELECT 1 FROM sink_superseded_runs"
+                                + " WHERE sink_table = ? AND run = ?)")) {
+            s.setString(1, table);
+            s.setString(2, run);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                superseded = rs.getBoolean(1);
+            }
+        }
+        boolean hasRows;
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT EXISTS (SELECT 1 FROM "
+                                + table
+                                + " WHERE key_group BETWEEN ? AND ?)")) {
+            s.setInt(1, span.first());
+            s.setInt(2, span.last());
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                hasRows = rs.getBoolean(1);
+            }
+        }
+        return new RangeRecord(owners, committedByRun, lastCommitted, superseded, hasRows);
+    }
+
+    /**
+     * Takes the range for {@code claim} with a new token, bigger than any before, and marks every
+     * other run that owned key groups of it as superseded. Returns the token.
+     */
+    static long take(Connection c, String table, KeyGroupSpan span, Claim claim)
+            throws SQLException {
+        long token;
+        try (PreparedStatement s = c.prepareStatement("SELECT nextval('sink_fence_token')");
+                ResultSet rs = s.executeQuery()) {
+            rs.next();
+            token = rs.getLong(1);
+        }
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "INSERT INTO sink_superseded_runs (sink_table, run, superseded_by)"
+                                + " SELECT DISTINCT ?, owner_job, ? FROM sink_fences"
+                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?"
+                                + " AND owner_job <> ? ON CONFLICT DO NOTHING")) {
+            s.setString(1, table);
+            s.setString(2, claim.run());
+            s.setString(3, table);
+            s.setInt(4, span.first());
+            s.setInt(5, span.last());
+            s.setString(6, claim.run());
+            s.executeUpdate();
+        }
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "INSERT INTO sink_fences (sink_table, key_group, owner_token, owner_job,"
+                                + " owner_task, owner_subtask, owner_parallelism, owner_attempt,"
+                                + " owner_restored, taken_at)"
+                                + " SELECT ?, g, ?, ?, ?, ?, ?, ?, ?, now()"
+                                + " FROM generate_series(?, ?) AS g"
+                                + " ON CONFLICT (sink_table, key_group) DO UPDATE"
+                                + " SET owner_token = EXCLUDED.owner_token,"
+                                + " owner_job = EXCLUDED.owner_job,"
+                                + " owner_task = EXCLUDED.owner_task,"
+                                + " owner_subtask = EXCLUDED.owner_subtask,"
+                                + " owner_parallelism = EXCLUDED.owner_parallelism,"
+                                + " owner_attempt = EXCLUDED.owner_attempt,"
+                                + " owner_restored = EXCLUDED.owner_restored,"
+                                + " taken_at = EXCLUDED.taken_at")) {
+            s.setString(1, table);
+            s.setLong(2, token);
+            s.setString(3, claim.run());
+            s.setString(4, claim.task());
+            s.setInt(5, claim.subtask());
+            s.setInt(6, claim.parallelism());
+            s.setInt(7, claim.attempt());
+            s.setLong(8, claim.restoredOrZero());
+            s.setInt(9, span.first());
+            s.setInt(10, span.last());
+            s.executeUpdate();
+        }
+        return token;
+    }
+
+    private static int intOrUnknown(ResultSet rs, int column) throws SQLException {
+        int value = rs.getInt(column);
+        return rs.wasNull() ? RangeOwner.UNKNOWN : value;
+    }
+}

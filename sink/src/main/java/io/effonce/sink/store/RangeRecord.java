@@ -1,0 +1,32 @@
+package io.effonce.sink.store;
+
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * What a takeover transaction reads about a key-group range before it decides, with the range's
+ * fence rows locked: the decision and the takeover see the same database.
+ *
+ * @param owners the attempts the fence names in the range (empty when nobody took it yet)
+ * @param committedByClaimantRun the newest checkpoint the claimant's own run committed in the
+ *     range, 0 when none
+ * @param lastCommitted the newest checkpoint any run committed in the range, 0 when none
+ * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
+ * @param hasRows whether the live table holds a row in the range
+ */
+public record RangeRecord(
+        Set<RangeOwner> owners,
+        long committedByClaimantRun,
+        long lastCommitted,
+        boolean claimantRunSuperseded,
+        boolean hasRows) {
+
+    public RangeRecord {
+        owners = Set.copyOf(owners);
+    }
+
+    /** The runs that own key groups of the range. */
+    public Set<String> ownerRuns() {
+        return owners.stream().map(RangeOwner::run).collect(Collectors.toUnmodifiableSet());
+    }
+}

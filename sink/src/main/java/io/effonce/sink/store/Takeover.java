@@ -1,0 +1,10 @@
+package io.effonce.sink.store;
+
+/**
+ * The outcome of a conditional takeover.
+ *
+ * @param found what the takeover transaction read before it decided
+ * @param taken whether the claimant now owns the range; when not, nothing was written
+ * @param token the claimant's new fencing token, -1 when not taken
+ */
+public record Takeover(RangeRecord found, boolean taken, long token) {}

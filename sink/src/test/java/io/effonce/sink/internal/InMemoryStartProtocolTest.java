@@ -1,0 +1,49 @@
+package io.effonce.sink.internal;
+
+import static io.effonce.sink.testutils.SinkHarnesses.sink;
+
+import io.effonce.sink.FlushableSink;
+import io.effonce.sink.testutils.InMemoryTable;
+import java.util.Map;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+
+/** The start protocol's contract on the in-memory store. */
+class InMemoryStartProtocolTest extends StartProtocolContract<String, Long> {
+
+    private final InMemoryTable<String, Long> table = new InMemoryTable<>();
+
+    @Override
+    FlushableSink<String, Long> newRun() {
+        return sink(table).build();
+    }
+
+    @Override
+    TypeInformation<String> keyType() {
+        return TypeInformation.of(String.class);
+    }
+
+    @Override
+    String key(String name) {
+        return name;
+    }
+
+    @Override
+    Long value(long amount) {
+        return amount;
+    }
+
+    @Override
+    Map<String, Long> live() {
+        return table.values();
+    }
+
+    @Override
+    Map<String, Long> committed() {
+        return table.committedValues();
+    }
+
+    @Override
+    String dump() {
+        return table.dump();
+    }
+}
