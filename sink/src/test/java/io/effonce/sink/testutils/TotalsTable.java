@@ -40,6 +40,27 @@ public final class TotalsTable {
         return totals("merchant_daily_totals_committed");
     }
 
+    /** The checkpoint each committed value is from. */
+    public Map<MerchantDayKey, Long> committedCheckpoints() {
+        Map<MerchantDayKey, Long> ids = new java.util.HashMap<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT merchant_id, day, currency, checkpoint_id"
+                                        + " FROM merchant_daily_totals_committed")) {
+            while (rs.next()) {
+                ids.put(
+                        new MerchantDayKey(
+                                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
+                        rs.getLong(4));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return ids;
+    }
+
     /** total_minor of every key the recount published. */
     public Map<MerchantDayKey, Long> recount() {
         return totals("merchant_daily_totals_recount");

@@ -1,0 +1,31 @@
+package io.effonce.sink.explore;
+
+import io.effonce.sink.store.TotalsStoreFactory;
+import java.util.Map;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+
+/** A store the exploration runs against, with its keys, values and tables in amounts. */
+interface ExploredStore<K, V> {
+
+    /** Empties every table the sink keeps, before each explored history. */
+    void truncate();
+
+    TotalsStoreFactory<K, V> stores();
+
+    TypeInformation<K> keyType();
+
+    TypeInformation<V> valueType();
+
+    K key(String name);
+
+    V value(long amount);
+
+    /** Live amounts per key. */
+    Map<K, Long> live();
+
+    /** Committed amounts per key. */
+    Map<K, Long> committed();
+
+    /** The checkpoint each committed value is from. */
+    Map<K, Long> committedCheckpoints();
+}

@@ -1,0 +1,35 @@
+package io.effonce.sink.explore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * The takeover explored on the in-memory store, which the start protocol's contract test holds to
+ * the PostgreSQL store's behaviour: many histories, fast. {@code
+ * -Deffonce.explore.unconditional=true} plays them with the takeover this project had before the
+ * start protocol, to watch the property fail and shrink.
+ */
+class InMemoryTakeoverProperties {
+
+    @Property(tries = 1000)
+    void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") List<Step> steps) {
+        TakeoverExplorer<String, Long> explorer =
+                new TakeoverExplorer<>(new InMemoryExplored(), Histories.unconditional());
+        String wrong = explorer.play(steps);
+        Histories.collect(explorer);
+        assertThat(wrong).as(String.join("\n", explorer.trace())).isNull();
+        if (!Histories.unconditional()) {
+            assertThat(explorer.liveFailures()).as(String.join("\n", explorer.trace())).isZero();
+        }
+    }
+
+    @Provide
+    Arbitrary<List<Step>> histories() {
+        return Histories.any();
+    }
+}

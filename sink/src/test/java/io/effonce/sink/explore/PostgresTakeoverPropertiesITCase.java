@@ -1,0 +1,62 @@
+package io.effonce.sink.explore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.local.EmbeddedPostgres;
+import io.effonce.local.LocalServices;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.SchemaTool;
+import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.MerchantDayKey;
+import java.util.List;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+/**
+ * The takeover explored on the real PostgreSQL store: every history starts from empty tables, runs
+ * real transactions with the fence checks, the conditional takeover and the commits, and ends
+ * compared with the model. jqwik runs no JUnit extensions, so the class starts its own PostgreSQL
+ * (or uses the external one the environment names, as every other test does).
+ */
+class PostgresTakeoverPropertiesITCase {
+
+    private static EmbeddedPostgres embedded;
+    private static PostgresEndpoint db;
+
+    @BeforeContainer
+    static void startPostgres() {
+        var external = LocalServices.externalPostgres(System.getenv());
+        embedded = external.isPresent() ? null : EmbeddedPostgres.start();
+        PostgresEndpoint admin = external.orElseGet(embedded::endpoint);
+        db = LocalServices.newDatabase(admin, "effonce_explore");
+        SchemaTool.applyAll(db);
+    }
+
+    @AfterContainer
+    static void stopPostgres() {
+        if (embedded != null) {
+            embedded.close();
+        }
+    }
+
+    @Property(tries = 200)
+    void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") List<Step> steps) {
+        TakeoverExplorer<MerchantDayKey, DailyTotal> explorer =
+                new TakeoverExplorer<>(new PostgresExplored(db), Histories.unconditional());
+        String wrong = explorer.play(steps);
+        Histories.collect(explorer);
+        assertThat(wrong).as(String.join("\n", explorer.trace())).isNull();
+        if (!Histories.unconditional()) {
+            assertThat(explorer.liveFailures()).as(String.join("\n", explorer.trace())).isZero();
+        }
+    }
+
+    @Provide
+    Arbitrary<List<Step>> histories() {
+        return Histories.any();
+    }
+}

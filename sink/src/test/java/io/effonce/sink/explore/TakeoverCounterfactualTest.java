@@ -1,0 +1,62 @@
+package io.effonce.sink.explore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.sink.explore.Step.Barrier;
+import io.effonce.sink.explore.Step.Complete;
+import io.effonce.sink.explore.Step.Fail;
+import io.effonce.sink.explore.Step.Open;
+import io.effonce.sink.explore.Step.Retire;
+import io.effonce.sink.explore.Step.Upsert;
+import io.effonce.sink.explore.Step.Wake;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The histories the exploration shrank to when played with the takeover from before the start
+ * protocol (the last caller won the fence): each gives a wrong total there, and the right one with
+ * the protocol.
+ */
+class TakeoverCounterfactualTest {
+
+    /** The property's shrunk failure: three steps. */
+    private static final List<Step> SHRUNK = List.of(new Fail(true), new Open(), new Wake(0));
+
+    /**
+     * The issue's trace: attempt 1 restored checkpoint 1 and froze before asking for its range;
+     * attempt 2 ran on, k0 grew to 200 and its day closed, checkpoints 2 and 3 completed.
+     */
+    private static final List<Step> RETIRED_KEY =
+            List.of(
+                    new Open(),
+                    new Upsert(0, 100),
+                    new Barrier(),
+                    new Complete(true),
+                    new Fail(false),
+                    new Fail(true),
+                    new Open(),
+                    new Upsert(0, 100),
+                    new Barrier(),
+                    new Complete(true),
+                    new Retire(0),
+                    new Barrier(),
+                    new Complete(true),
+                    new Wake(0));
+
+    @Test
+    void aStaleAttemptThatTakesTheRangeBackLeavesATotalNoFlushEverLooksAt() {
+        assertThat(play(SHRUNK, true)).isEqualTo("live table {k0=999999} != lineage {}");
+        assertThat(play(SHRUNK, false)).isNull();
+    }
+
+    @Test
+    void aStaleFlushPutsARetiredDaysTotalBackForGood() {
+        assertThat(play(RETIRED_KEY, true))
+                .isEqualTo("committed value of k0 stepped back from checkpoint 2 to 1");
+        assertThat(play(RETIRED_KEY, false)).isNull();
+    }
+
+    private static String play(List<Step> steps, boolean unconditional) {
+        return new TakeoverExplorer<>(new InMemoryExplored(), unconditional).play(steps);
+    }
+}

@@ -1,0 +1,107 @@
+package io.effonce.sink.testutils;
+
+import java.time.Duration;
+
+/**
+ * Freezes one task attempt at a store call, the way a long GC, a frozen VM or {@code SIGSTOP}
+ * freezes a task: its thread stops before the call and goes on only when resumed. The driver of a
+ * test learns by an event, not a clock, whether a step it handed the attempt finished or froze.
+ */
+public final class PauseGate {
+
+    private static final int OPEN = Integer.MAX_VALUE;
+    private static final ThreadLocal<PauseGate> OF_THREAD = new ThreadLocal<>();
+
+    private int passesLeft = OPEN;
+    private boolean frozen;
+    private boolean crashed;
+    private boolean stepDone = true;
+
+    /** Makes this the gate of the calling thread: the thread that runs one attempt. */
+    public void bindToThisThread() {
+        OF_THREAD.set(this);
+    }
+
+    /** The gate of the calling thread. */
+    static PauseGate ofThisThread() {
+        PauseGate gate = OF_THREAD.get();
+        if (gate == null) {
+            throw new IllegalStateException("No pause gate is bound to " + Thread.currentThread());
+        }
+        return gate;
+    }
+
+    /** Called by the attempt before each store call: waits while the attempt is paused. */
+    synchronized void pass() {
+        while (passesLeft == 0 && !crashed) {
+            frozen = true;
+            notifyAll();
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("A paused attempt was interrupted", e);
+            }
+        }
+        frozen = false;
+        if (crashed) {
+            throw new IllegalStateException("The attempt's process is gone");
+        }
+        if (passesLeft != OPEN) {
+            passesLeft--;
+        }
+    }
+
+    /** The attempt freezes before its {@code calls + 1}-th store call from now. */
+    public synchronized void pauseAfter(int calls) {
+        passesLeft = calls;
+    }
+
+    /** Lets a paused attempt go on. */
+    public synchronized void resume() {
+        passesLeft = OPEN;
+        notifyAll();
+    }
+
+    /**
+     * The attempt's process is gone: a call it was frozen in, and every later one, never reaches
+     * the store.
+     */
+    public synchronized void crash() {
+        crashed = true;
+        notifyAll();
+    }
+
+    /** Marks the start of a step the driver handed to the attempt. */
+    public synchronized void stepStarted() {
+        stepDone = false;
+    }
+
+    /** Marks the end of that step (finished or thrown). */
+    public synchronized void stepEnded() {
+        stepDone = true;
+        notifyAll();
+    }
+
+    /**
+     * Waits until the current step ended or the attempt froze inside it; returns whether it froze.
+     */
+    public synchronized boolean awaitEndedOrFrozen(Duration atMost) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (!stepDone && !frozen) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new AssertionError(
+                        "A step of a task attempt neither ended nor froze at a store call within "
+                                + atMost);
+            }
+            try {
+                wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        return !stepDone;
+    }
+}
