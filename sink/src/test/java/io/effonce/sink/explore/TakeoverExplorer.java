@@ -246,6 +246,9 @@ final class TakeoverExplorer<K, V> {
             }
             apply(new Step.Open());
         }
+        while (!frozenPast.isEmpty()) {
+            wake(frozenPast.remove(0)); // every pause ends, after the live attempt took over
+        }
         apply(new Step.Barrier());
         while (!pending.isEmpty()) {
             apply(new Step.Complete(true));

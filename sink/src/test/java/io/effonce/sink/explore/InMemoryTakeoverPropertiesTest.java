@@ -14,7 +14,7 @@ import net.jqwik.api.Provide;
  * -Deffonce.explore.unconditional=true} plays them with the takeover this project had before the
  * start protocol, to watch the property fail and shrink.
  */
-class InMemoryTakeoverProperties {
+class InMemoryTakeoverPropertiesTest {
 
     @Property(tries = 1000)
     void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") List<Step> steps) {
