@@ -77,6 +77,12 @@ class RolesITCase {
                         + " ON CONFLICT (sink_table, key_group) DO UPDATE SET"
                         + " owner_token = EXCLUDED.owner_token");
         allowed(sink, "SELECT owner_token FROM sink_fences WHERE key_group = 7 FOR SHARE");
+        allowed(
+                sink,
+                "INSERT INTO sink_superseded_runs (sink_table, run, superseded_by)"
+                        + " VALUES ('merchant_daily_totals', 'old/run', 'new/run')"
+                        + " ON CONFLICT DO NOTHING");
+        allowed(sink, "SELECT pg_notify('effonce_committed', '{}')");
 
         denied(sink, "SELECT * FROM payments");
         denied(sink, "UPDATE payments SET state = 'FAILED'");
@@ -114,6 +120,7 @@ class RolesITCase {
         denied(recount, "SELECT * FROM sink_progress");
         denied(recount, "SELECT * FROM dead_letters");
         denied(recount, "CREATE TABLE recount_scratch (x int)");
+        denied(recount, "SELECT pg_notify('effonce_committed', '{}')");
     }
 
     @Test
@@ -135,6 +142,7 @@ class RolesITCase {
                 "SELECT checkpoint_id, complete_through, final_through, last_restore_at"
                         + " FROM committed_progress");
         allowed(dashboard, "LISTEN effonce_committed");
+        denied(dashboard, "SELECT pg_notify('effonce_committed', '{\"checkpoint\":999}')");
         denied(dashboard, "SELECT * FROM merchant_daily_totals_staged");
         denied(dashboard, "SELECT * FROM merchant_daily_totals_recount");
         denied(dashboard, "SELECT * FROM recounted_days");
@@ -154,6 +162,28 @@ class RolesITCase {
         denied(dashboard, "SELECT * FROM sink_fences");
         denied(dashboard, "SELECT nextval('sink_fence_token')");
         denied(dashboard, "CREATE TABLE dashboard_scratch (x int)");
+    }
+
+    /**
+     * A sink session cut off in the middle of a transaction must not hold its fence locks for the
+     * hours TCP takes to notice: the server bounds it for the sink's role, whatever the client
+     * asks.
+     */
+    @Test
+    void theSinksSessionsAreBoundedOnTheServer(PostgresEndpoint db) throws SQLException {
+        PostgresEndpoint sink = db.as("effonce_sink", PASSWORD);
+        try (Connection c = sink.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT current_setting('idle_in_transaction_session_timeout'),"
+                                        + " current_setting('lock_timeout'),"
+                                        + " current_setting('tcp_keepalives_idle')")) {
+            rs.next();
+            assertThat(rs.getString(1)).isEqualTo("20s");
+            assertThat(rs.getString(2)).isEqualTo("1min");
+            assertThat(rs.getString(3)).isEqualTo("10");
+        }
     }
 
     @Test
