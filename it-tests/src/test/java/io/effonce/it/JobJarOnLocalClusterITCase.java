@@ -17,6 +17,7 @@ import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.StepBackSampler;
 import io.effonce.it.testutils.TaskManagerKill;
+import io.effonce.it.testutils.TaskManagerPause;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
@@ -166,6 +167,69 @@ class JobJarOnLocalClusterITCase {
                 assertThat(hits).as("kills that hit a checkpoint in flight").isPositive();
                 assertThat(restores).isGreaterThanOrEqualTo(kills);
                 assertThat(flushes).isGreaterThanOrEqualTo(2L * kills);
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+
+    /**
+     * A TaskManager frozen with SIGSTOP while a checkpoint is in flight, long enough for the
+     * JobManager to declare it lost and for the job to restore elsewhere and complete two
+     * checkpoints; then woken with SIGCONT. Its sink attempt is stale: whatever it tries (a write,
+     * a takeover) must be fenced or refused, never land. The totals stay exact and the committed
+     * table never steps back.
+     */
+    @Nested
+    class TaskManagersPaused {
+
+        @Test
+        void totalsAreExactAfterTaskManagersArePausedMidCheckpointAndWokenLater(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            int pauses = Workloads.soak() ? 6 : 2;
+            Relays relays = new Relays(db, kafka.servers(), "pause", DIR);
+            try (LedgerRelay relay = relays.start()) {
+                FlinkJobs jobs = cluster.jobs();
+                String jobId = jobs.submit(job(db, kafka, relays));
+                jobs.awaitAllTasksRunning(jobId);
+                ChaosReport report = new ChaosReport("tm-sigstop-cluster", db);
+                int fencedOrRefused = 0;
+                try (StepBackSampler reader = new StepBackSampler(db);
+                        RunningWorkload workload =
+                                RunningWorkload.start(Workloads.unbounded("pause", 800), db)) {
+                    for (int pause = 1; pause <= pauses; pause++) {
+                        workload.awaitMore(BETWEEN_FAULTS);
+                        TaskManagerPause p = chaos.pauseTaskManagerMidCheckpoint(jobId, report);
+                        String woken = chaos.retireWokenTaskManager(p);
+                        fencedOrRefused +=
+                                woken.contains("FencedException")
+                                                || woken.contains("Refusing a stale attempt")
+                                        ? 1
+                                        : 0;
+                        TotalsInvariant.awaitExactAfter(p.recovery(), workload, db);
+                    }
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    workload.stopAndDrain();
+                    TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                    jobs.awaitCheckpointAfter(
+                            jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                    TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
+                    report.figure("SIGSTOP of TaskManagers, woken after two checkpoints", pauses);
+                    report.figure(
+                            "woken TaskManagers whose sink was fenced or refused in the log",
+                            fencedOrRefused);
+                    report.figure("committed keys that stepped back", reader.committedStepsBack());
+                    assertThat(reader.committedStepsBack())
+                            .as("committed totals never step back")
+                            .isZero();
+                    assertThat(reader.committedSamples()).isPositive();
+                }
+                Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                report.figure("restores", cluster.rest().checkpoints(jobId).restored());
+                report.figure("result", comparison.summary());
+                report.close();
+                assertThat(cluster.rest().checkpoints(jobId).restored())
+                        .isGreaterThanOrEqualTo(pauses);
             } finally {
                 relays.dropSlot();
             }

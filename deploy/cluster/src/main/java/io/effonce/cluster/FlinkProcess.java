@@ -89,6 +89,36 @@ public final class FlinkProcess {
         awaitExit(Duration.ofSeconds(30));
     }
 
+    /**
+     * Freezes the process with SIGSTOP, as a long GC pause, a frozen VM or a stopped container
+     * does: it keeps its sockets and its state and does nothing until {@link #resume()}.
+     */
+    public void pause() {
+        LOG.info("Pausing {} (pid {}) with SIGSTOP", name(), pid());
+        signal("STOP");
+    }
+
+    /** Lets a paused process go on (SIGCONT), unaware that time passed. */
+    public void resume() {
+        LOG.info("Resuming {} (pid {}) with SIGCONT", name(), pid());
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).start();
+            if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException(
+                        "kill -" + name + " " + pid() + " failed for " + name());
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("Cannot send SIG" + name + " to " + name(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Asks the process to stop (SIGTERM); kills it when it is still there after {@code grace}. */
     public void stop(Duration grace) {
         if (!handle.isAlive()) {

@@ -80,6 +80,65 @@ public final class ClusterChaos {
     }
 
     /**
+     * Freezes a TaskManager of {@code jobId} with SIGSTOP as soon as a checkpoint is in progress,
+     * starts a replacement, waits until the JobManager declared it lost, the job restored and ran
+     * elsewhere and completed two checkpoints without it, then wakes it with SIGCONT: its tasks are
+     * stale attempts, unaware that time passed. Marks each moment in {@code report}.
+     */
+    public TaskManagerPause pauseTaskManagerMidCheckpoint(String jobId, ChaosReport report) {
+        FlinkJobs jobs = cluster.jobs();
+        CheckpointStats before = cluster.rest().checkpoints(jobId);
+        FlinkProcess victim = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
+        long inFlight = awaitCheckpointInProgress(jobId);
+        ChaosReport.Recovery recovery =
+                report.fault(
+                        "pause",
+                        "SIGSTOP of %s during checkpoint %d".formatted(victim.name(), inFlight));
+        victim.pause();
+        cluster.startTaskManager();
+        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), TIMEOUT);
+        recovery.running("restored from checkpoint " + after.latestRestoredId());
+        long first = jobs.awaitCheckpointAfter(jobId, after.latestRestoredId()).latestCompletedId();
+        recovery.checkpointed(first);
+        long second = jobs.awaitCheckpointAfter(jobId, first).latestCompletedId();
+        long logOffset = victim.logFile().toFile().length();
+        report.mark(
+                "resume",
+                "SIGCONT of %s: checkpoints %d and %d completed without it"
+                        .formatted(victim.name(), first, second));
+        victim.resume();
+        LOG.info(
+                "SIGSTOP of {} during checkpoint {}; restored from {}; woken after checkpoint {}",
+                victim.name(),
+                inFlight,
+                after.latestRestoredId(),
+                second);
+        return new TaskManagerPause(recovery, victim, logOffset);
+    }
+
+    /**
+     * Waits until a woken TaskManager's tasks of the old attempt ended (failed or cancelled: the
+     * JobManager no longer knows them) or the process left, then stops it, so the cluster has
+     * {@code taskManagers} again. Returns what it logged after waking.
+     */
+    public String retireWokenTaskManager(TaskManagerPause pause) {
+        await("the woken %s's stale tasks to end".formatted(pause.victim().name()))
+                .atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () -> {
+                            String log = pause.logSinceResume();
+                            return !pause.victim().isAlive()
+                                    || log.contains("to FAILED")
+                                    || log.contains("to CANCELED");
+                        });
+        String log = pause.logSinceResume();
+        pause.victim().stop(Duration.ofSeconds(30));
+        cluster.awaitTaskManagers(taskManagers, TIMEOUT);
+        return log;
+    }
+
+    /**
      * Kills the leading JobManager as soon as a checkpoint of {@code jobId} is in progress — and,
      * if {@code withTaskManager}, at the same moment a TaskManager of the job — starts a new
      * standby (and a replacement TaskManager), and waits for each moment of the recovery, marked in
