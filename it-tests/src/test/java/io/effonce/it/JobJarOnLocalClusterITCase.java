@@ -22,11 +22,13 @@ import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
 import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.faults.PostgresLinkCut;
 import io.effonce.local.junit.KafkaExtension;
 import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.local.oracle.Comparison;
 import io.effonce.local.workload.WorkloadReport;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -230,6 +232,58 @@ class JobJarOnLocalClusterITCase {
                 report.close();
                 assertThat(cluster.rest().checkpoints(jobId).restored())
                         .isGreaterThanOrEqualTo(pauses);
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+
+    /**
+     * The job's TaskManagers cut from PostgreSQL between a sink's fence check and its COMMIT, then
+     * killed: PostgreSQL still holds their transactions (and the fence rows) open, as after a
+     * network partition. The new attempts' takeovers wait only until the server ends those
+     * transactions (the sink's sessions: idle in transaction at most 20 s), then flush, and the
+     * totals are exact again.
+     */
+    @Nested
+    class CutFromPostgres {
+
+        @Test
+        void totalsAreExactAfterTheJobIsCutFromPostgresMidTransaction(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Relays relays = new Relays(db, kafka.servers(), "cut", DIR);
+            URI server = URI.create(db.jdbcUrl().substring("jdbc:".length()));
+            try (LedgerRelay relay = relays.start();
+                    PostgresLinkCut link = PostgresLinkCut.to(server.getHost(), server.getPort())) {
+                PostgresEndpoint throughLink =
+                        new PostgresEndpoint(link.jdbcUrl(db.jdbcUrl()), db.user(), db.password());
+                FlinkJobs jobs = cluster.jobs();
+                String jobId = jobs.submit(job(throughLink, kafka, relays));
+                jobs.awaitAllTasksRunning(jobId);
+                ChaosReport report = new ChaosReport("pg-link-cut-cluster", db);
+                try (StepBackSampler reader = new StepBackSampler(db);
+                        RunningWorkload workload =
+                                RunningWorkload.start(Workloads.unbounded("cut", 800), db)) {
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    ChaosReport.Recovery recovery =
+                            chaos.cutFromPostgresMidTransaction(jobId, link, report);
+                    TotalsInvariant.awaitExactAfter(recovery, workload, db);
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    workload.stopAndDrain();
+                    TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                    jobs.awaitCheckpointAfter(
+                            jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                    TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
+                    report.figure("connections cut mid-transaction", link.frozenLinks());
+                    report.figure("committed keys that stepped back", reader.committedStepsBack());
+                    assertThat(reader.committedStepsBack())
+                            .as("committed totals never step back")
+                            .isZero();
+                }
+                Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                report.figure("result", comparison.summary());
+                report.close();
+                assertThat(link.frozenLinks()).isPositive();
             } finally {
                 relays.dropSlot();
             }

@@ -7,6 +7,7 @@ import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.FlinkProcess;
 import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.local.faults.PostgresLinkCut;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -136,6 +137,42 @@ public final class ClusterChaos {
         pause.victim().stop(Duration.ofSeconds(30));
         cluster.awaitTaskManagers(taskManagers, TIMEOUT);
         return log;
+    }
+
+    /**
+     * Cuts the TaskManagers of {@code jobId} from PostgreSQL in the middle of a sink transaction
+     * (after its fence check, before its COMMIT: the server keeps the session idle in transaction,
+     * holding the fence rows), then kills them ({@code kill -9}), starts replacements and lets the
+     * clients' side of the cut connections go. The new attempts' takeovers must wait for the stuck
+     * sessions, but only as long as the server's bounds allow. Marks each moment in {@code report};
+     * returns the recovery and how many sessions the server held idle in transaction.
+     */
+    public ChaosReport.Recovery cutFromPostgresMidTransaction(
+            String jobId, PostgresLinkCut link, ChaosReport report) throws InterruptedException {
+        FlinkJobs jobs = cluster.jobs();
+        CheckpointStats before = cluster.rest().checkpoints(jobId);
+        List<FlinkProcess> victims =
+                jobs.taskManagersOf(jobId).stream().map(cluster::taskManager).toList();
+        link.cutAfter(sql -> sql.contains("sink_fences") && sql.contains("FOR SHARE"));
+        if (!link.awaitCut(TIMEOUT)) {
+            throw new AssertionError("No sink transaction to cut within " + TIMEOUT);
+        }
+        ChaosReport.Recovery recovery =
+                report.fault(
+                        "cut",
+                        "link to PostgreSQL cut mid-transaction (%d connections), kill -9 of %s"
+                                .formatted(
+                                        link.frozenLinks(),
+                                        victims.stream().map(FlinkProcess::name).toList()));
+        victims.forEach(FlinkProcess::kill);
+        victims.forEach(v -> cluster.startTaskManager());
+        link.dropClients();
+        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), TIMEOUT);
+        recovery.running("restored from checkpoint " + after.latestRestoredId());
+        recovery.checkpointed(
+                jobs.awaitCheckpointAfter(jobId, after.latestRestoredId()).latestCompletedId());
+        cluster.awaitTaskManagers(taskManagers, TIMEOUT);
+        return recovery;
     }
 
     /**
