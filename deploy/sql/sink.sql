@@ -174,13 +174,13 @@ CREATE TABLE IF NOT EXISTS recounted_days (
   changed_keys  INTEGER     NOT NULL     -- keys whose recount differs from the committed total
 );
 
--- What dashboards show per merchant-day: the recount where there is one, the committed total
--- otherwise; day_final says the stream will not change the day any more.
+-- What dashboards show per merchant-day: the recount where there is one and it still holds, the
+-- committed total otherwise; day_final says the stream will not change the day any more.
 CREATE OR REPLACE VIEW merchant_daily_totals_final AS
 SELECT k.merchant_id, k.day, k.currency,
-       COALESCE(r.total_minor, c.total_minor) AS total_minor,
-       COALESCE(r.payments, c.payments) AS payments,
-       CASE WHEN r.merchant_id IS NOT NULL THEN 'recount' ELSE 'committed' END AS source,
+       CASE WHEN f.recount_holds THEN r.total_minor ELSE c.total_minor END AS total_minor,
+       CASE WHEN f.recount_holds THEN r.payments ELSE c.payments END AS payments,
+       CASE WHEN f.recount_holds THEN 'recount' ELSE 'committed' END AS source,
        COALESCE(k.day <= p.final_through, false) AS day_final,
        c.checkpoint_id,
        r.recounted_at
@@ -188,4 +188,10 @@ FROM (SELECT merchant_id, day, currency FROM merchant_daily_totals_committed
       UNION SELECT merchant_id, day, currency FROM merchant_daily_totals_recount) k
 LEFT JOIN merchant_daily_totals_committed c USING (merchant_id, day, currency)
 LEFT JOIN merchant_daily_totals_recount r USING (merchant_id, day, currency)
-LEFT JOIN committed_progress p ON p.sink_table = 'merchant_daily_totals';
+LEFT JOIN committed_progress p ON p.sink_table = 'merchant_daily_totals'
+-- A recount holds while the stream's committed total is still the one it replaced: once the
+-- stream changed it (an older savepoint restored re-opened the day and a payment was counted),
+-- the recount misses that payment and the committed total is shown until the day is recounted.
+CROSS JOIN LATERAL (SELECT r.merchant_id IS NOT NULL
+                           AND c.total_minor IS NOT DISTINCT FROM r.committed_minor
+                           AS recount_holds) f;

@@ -73,7 +73,10 @@ public final class LedgerRecount {
 
     /**
      * Days with late events that no recount has seen yet (never recounted, or more late events
-     * since), oldest first; {@code due} the final ones, {@code waiting} the others.
+     * since), and recounted days whose committed totals the stream changed since (an older
+     * savepoint restored re-opened the day and the stream counted a payment for it: the recount no
+     * longer has every payment), oldest first; {@code due} the final ones, {@code waiting} the
+     * others.
      */
     public DaysWithLateEvents daysWithNewLateEvents() throws SQLException {
         Optional<LocalDate> finalThrough = finalThrough();
@@ -84,7 +87,11 @@ public final class LedgerRecount {
                         "SELECT l.day FROM late_events l LEFT JOIN recounted_days r USING (day)"
                                 + " GROUP BY l.day, r.late_seen"
                                 + " HAVING r.late_seen IS NULL OR count(*) > r.late_seen"
-                                + " ORDER BY l.day")) {
+                                + " UNION SELECT r.day FROM merchant_daily_totals_recount r"
+                                + " LEFT JOIN merchant_daily_totals_committed c"
+                                + " USING (merchant_id, day, currency)"
+                                + " WHERE c.total_minor IS DISTINCT FROM r.committed_minor"
+                                + " ORDER BY 1")) {
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     LocalDate day = rs.getObject(1, LocalDate.class);

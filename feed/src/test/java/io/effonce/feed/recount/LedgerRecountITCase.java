@@ -109,6 +109,30 @@ class LedgerRecountITCase {
         assertThat(finalView()).containsEntry(new MerchantDay("rc_m2", DAY, "USD"), 540L);
     }
 
+    /**
+     * An older savepoint restored re-opens the recounted day; the stream then counts a payment for
+     * it (rc_p8, 250) and commits 3,250. The recount (3,700) misses that payment: the final view
+     * stops preferring it, and the day is due again, after which the view equals the ledger.
+     */
+    @Test
+    void aRecountTheStreamChangedAfterARestoreIsNoLongerPreferredAndIsDueAgain()
+            throws SQLException {
+        assertThat(recount("--late").exit()).isZero();
+        assertThat(finalView()).containsEntry(M1, 3_700L);
+
+        execute(
+                payment("rc_p8", "rc_m1", 250, "EUR", "SUCCEEDED", "2026-03-01T12:00:00Z"),
+                "UPDATE merchant_daily_totals_committed SET total_minor = 3250, payments = 3"
+                        + " WHERE merchant_id = 'rc_m1' AND day = '2026-03-01'");
+        assertThat(sources()).as("the recount no longer holds").containsEntry(M1, "committed");
+        assertThat(finalView()).containsEntry(M1, 3_250L);
+
+        Run again = recount("--late");
+        assertThat(again.out()).contains("2026-03-01:");
+        assertThat(sources()).containsEntry(M1, "recount");
+        assertThat(finalView()).as("the ledger: 1000 + 2000 + 700 + 250").containsEntry(M1, 3_950L);
+    }
+
     @Test
     void aDayThatIsNotFinalIsRefusedWithTheReason() throws SQLException {
         execute(late("rc_p7:SUCCEEDED", 300).replace("2026-03-01", "2026-03-02"));
