@@ -1,5 +1,7 @@
 package io.effonce.sink.explore;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.List;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.statistics.Statistics;
@@ -18,8 +20,24 @@ final class Histories {
         return Boolean.getBoolean("effonce.explore.unconditional");
     }
 
+    /**
+     * Plays {@code steps} on {@code store} and checks the outcome: the tables equal the model,
+     * nothing committed stepped back, and (with the start protocol) the live attempt never failed.
+     * Reports what the history explored.
+     */
+    static <K, V> void check(ExploredStore<K, V> store, List<Step> steps) {
+        TakeoverExplorer<K, V> explorer = new TakeoverExplorer<>(store, unconditional());
+        String wrong = explorer.play(steps);
+        collect(explorer);
+        String trace = String.join("\n", explorer.trace());
+        assertThat(wrong).as(trace).isNull();
+        if (!unconditional()) {
+            assertThat(explorer.liveFailures()).as(trace).isZero();
+        }
+    }
+
     /** Reports what the history made paused attempts do, so a run says what it explored. */
-    static void collect(TakeoverExplorer<?, ?> explorer) {
+    private static void collect(TakeoverExplorer<?, ?> explorer) {
         Statistics.label("paused attempts woken")
                 .collect(explorer.woken().isEmpty() ? "none" : "some");
         for (String outcome : explorer.woken()) {

@@ -1,7 +1,5 @@
 package io.effonce.sink.explore;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.util.List;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -18,14 +16,7 @@ class InMemoryTakeoverPropertiesTest {
 
     @Property(tries = 1000)
     void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") List<Step> steps) {
-        TakeoverExplorer<String, Long> explorer =
-                new TakeoverExplorer<>(new InMemoryExplored(), Histories.unconditional());
-        String wrong = explorer.play(steps);
-        Histories.collect(explorer);
-        assertThat(wrong).as(String.join("\n", explorer.trace())).isNull();
-        if (!Histories.unconditional()) {
-            assertThat(explorer.liveFailures()).as(String.join("\n", explorer.trace())).isZero();
-        }
+        Histories.check(new InMemoryExplored(), steps);
     }
 
     @Provide

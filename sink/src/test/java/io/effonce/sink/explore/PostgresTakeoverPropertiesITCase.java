@@ -1,13 +1,9 @@
 package io.effonce.sink.explore;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.effonce.local.EmbeddedPostgres;
 import io.effonce.local.LocalServices;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.SchemaTool;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.util.List;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -45,14 +41,7 @@ class PostgresTakeoverPropertiesITCase {
 
     @Property(tries = 200)
     void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") List<Step> steps) {
-        TakeoverExplorer<MerchantDayKey, DailyTotal> explorer =
-                new TakeoverExplorer<>(new PostgresExplored(db), Histories.unconditional());
-        String wrong = explorer.play(steps);
-        Histories.collect(explorer);
-        assertThat(wrong).as(String.join("\n", explorer.trace())).isNull();
-        if (!Histories.unconditional()) {
-            assertThat(explorer.liveFailures()).as(String.join("\n", explorer.trace())).isZero();
-        }
+        Histories.check(new PostgresExplored(db), steps);
     }
 
     @Provide

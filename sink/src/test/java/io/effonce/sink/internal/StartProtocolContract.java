@@ -74,10 +74,27 @@ abstract class StartProtocolContract<K, V> {
         return state;
     }
 
+    /**
+     * Attempt {@code attempt} of {@code run}, restored from {@code state} of checkpoint {@code
+     * checkpointId} (or without state when {@code state} is null), and not opened: paused before it
+     * asks for its range, or about to.
+     */
+    private KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> restoredAttempt(
+            FlushableSink<K, V> run, int attempt, OperatorSubtaskState state, long checkpointId)
+            throws Exception {
+        var h = attemptOf(run, attempt);
+        if (state == null) {
+            h.initializeEmptyState();
+        } else {
+            h.setRestoredCheckpointId(checkpointId);
+            h.initializeState(state);
+        }
+        return h;
+    }
+
     /** Attempt 0 writes a=100, b=10 and completes checkpoint 10. */
     private OperatorSubtaskState checkpoint10(FlushableSink<K, V> run) throws Exception {
-        try (var first = attemptOf(run, 0)) {
-            first.initializeEmptyState();
+        try (var first = restoredAttempt(run, 0, null, 0)) {
             first.open();
             upsert(first, "a", 100);
             upsert(first, "b", 10);
@@ -90,13 +107,9 @@ abstract class StartProtocolContract<K, V> {
             throws Exception {
         FlushableSink<K, V> run = newRun();
         OperatorSubtaskState at10 = checkpoint10(run);
-        var paused = attemptOf(run, 1);
-        paused.setRestoredCheckpointId(10);
-        paused.initializeState(at10);
+        var paused = restoredAttempt(run, 1, at10, 10);
 
-        try (var newer = attemptOf(run, 2)) {
-            newer.setRestoredCheckpointId(10);
-            newer.initializeState(at10);
+        try (var newer = restoredAttempt(run, 2, at10, 10)) {
             newer.open();
             upsert(newer, "a", 200);
             upsert(newer, "b", 20);
@@ -128,11 +141,9 @@ abstract class StartProtocolContract<K, V> {
     void aFirstAttemptThatWakesUpAfterANewerOneCommittedIsRefusedAndDeletesNothing()
             throws Exception {
         FlushableSink<K, V> run = newRun();
-        var paused = attemptOf(run, 0);
-        paused.initializeEmptyState();
+        var paused = restoredAttempt(run, 0, null, 0);
 
-        try (var newer = attemptOf(run, 1)) {
-            newer.initializeEmptyState();
+        try (var newer = restoredAttempt(run, 1, null, 0)) {
             newer.open();
             upsert(newer, "a", 100);
             completed(newer, 1);
@@ -155,11 +166,9 @@ abstract class StartProtocolContract<K, V> {
     void anAttemptOlderThanTheOwnerOfItsSubtaskIsRefusedBeforeAnyCheckpointCompleted()
             throws Exception {
         FlushableSink<K, V> run = newRun();
-        var paused = attemptOf(run, 0);
-        paused.initializeEmptyState();
+        var paused = restoredAttempt(run, 0, null, 0);
 
-        try (var newer = attemptOf(run, 1)) {
-            newer.initializeEmptyState();
+        try (var newer = restoredAttempt(run, 1, null, 0)) {
             newer.open();
             upsert(newer, "a", 100);
             newer.prepareSnapshotPreBarrier(1); // written; checkpoint 1 not complete
@@ -179,17 +188,13 @@ abstract class StartProtocolContract<K, V> {
             throws Exception {
         FlushableSink<K, V> run = newRun();
         OperatorSubtaskState at10 = checkpoint10(run);
-        try (var failed = attemptOf(run, 1)) {
-            failed.setRestoredCheckpointId(10);
-            failed.initializeState(at10);
+        try (var failed = restoredAttempt(run, 1, at10, 10)) {
             failed.open();
             upsert(failed, "a", 150);
             upsert(failed, "d", 1);
             failed.prepareSnapshotPreBarrier(11); // checkpoint 11 never completes
         }
-        try (var restarted = attemptOf(run, 2)) {
-            restarted.setRestoredCheckpointId(10);
-            restarted.initializeState(at10);
+        try (var restarted = restoredAttempt(run, 2, at10, 10)) {
             restarted.open();
             assertThat(live()).isEqualTo(Map.of(key("a"), 100L, key("b"), 10L));
         }
@@ -199,13 +204,10 @@ abstract class StartProtocolContract<K, V> {
     void anAttemptOfARunALaterDeploymentTookOverFromIsRefused() throws Exception {
         FlushableSink<K, V> oldRun = newRun();
         OperatorSubtaskState at10 = checkpoint10(oldRun);
-        var paused = attemptOf(oldRun, 1);
-        paused.setRestoredCheckpointId(10);
-        paused.initializeState(at10);
+        var paused = restoredAttempt(oldRun, 1, at10, 10);
 
-        try (var redeployed = attemptOf(newRun(), 0)) {
-            redeployed.setRestoredCheckpointId(10); // from a savepoint of the old run
-            redeployed.initializeState(at10);
+        // from a savepoint of the old run
+        try (var redeployed = restoredAttempt(newRun(), 0, at10, 10)) {
             redeployed.open();
             upsert(redeployed, "b", 50);
             completed(redeployed, 11);
@@ -224,8 +226,7 @@ abstract class StartProtocolContract<K, V> {
     void aNewDeploymentFromAnOlderSavepointStillRollsLiveAndCommittedBack() throws Exception {
         FlushableSink<K, V> oldRun = newRun();
         OperatorSubtaskState at10;
-        try (var first = attemptOf(oldRun, 0)) {
-            first.initializeEmptyState();
+        try (var first = restoredAttempt(oldRun, 0, null, 0)) {
             first.open();
             upsert(first, "a", 100);
             at10 = completed(first, 10);
@@ -235,9 +236,7 @@ abstract class StartProtocolContract<K, V> {
         }
         assertThat(committed()).isEqualTo(Map.of(key("a"), 200L, key("e"), 9L));
 
-        try (var rolledBack = attemptOf(newRun(), 0)) {
-            rolledBack.setRestoredCheckpointId(10);
-            rolledBack.initializeState(at10);
+        try (var rolledBack = restoredAttempt(newRun(), 0, at10, 10)) {
             rolledBack.open();
             assertThat(live()).isEqualTo(Map.of(key("a"), 100L));
             assertThat(committed()).isEqualTo(Map.of(key("a"), 100L));
@@ -249,8 +248,7 @@ abstract class StartProtocolContract<K, V> {
         checkpoint10(newRun());
         String before = dump();
 
-        try (var fresh = attemptOf(newRun(), 0)) {
-            fresh.initializeEmptyState();
+        try (var fresh = restoredAttempt(newRun(), 0, null, 0)) {
             assertThatThrownBy(fresh::open).hasMessageContaining("Refusing a fresh start");
         }
         assertThat(dump()).isEqualTo(before);
