@@ -188,7 +188,7 @@ class JobJarOnLocalClusterITCase {
         @Test
         void totalsAreExactAfterTaskManagersArePausedMidCheckpointAndWokenLater(
                 PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
-            int pauses = Workloads.soak() ? 6 : 2;
+            int pauses = Workloads.soak() ? 6 : 1;
             Relays relays = new Relays(db, kafka.servers(), "pause", DIR);
             try (LedgerRelay relay = relays.start()) {
                 FlinkJobs jobs = cluster.jobs();

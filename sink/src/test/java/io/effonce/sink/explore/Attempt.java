@@ -32,6 +32,8 @@ final class Attempt<K, V> {
     static final Duration STEP_LIMIT = Duration.ofSeconds(60);
 
     final int number;
+    final int subtask;
+    final int parallelism;
     final PauseGate gate = new PauseGate();
     final KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> harness;
     private final ExecutorService thread;
@@ -41,10 +43,18 @@ final class Attempt<K, V> {
     boolean frozen;
     long lastBarrier;
 
-    Attempt(int number, KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> harness) {
+    Attempt(
+            int number,
+            int subtask,
+            int parallelism,
+            KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> harness) {
         this.number = number;
+        this.subtask = subtask;
+        this.parallelism = parallelism;
         this.harness = harness;
-        this.thread = Executors.newSingleThreadExecutor(r -> new Thread(r, "attempt-" + number));
+        this.thread =
+                Executors.newSingleThreadExecutor(
+                        r -> new Thread(r, "subtask-" + subtask + "-attempt-" + number));
         thread.execute(gate::bindToThisThread);
     }
 
@@ -93,6 +103,11 @@ final class Attempt<K, V> {
             settle();
         }
         dispose();
+    }
+
+    @Override
+    public String toString() {
+        return "subtask " + subtask + " of " + parallelism + " attempt " + number;
     }
 
     /** Closes the harness on the attempt's thread and ends the thread. */

@@ -3,7 +3,9 @@ package io.effonce.sink.explore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.statistics.Statistics;
 
 /** The histories both explorations draw, and what they report about them. */
@@ -11,8 +13,14 @@ final class Histories {
 
     private Histories() {}
 
-    static Arbitrary<List<Step>> any() {
-        return Step.any().list().ofMinSize(1).ofMaxSize(40);
+    /** A job's first parallelism (1 or 2) and what happens to it. */
+    record History(int parallelism, List<Step> steps) {}
+
+    static Arbitrary<History> any() {
+        return Combinators.combine(
+                        Arbitraries.integers().between(1, 2),
+                        Step.any().list().ofMinSize(1).ofMaxSize(40))
+                .as(History::new);
     }
 
     /** Whether to play the histories with the takeover from before the start protocol. */
@@ -21,13 +29,13 @@ final class Histories {
     }
 
     /**
-     * Plays {@code steps} on {@code store} and checks the outcome: the tables equal the model,
+     * Plays {@code history} on {@code store} and checks the outcome: the tables equal the model,
      * nothing committed stepped back, and (with the start protocol) the live attempt never failed.
      * Reports what the history explored.
      */
-    static <K, V> void check(ExploredStore<K, V> store, List<Step> steps) {
+    static <K, V> void check(ExploredStore<K, V> store, History history) {
         TakeoverExplorer<K, V> explorer = new TakeoverExplorer<>(store, unconditional());
-        String wrong = explorer.play(steps);
+        String wrong = explorer.play(history.parallelism(), history.steps());
         collect(explorer);
         String trace = String.join("\n", explorer.trace());
         assertThat(wrong).as(trace).isNull();

@@ -1,6 +1,5 @@
 package io.effonce.sink.explore;
 
-import java.util.List;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -14,13 +13,13 @@ import net.jqwik.api.Provide;
  */
 class InMemoryTakeoverPropertiesTest {
 
-    @Property(tries = 1000)
-    void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") List<Step> steps) {
-        Histories.check(new InMemoryExplored(), steps);
+    @Property(tries = 400)
+    void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") Histories.History history) {
+        Histories.check(new InMemoryExplored(), history);
     }
 
     @Provide
-    Arbitrary<List<Step>> histories() {
+    Arbitrary<Histories.History> histories() {
         return Histories.any();
     }
 }

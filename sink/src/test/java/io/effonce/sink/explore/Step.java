@@ -8,11 +8,13 @@ import net.jqwik.api.Tuple;
 import net.jqwik.api.Tuple.Tuple2;
 
 /**
- * One thing that happens to a job with one sink subtask: input reaches the live attempt, a
- * checkpoint is taken or completes, the JobManager gives up on the attempt (it crashed, or it is
+ * One thing that happens to a job with one or two sink subtasks: input reaches a live attempt, a
+ * checkpoint is taken or completes, the JobManager gives up on an attempt (it crashed, or it is
  * only paused and will wake up later), an attempt is paused at its next store calls, a paused one
- * wakes up. A step that does not apply in the state it meets is skipped, so every list of steps is
- * a valid history and shrinking keeps it one.
+ * wakes up, an operator restores an older checkpoint as a new run (at one or two subtasks: a
+ * deployment's parallelism is drawn, so a restore also rescales). A subtask index is taken modulo
+ * the parallelism of the moment. A step that does not apply in the state it meets is skipped, so
+ * every list of steps is a valid history and shrinking keeps it one.
  */
 sealed interface Step {
 
@@ -31,16 +33,23 @@ sealed interface Step {
     record Complete(boolean notified) implements Step {}
 
     /**
-     * The JobManager gives up on the live attempt and deploys the next, restored from the latest
-     * completed checkpoint. The old one crashed, or is frozen and may wake up later.
+     * The JobManager gives up on a subtask's live attempt and restarts the job: every subtask's
+     * next attempt restores the latest completed checkpoint. That attempt crashed, or is frozen and
+     * may wake up later; the others are cancelled.
      */
-    record Fail(boolean paused) implements Step {}
+    record Fail(int subtask, boolean paused) implements Step {}
 
-    /** The live attempt opens: it asks for its range, then flushes. */
-    record Open() implements Step {}
+    /** A subtask's live attempt opens: it asks for its range, then flushes. */
+    record Open(int subtask) implements Step {}
 
-    /** The live attempt freezes before its {@code calls + 1}-th store call from now. */
-    record PauseAfter(int calls) implements Step {}
+    /** A subtask's live attempt freezes before its {@code calls + 1}-th store call from now. */
+    record PauseAfter(int subtask, int calls) implements Step {}
+
+    /**
+     * An operator cancels the job and deploys it again from an older checkpoint, {@code back}
+     * completions before the latest: a new run, which rolls the totals back on purpose.
+     */
+    record OlderSavepoint(int back, int parallelism) implements Step {}
 
     /** A frozen attempt of the past wakes up, finishes what it was doing and tries to write. */
     record Wake(int which) implements Step {}
@@ -48,16 +57,27 @@ sealed interface Step {
     static Arbitrary<Step> any() {
         Arbitrary<Integer> key = Arbitraries.integers().between(0, KEYS - 1);
         Arbitrary<Integer> amount = Arbitraries.integers().between(1, 50);
+        Arbitrary<Integer> subtask = Arbitraries.integers().between(0, 1);
+        Arbitrary<Boolean> flag = Arbitraries.of(true, false);
         return Arbitraries.frequencyOf(
                 List.of(
                         weighted(5, Combinators.combine(key, amount).as(Upsert::new)),
                         weighted(1, key.map(Retire::new)),
                         weighted(3, Arbitraries.just(new Barrier())),
-                        weighted(3, Arbitraries.of(true, false).map(Complete::new)),
-                        weighted(3, Arbitraries.of(true, false).map(Fail::new)),
-                        weighted(4, Arbitraries.just(new Open())),
-                        weighted(3, Arbitraries.integers().between(0, 6).map(PauseAfter::new)),
-                        weighted(3, Arbitraries.integers().between(0, 3).map(Wake::new))));
+                        weighted(3, flag.map(Complete::new)),
+                        weighted(3, Combinators.combine(subtask, flag).as(Fail::new)),
+                        weighted(4, subtask.map(Open::new)),
+                        weighted(
+                                3,
+                                Combinators.combine(subtask, Arbitraries.integers().between(0, 6))
+                                        .as(PauseAfter::new)),
+                        weighted(3, Arbitraries.integers().between(0, 3).map(Wake::new)),
+                        weighted(
+                                1,
+                                Combinators.combine(
+                                                Arbitraries.integers().between(1, 2),
+                                                Arbitraries.integers().between(1, 2))
+                                        .as(OlderSavepoint::new))));
     }
 
     private static Tuple2<Integer, Arbitrary<Step>> weighted(

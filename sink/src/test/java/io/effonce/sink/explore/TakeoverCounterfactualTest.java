@@ -19,8 +19,11 @@ import org.junit.jupiter.api.Test;
  */
 class TakeoverCounterfactualTest {
 
-    /** The property's shrunk failure: three steps. */
-    private static final List<Step> SHRUNK = List.of(new Fail(true), new Open(), new Wake(0));
+    /**
+     * The property's shrunk failure, one step: attempt 0 freezes; when the history settles the next
+     * attempt opens and attempt 0 wakes up after it.
+     */
+    private static final List<Step> SHRUNK = List.of(new Fail(0, true));
 
     /**
      * The issue's trace: attempt 1 restored checkpoint 1 and froze before asking for its range;
@@ -28,13 +31,13 @@ class TakeoverCounterfactualTest {
      */
     private static final List<Step> RETIRED_KEY =
             List.of(
-                    new Open(),
+                    new Open(0),
                     new Upsert(0, 100),
                     new Barrier(),
                     new Complete(true),
-                    new Fail(false),
-                    new Fail(true),
-                    new Open(),
+                    new Fail(0, false),
+                    new Fail(0, true),
+                    new Open(0),
                     new Upsert(0, 100),
                     new Barrier(),
                     new Complete(true),
@@ -57,6 +60,6 @@ class TakeoverCounterfactualTest {
     }
 
     private static String play(List<Step> steps, boolean unconditional) {
-        return new TakeoverExplorer<>(new InMemoryExplored(), unconditional).play(steps);
+        return new TakeoverExplorer<>(new InMemoryExplored(), unconditional).play(1, steps);
     }
 }

@@ -1,7 +1,9 @@
 package io.effonce.sink.explore;
 
+import static io.effonce.sink.testutils.SinkHarnesses.MAX_PARALLELISM;
 import static io.effonce.sink.testutils.SinkHarnesses.attempt;
 import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
+import static io.effonce.sink.testutils.SinkHarnesses.repartition;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
@@ -17,42 +19,58 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 
 /**
- * Plays one history of {@link Step}s against a real sink operator and store, with a model of what
- * Flink guarantees the sink (one live attempt at a time, restores from the latest completed
- * checkpoint only, attempt numbers that grow) and of what the tables must say, and reports the
- * first thing that went wrong.
+ * Plays one history of {@link Step}s against real sink operators and a real store, with a model of
+ * what Flink guarantees the sink (one live attempt per subtask, restores from the latest completed
+ * checkpoint only, attempt numbers that grow per subtask) and of what the tables must say, and
+ * reports the first thing that went wrong.
  *
  * <p>The model is the job's logical history, {@code lineage}: each key's total, and whether its day
  * closed. A restore sets it back to the lineage at the restored checkpoint, as the replay of the
- * source would; a closed day keeps its final total. After the history settles (the live attempt
- * opens and completes one more checkpoint) the live and the committed table must both equal the
- * lineage, and no committed value may ever have stepped back.
+ * source would; a closed day keeps its final total. After the history settles (the live attempts
+ * open, every frozen attempt wakes up, one more checkpoint completes) the live and the committed
+ * table must both equal the lineage, and no committed value may have stepped back at any step
+ * except across an operator's restore of an older checkpoint.
  */
 final class TakeoverExplorer<K, V> {
 
     /** A key's total in the job's logical history, and whether its day is closed. */
     private record Total(long amount, boolean closed) {}
 
-    /** A checkpoint whose barrier passed: its state and the lineage at the barrier. */
-    private record Snapshot(long id, OperatorSubtaskState state, Map<Integer, Total> lineage) {}
+    /** A checkpoint whose barrier passed every subtask: their states and the lineage then. */
+    private record Snapshot(
+            long id, List<OperatorSubtaskState> states, Map<Integer, Total> lineage) {
 
+        /** The state subtask {@code subtask} of {@code parallelism} restores. */
+        OperatorSubtaskState stateFor(int parallelism, int subtask) throws Exception {
+            OperatorSubtaskState merged =
+                    AbstractStreamOperatorTestHarness.repackageState(
+                            states.toArray(OperatorSubtaskState[]::new));
+            return repartition(merged, states.size(), parallelism, subtask);
+        }
+    }
+
+    /** One job id for every run: in application mode with HA every deployment has the same. */
     private static final JobID JOB = new JobID(24, 24);
 
     private final ExploredStore<K, V> store;
-    private final FlushableSink<K, V> run;
+    private final boolean unconditional;
     private final List<String> trace = new ArrayList<>();
     private final List<Attempt<K, V>> frozenPast = new ArrayList<>();
     private final Deque<Snapshot> pending = new ArrayDeque<>();
+    private final List<Snapshot> completedHistory = new ArrayList<>();
+    private final Map<Integer, Integer> attemptsOfSubtask = new HashMap<>();
+    private final List<String> woken = new ArrayList<>();
+    private FlushableSink<K, V> run;
+    private List<Attempt<K, V>> live = new ArrayList<>();
     private Map<Integer, Total> lineage = new HashMap<>();
     private Snapshot completed;
-    private Attempt<K, V> live;
-    private int attempts;
     private long checkpoints;
     private int liveFailures;
-    private final List<String> woken = new ArrayList<>();
     private boolean frozeInsideAStep;
     private Map<K, Long> committedSeen = Map.of();
 
@@ -61,19 +79,18 @@ final class TakeoverExplorer<K, V> {
      */
     TakeoverExplorer(ExploredStore<K, V> store, boolean unconditional) {
         this.store = store;
-        this.run =
-                FlushableSink.<K, V>builder()
-                        .store(GatedStore.gated(store.stores(), unconditional))
-                        .valueType(store.valueType())
-                        .batchSize(2)
-                        .build();
+        this.unconditional = unconditional;
     }
 
-    /** Plays {@code steps}, settles, and returns what is wrong with the tables, or {@code null}. */
-    String play(List<Step> steps) {
+    /**
+     * Plays {@code steps} on a job first deployed at {@code parallelism}, settles, and returns what
+     * is wrong with the tables, or {@code null}.
+     */
+    String play(int parallelism, List<Step> steps) {
         store.truncate();
         try {
-            live = deploy(null);
+            run = newRun();
+            deploy(null, parallelism);
             for (Step step : steps) {
                 apply(step);
                 String stepped = committedSteppedBack();
@@ -83,15 +100,13 @@ final class TakeoverExplorer<K, V> {
             }
             return settle();
         } finally {
-            if (live != null) {
-                live.crash();
-            }
+            live.forEach(Attempt::crash);
             frozenPast.forEach(Attempt::crash);
         }
     }
 
     /**
-     * How often the live attempt failed (fenced, refused): with the start protocol never, since no
+     * How often a live attempt failed (fenced, refused): with the start protocol never, since no
      * older attempt can take its range.
      */
     int liveFailures() {
@@ -116,19 +131,22 @@ final class TakeoverExplorer<K, V> {
     private void apply(Step step) {
         if (step instanceof Step.Upsert u) {
             Total was = lineage.get(u.key());
-            if (liveBusy() || (was != null && was.closed())) {
+            Attempt<K, V> owner = ownerOf(u.key());
+            if (busy(owner) || (was != null && was.closed())) {
                 return;
             }
             long amount = (was == null ? 0 : was.amount()) + u.amount();
             lineage.put(u.key(), new Total(amount, false));
-            onLive(step, h -> h.processElement(upsert(u.key(), amount)));
+            onLive(owner, step, h -> h.processElement(upsert(u.key(), amount)));
         } else if (step instanceof Step.Retire r) {
             Total was = lineage.get(r.key());
-            if (liveBusy() || was == null || was.closed()) {
+            Attempt<K, V> owner = ownerOf(r.key());
+            if (busy(owner) || was == null || was.closed()) {
                 return;
             }
             lineage.put(r.key(), new Total(was.amount(), true));
             onLive(
+                    owner,
                     step,
                     h -> h.processElement(new StreamRecord<>(SinkChange.retire(key(r.key())))));
         } else if (step instanceof Step.Barrier) {
@@ -136,47 +154,55 @@ final class TakeoverExplorer<K, V> {
         } else if (step instanceof Step.Complete c) {
             complete(c);
         } else if (step instanceof Step.Fail f) {
+            Attempt<K, V> failed = live.get(f.subtask() % live.size());
             trace.add(
-                    "JobManager gives up on attempt "
-                            + live.number
+                    "JobManager gives up on "
+                            + failed
                             + (f.paused() ? " (frozen, not dead)" : " (crashed)"));
             if (f.paused()) {
-                live.gate.pauseAfter(0);
-                frozenPast.add(live);
-            } else {
-                live.crash();
+                failed.gate.pauseAfter(0);
+                frozenPast.add(failed);
+                live.remove(failed);
             }
-            live = deploy(completed);
-        } else if (step instanceof Step.Open) {
-            if (live.opened || live.frozen) {
+            restart(completed, live.size() + (f.paused() ? 1 : 0));
+        } else if (step instanceof Step.Open o) {
+            Attempt<K, V> a = live.get(o.subtask() % live.size());
+            if (a.opened || a.frozen) {
                 return;
             }
-            live.opened = true;
-            onLive(step, h -> h.open());
+            a.opened = true;
+            onLive(a, step, h -> h.open());
         } else if (step instanceof Step.PauseAfter p) {
-            if (live.frozen) {
-                return;
+            Attempt<K, V> a = live.get(p.subtask() % live.size());
+            if (!a.frozen) {
+                trace.add(a + " will freeze after " + p.calls() + " calls");
+                a.gate.pauseAfter(p.calls());
             }
-            trace.add("attempt " + live.number + " will freeze after " + p.calls() + " calls");
-            live.gate.pauseAfter(p.calls());
         } else if (step instanceof Step.Wake w) {
             if (!frozenPast.isEmpty()) {
                 wake(frozenPast.remove(w.which() % frozenPast.size()));
             }
+        } else if (step instanceof Step.OlderSavepoint o) {
+            olderSavepoint(o);
         }
     }
 
     private void barrier(Step step) {
-        if (liveBusy()) {
+        if (live.stream().anyMatch(this::busy)) {
             return;
         }
         long id = ++checkpoints;
         Map<Integer, Total> atBarrier = new HashMap<>(lineage);
-        OperatorSubtaskState[] state = new OperatorSubtaskState[1];
-        if (onLive(step, h -> state[0] = checkpoint(h, id)) == Ended.DONE) {
-            live.lastBarrier = id;
-            pending.add(new Snapshot(id, state[0], atBarrier));
+        List<OperatorSubtaskState> states = new ArrayList<>();
+        for (Attempt<K, V> a : List.copyOf(live)) {
+            OperatorSubtaskState[] state = new OperatorSubtaskState[1];
+            if (onLive(a, step, h -> state[0] = checkpoint(h, id)) != Ended.DONE) {
+                return; // a subtask froze or failed: the checkpoint never completes
+            }
+            a.lastBarrier = id;
+            states.add(state[0]);
         }
+        pending.add(new Snapshot(id, states, atBarrier));
     }
 
     private void complete(Step.Complete step) {
@@ -184,11 +210,35 @@ final class TakeoverExplorer<K, V> {
             return;
         }
         completed = pending.poll();
+        completedHistory.add(completed);
         trace.add("checkpoint " + completed.id() + " completes");
-        if (step.notified() && !liveBusy()) {
+        if (step.notified()) {
             long id = completed.id();
-            onLive(step, h -> h.notifyOfCompletedCheckpoint(id));
+            for (Attempt<K, V> a : List.copyOf(live)) {
+                if (!busy(a) && live.contains(a)) {
+                    onLive(a, step, h -> h.notifyOfCompletedCheckpoint(id));
+                }
+            }
         }
+    }
+
+    /** An operator redeploys the job from an older completed checkpoint: a new run. */
+    private void olderSavepoint(Step.OlderSavepoint step) {
+        if (completedHistory.size() <= step.back()) {
+            return;
+        }
+        Snapshot savepoint = completedHistory.get(completedHistory.size() - 1 - step.back());
+        trace.add(
+                "an operator redeploys from checkpoint "
+                        + savepoint.id()
+                        + " as a new run at parallelism "
+                        + step.parallelism());
+        run = newRun();
+        attemptsOfSubtask.clear();
+        checkpoints = savepoint.id(); // the new run numbers its checkpoints from the savepoint on
+        committedSeen = Map.of(); // rolling the committed totals back is what was asked for
+        completed = savepoint;
+        restart(savepoint, step.parallelism());
     }
 
     /**
@@ -197,57 +247,54 @@ final class TakeoverExplorer<K, V> {
      * failure is a finding.
      */
     private void wake(Attempt<K, V> old) {
-        trace.add("attempt " + old.number + " wakes up");
-        List<Ended> ends = new ArrayList<>();
+        trace.add(old + " wakes up");
+        Ended last = Ended.DONE;
         if (old.frozen) {
-            ends.add(old.wake());
+            last = old.wake();
         }
         old.gate.resume();
-        if (!old.opened && lastEnded(ends) != Ended.THREW) {
+        if (!old.opened && last != Ended.THREW) {
             old.opened = true;
-            ends.add(old.run(h -> h.open()));
+            last = old.run(h -> h.open());
         }
-        if (lastEnded(ends) != Ended.THREW) {
+        if (last != Ended.THREW) {
             long barrier = old.lastBarrier + 1;
-            ends.add(
-                    old.run(
-                            h -> {
-                                h.processElement(upsert(0, 999_999));
-                                h.prepareSnapshotPreBarrier(barrier);
-                            }));
+            Integer own = keyOwnedBy(old);
+            old.run(
+                    h -> {
+                        if (own != null) {
+                            h.processElement(upsert(own, 999_999));
+                        }
+                        h.prepareSnapshotPreBarrier(barrier);
+                    });
         }
         Throwable t = old.thrown();
         woken.add(t == null ? "wrote" : t.getClass().getSimpleName());
-        trace.add(
-                "attempt "
-                        + old.number
-                        + " after waking: "
-                        + (t == null ? "wrote" : t.getClass().getSimpleName()));
+        trace.add(old + " after waking: " + (t == null ? "wrote" : t.getClass().getSimpleName()));
         if (t != null && !(t instanceof FencedException || t instanceof StaleAttemptException)) {
-            throw new AssertionError("attempt " + old.number + " failed after waking up", t);
+            throw new AssertionError(old + " failed after waking up", t);
         }
         old.crash();
-    }
-
-    private static Ended lastEnded(List<Ended> ends) {
-        return ends.isEmpty() ? Ended.DONE : ends.get(ends.size() - 1);
     }
 
     /** Settles the history and compares the tables with the lineage. */
     private String settle() {
         trace.add("settle");
-        if (!live.frozen) {
-            live.gate.resume(); // a pause armed but not reached never happens
-        }
-        for (int tries = 0; tries < 3 && liveBusy(); tries++) {
-            if (live.frozen) {
-                live.crash();
-                live = deploy(completed);
+        for (Attempt<K, V> a : live) {
+            if (!a.frozen) {
+                a.gate.resume(); // a pause armed but not reached never happens
             }
-            apply(new Step.Open());
+        }
+        for (int tries = 0; tries < 3 && live.stream().anyMatch(this::busy); tries++) {
+            if (live.stream().anyMatch(a -> a.frozen)) {
+                restart(completed, live.size());
+            }
+            for (int s = 0; s < live.size(); s++) {
+                apply(new Step.Open(s));
+            }
         }
         while (!frozenPast.isEmpty()) {
-            wake(frozenPast.remove(0)); // every pause ends, after the live attempt took over
+            wake(frozenPast.remove(0)); // every pause ends, after the live attempts took over
         }
         apply(new Step.Barrier());
         while (!pending.isEmpty()) {
@@ -282,59 +329,103 @@ final class TakeoverExplorer<K, V> {
         return null;
     }
 
-    /** Whether the live attempt cannot take input: not open, or frozen. */
-    private boolean liveBusy() {
-        return !live.opened || live.frozen;
+    /** Whether an attempt cannot take input: not open, frozen, or no longer live. */
+    private boolean busy(Attempt<K, V> a) {
+        return !a.opened || a.frozen || !live.contains(a);
     }
 
     /**
-     * Runs a step on the live attempt. If it fails, Flink fails the attempt and restores, as the
-     * JobManager would: counted, because with the start protocol it must never happen.
+     * Runs a step on a live attempt. If it fails, Flink fails the job and restores, as the
+     * JobManager would: counted, because with the start protocol it must not happen.
      */
-    private Ended onLive(Step step, Attempt.Work<K, V> work) {
-        Ended ended = live.run(work);
+    private Ended onLive(Attempt<K, V> a, Step step, Attempt.Work<K, V> work) {
+        Ended ended = a.run(work);
         frozeInsideAStep |= ended == Ended.FROZE;
-        trace.add("attempt " + live.number + ": " + step + " -> " + ended);
+        trace.add(a + ": " + step + " -> " + ended);
         if (ended == Ended.THREW) {
             liveFailures++;
-            trace.add("  " + live.thrown());
-            live.crash();
-            live = deploy(completed);
+            trace.add("  " + a.thrown());
+            restart(completed, live.size());
         }
         return ended;
     }
 
-    /** Deploys the next attempt, restored from {@code from} (or without state). */
-    private Attempt<K, V> deploy(Snapshot from) {
-        int number = attempts++;
+    /**
+     * The job restarts at {@code parallelism}: every live attempt is cancelled (gone), and each
+     * subtask's next attempt restores {@code from} (or nothing).
+     */
+    private void restart(Snapshot from, int parallelism) {
+        live.forEach(Attempt::crash);
+        deploy(from, parallelism);
+    }
+
+    private void deploy(Snapshot from, int parallelism) {
         pending.clear();
         lineage = from == null ? new HashMap<>() : new HashMap<>(from.lineage());
-        try {
-            Attempt<K, V> next =
-                    new Attempt<>(number, attempt(run, store.keyType(), JOB, 1, 0, number));
-            Ended ended =
-                    next.run(
-                            h -> {
-                                if (from == null) {
-                                    h.initializeEmptyState();
-                                } else {
-                                    h.setRestoredCheckpointId(from.id());
-                                    h.initializeState(from.state());
-                                }
-                            });
-            if (ended != Ended.DONE) {
-                throw new AssertionError("attempt " + number + " could not restore", next.thrown());
+        List<Attempt<K, V>> next = new ArrayList<>();
+        for (int s = 0; s < parallelism; s++) {
+            int number = attemptsOfSubtask.merge(s, 1, Integer::sum) - 1;
+            int subtask = s;
+            try {
+                Attempt<K, V> a =
+                        new Attempt<>(
+                                number,
+                                subtask,
+                                parallelism,
+                                attempt(run, store.keyType(), JOB, parallelism, subtask, number));
+                Ended ended =
+                        a.run(
+                                h -> {
+                                    if (from == null) {
+                                        h.initializeEmptyState();
+                                    } else {
+                                        h.setRestoredCheckpointId(from.id());
+                                        h.initializeState(from.stateFor(parallelism, subtask));
+                                    }
+                                });
+                if (ended != Ended.DONE) {
+                    throw new AssertionError(a + " could not restore", a.thrown());
+                }
+                a.lastBarrier = from == null ? 0 : from.id();
+                next.add(a);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
             }
-            next.lastBarrier = from == null ? 0 : from.id();
-            trace.add(
-                    "attempt "
-                            + number
-                            + " deployed, restored "
-                            + (from == null ? "nothing" : "checkpoint " + from.id()));
-            return next;
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
         }
+        live = next;
+        trace.add(
+                "deployed "
+                        + parallelism
+                        + " subtasks, restored "
+                        + (from == null ? "nothing" : "checkpoint " + from.id()));
+    }
+
+    private FlushableSink<K, V> newRun() {
+        return FlushableSink.<K, V>builder()
+                .store(GatedStore.gated(store.stores(), unconditional))
+                .valueType(store.valueType())
+                .batchSize(2)
+                .build();
+    }
+
+    /** The live attempt whose key groups hold {@code key}. */
+    private Attempt<K, V> ownerOf(int key) {
+        return live.get(subtaskOf(key, live.size()));
+    }
+
+    /** A key in {@code a}'s key groups, or null. */
+    private Integer keyOwnedBy(Attempt<K, V> a) {
+        for (int k = 0; k < Step.KEYS; k++) {
+            if (subtaskOf(k, a.parallelism) == a.subtask) {
+                return k;
+            }
+        }
+        return null;
+    }
+
+    private int subtaskOf(int key, int parallelism) {
+        return KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                key(key), MAX_PARALLELISM, parallelism);
     }
 
     private StreamRecord<SinkChange<K, V>> upsert(int key, long amount) {
