@@ -53,9 +53,10 @@ import org.slf4j.LoggerFactory;
  * paused attempt that wakes up after the job moved on must not take the range back and flush it to
  * an older checkpoint, which would roll totals back for good (a key retired since keeps the older
  * value, its row no later flush looks at). Attempt numbers only order attempts of one subtask at
- * one parallelism; an adaptive rescale within a run is ordered by restored checkpoint alone. A
- * takeover that is refused writes nothing, so Flink's restart of a refused task meets the same
- * record and is refused the same way.
+ * one parallelism, so a rescale within a run could not be ordered: the operator refuses the
+ * adaptive scheduler, and a rescale is a new run restored from a savepoint. A takeover that is
+ * refused writes nothing, so Flink's restart of a refused task meets the same record and is refused
+ * the same way.
  */
 final class RestoreProtocol<K, V> {
 
