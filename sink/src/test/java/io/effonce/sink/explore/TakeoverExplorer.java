@@ -75,6 +75,12 @@ final class TakeoverExplorer<K, V> {
     private Map<K, Long> committedSeen = Map.of();
 
     /**
+     * An operator's rollback to an older checkpoint is under way: the committed values may step
+     * back until every attempt of the new run has opened (its flush rolls them back).
+     */
+    private boolean rollingBack;
+
+    /**
      * @param unconditional emulate the takeover before the start protocol (the counterfactual)
      */
     TakeoverExplorer(ExploredStore<K, V> store, boolean unconditional) {
@@ -236,7 +242,7 @@ final class TakeoverExplorer<K, V> {
         run = newRun();
         attemptsOfSubtask.clear();
         checkpoints = savepoint.id(); // the new run numbers its checkpoints from the savepoint on
-        committedSeen = Map.of(); // rolling the committed totals back is what was asked for
+        rollingBack = true; // rolling the committed totals back is what was asked for
         completed = savepoint;
         restart(savepoint, step.parallelism());
     }
@@ -311,9 +317,17 @@ final class TakeoverExplorer<K, V> {
         return null;
     }
 
-    /** A committed value replaced by one of an older checkpoint, or gone: none may be. */
+    /**
+     * A committed value replaced by one of an older checkpoint, or gone: none may be, except while
+     * an operator's rollback is under way.
+     */
     private String committedSteppedBack() {
         Map<K, Long> now = store.committedCheckpoints();
+        if (rollingBack) {
+            committedSeen = now;
+            rollingBack = !live.stream().allMatch(a -> a.opened && !a.frozen);
+            return null;
+        }
         for (Map.Entry<K, Long> seen : committedSeen.entrySet()) {
             Long id = now.get(seen.getKey());
             if (id == null || id < seen.getValue()) {
