@@ -20,6 +20,7 @@ import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
+import org.apache.flink.util.TimeUtils;
 
 /**
  * Keyed event-time deduplication. Must run on a stream keyed by event ID; the event time is the
@@ -45,7 +46,8 @@ import org.apache.flink.util.OutputTag;
  * <p>State (names are part of the savepoint format, do not change them): keyed {@code
  * ValueState<Boolean>} {@value #SEEN_STATE_NAME} ({@code BooleanSerializer}), event-time timers
  * {@value #TIMER_SERVICE_NAME} ({@code VoidNamespace}), operator union list state {@value
- * WatermarkFloor#STATE_NAME} ({@code LongSerializer}).
+ * WatermarkFloor#STATE_NAME} ({@code LongSerializer}), operator union list state {@code
+ * effonce-setting-dedup.horizon} ({@link RecordedSetting}, {@code StringSerializer}).
  */
 public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
         implements OneInputStreamOperator<T, T>, Triggerable<K, VoidNamespace> {
@@ -67,6 +69,7 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
     private final boolean floorEnabled;
     @Nullable private final Duration stateTtl;
     private final OutputTag<LateCopy<T>> lateTag;
+    private final RecordedSetting recordedHorizon;
 
     private transient ValueState<Boolean> seen;
     private transient InternalTimerService<VoidNamespace> timers;
@@ -85,6 +88,25 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
         this.floorEnabled = floorEnabled;
         this.stateTtl = stateTtl;
         this.lateTag = lateTag;
+        this.recordedHorizon = recordedHorizon(horizonMillis);
+    }
+
+    /**
+     * The horizon, recorded with the state: every remembered id's expiry timer was set with it. A
+     * larger one would accept copies of ids already forgotten (counted again); a smaller one only
+     * judges more copies late, and each accepted copy still finds its original, whose timer is
+     * later still.
+     */
+    static RecordedSetting recordedHorizon(long horizonMillis) {
+        return new RecordedSetting(
+                DedupOptions.HORIZON.key(),
+                TimeUtils.formatWithHighestUnit(Duration.ofMillis(horizonMillis)),
+                (recorded, now) ->
+                        TimeUtils.parseDuration(now).compareTo(TimeUtils.parseDuration(recorded))
+                                <= 0,
+                "a larger horizon would accept copies of ids the state already forgot (they would"
+                        + " be counted again) and changes of days already retired. A smaller one is"
+                        + " safe.");
     }
 
     @Override
@@ -92,6 +114,7 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
         super.initializeState(context);
         floor = new WatermarkFloor();
         floor.initialize(context.getOperatorStateStore(), floorEnabled);
+        recordedHorizon.check(context.getOperatorStateStore(), context.isRestored());
     }
 
     @Override

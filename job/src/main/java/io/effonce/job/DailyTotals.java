@@ -1,5 +1,6 @@
 package io.effonce.job;
 
+import io.effonce.dedup.RecordedSetting;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.job.decode.RejectReason;
@@ -7,10 +8,14 @@ import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
+import java.time.ZoneId;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -20,10 +25,14 @@ import org.apache.flink.util.OutputTag;
  * and when the watermark passes the end of the day plus the acceptance horizon emits {@code Retire}
  * and clears its state. Deduplication sends anything that late to {@code late_events}, so a retired
  * day is closed. A sum that would overflow a {@code long} is a dead letter, never a wrap-around.
+ *
+ * <p>The zone is recorded with the state ({@link RecordedSetting}): restored keys are days of the
+ * recorded zone, so a restore with another zone is refused.
  */
 public final class DailyTotals
         extends KeyedProcessFunction<
-                MerchantDayKey, PaymentChange, SinkChange<MerchantDayKey, DailyTotal>> {
+                MerchantDayKey, PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>
+        implements CheckpointedFunction {
 
     private static final long serialVersionUID = 1L;
 
@@ -39,6 +48,29 @@ public final class DailyTotals
     public DailyTotals(DayFinality finality, OutputTag<DeadLetter> deadLetters) {
         this.finality = finality;
         this.deadLetters = deadLetters;
+    }
+
+    /** The zone, recorded with the state: every restored key's day is a date in it. */
+    static RecordedSetting recordedZone(DayFinality finality) {
+        return new RecordedSetting(
+                JobOptions.ZONE.key(),
+                finality.zone().getId(),
+                // Only another name of the same offset ("UTC", "Z", "Etc/UTC") is the same
+                // calendar.
+                (recorded, now) ->
+                        ZoneId.of(recorded).normalized().equals(ZoneId.of(now).normalized()),
+                "the restored totals are days of the recorded zone, and new changes would land in"
+                        + " the same keys with other day boundaries.");
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        recordedZone(finality).check(context.getOperatorStateStore(), context.isRestored());
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) {
+        // The recorded zone is operator state already; nothing changes at a checkpoint.
     }
 
     @Override

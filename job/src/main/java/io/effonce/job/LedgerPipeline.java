@@ -20,10 +20,13 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.OutputTag;
 
@@ -57,6 +60,7 @@ public final class LedgerPipeline {
 
     /** Adds the whole job to {@code env}. */
     public static void build(StreamExecutionEnvironment env, ReadableConfig config, Endpoints io) {
+        requireExactlyOnceCheckpoints(env.getCheckpointConfig());
         env.setMaxParallelism(config.get(JobOptions.MAX_PARALLELISM));
         env.setBufferTimeout(config.get(JobOptions.BUFFER_TIMEOUT).toMillis());
         // Every type has a serializer of its own; a Kryo fallback, which a later release may not
@@ -123,5 +127,28 @@ public final class LedgerPipeline {
                 .sinkTo(io.deadLetters())
                 .uid(DEAD_LETTER_SINK_UID)
                 .name("dead_letters");
+    }
+
+    /**
+     * Refuses a job without exactly-once checkpoints. Under at-least-once a replay after a failover
+     * can count a change twice (a barrier does not wait for the dedup state of the records behind
+     * it); without checkpoints every failover flushes the range from the start and the committed
+     * table never moves.
+     */
+    static void requireExactlyOnceCheckpoints(CheckpointConfig checkpoints) {
+        if (!checkpoints.isCheckpointingEnabled()) {
+            throw new IllegalConfigurationException(
+                    "The job needs checkpoints: set execution.checkpointing.interval (for example"
+                            + " 10s, as deploy/flink-conf/config.yaml does). Its state, the sink's"
+                            + " barrier tags and the committed totals all move with them.");
+        }
+        if (checkpoints.getCheckpointingConsistencyMode() != CheckpointingMode.EXACTLY_ONCE) {
+            throw new IllegalConfigurationException(
+                    "execution.checkpointing.mode is "
+                            + checkpoints.getCheckpointingConsistencyMode()
+                            + "; the job needs EXACTLY_ONCE: under at-least-once a change replayed"
+                            + " after a failover can be counted twice. Set"
+                            + " execution.checkpointing.mode: EXACTLY_ONCE.");
+        }
     }
 }

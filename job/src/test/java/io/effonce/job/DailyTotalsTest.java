@@ -1,7 +1,9 @@
 package io.effonce.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.effonce.dedup.SettingChangedException;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
@@ -10,8 +12,10 @@ import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
 import java.time.Duration;
 import java.time.LocalDate;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -100,14 +104,49 @@ class DailyTotalsTest {
         }
     }
 
+    @Test
+    void aRestoreWithAnotherZoneIsRefusedNamingTheOptionAndBothZones() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.processElement(change("pay_1", 500, 1));
+            snapshot = h.snapshot(1L, 1L);
+        }
+        DayFinality berlin =
+                new DayFinality(ZoneId.of("Europe/Berlin"), Duration.ofMillis(HORIZON));
+        var restored =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeepStateAtEndOfInput<>(new DailyTotals(berlin, DEAD)),
+                        PaymentChange::dayKey,
+                        TypeInformation.of(MerchantDayKey.class));
+        restored.setup();
+        assertThatThrownBy(() -> restored.initializeState(snapshot))
+                .isInstanceOf(SettingChangedException.class)
+                .hasMessageContaining("built with totals.zone=Z")
+                .hasMessageContaining("this job has totals.zone=Europe/Berlin");
+        try (var same = harness(snapshot)) {
+            same.processElement(change("pay_2", 300, 2));
+            assertThat(same.extractOutputValues())
+                    .containsExactly(SinkChange.upsert(M1, new DailyTotal(800, 2)));
+        }
+    }
+
     private static KeyedOneInputStreamOperatorTestHarness<
                     MerchantDayKey, PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>
             harness() throws Exception {
+        return harness(null);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<
+                    MerchantDayKey, PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>
+            harness(OperatorSubtaskState restoreFrom) throws Exception {
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new KeepStateAtEndOfInput<>(new DailyTotals(FINALITY, DEAD)),
                         PaymentChange::dayKey,
                         TypeInformation.of(MerchantDayKey.class));
+        if (restoreFrom != null) {
+            h.initializeState(restoreFrom);
+        }
         h.open();
         return h;
     }

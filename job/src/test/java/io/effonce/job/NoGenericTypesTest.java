@@ -11,6 +11,7 @@ import io.effonce.job.sidetables.LateEvent;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.List;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
@@ -18,6 +19,7 @@ import org.apache.flink.api.common.typeinfo.TypeHint;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.typeutils.runtime.kryo.KryoSerializer;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -42,6 +44,7 @@ class NoGenericTypesTest {
     void theWholeGraphBuildsWithGenericTypesOff() {
         Configuration config = new Configuration();
         config.set(PipelineOptions.GENERIC_TYPES, false);
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
         config.set(JobOptions.KAFKA_BOOTSTRAP, "localhost:9");
         config.set(JobOptions.PG_URL, "jdbc:postgresql://localhost:9/ledger");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);

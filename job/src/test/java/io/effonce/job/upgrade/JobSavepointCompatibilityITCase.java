@@ -1,8 +1,10 @@
 package io.effonce.job.upgrade;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.effonce.dedup.DedupOptions;
 import io.effonce.job.testutils.Topics;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.junit.KafkaExtension;
@@ -10,6 +12,7 @@ import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.testutils.TotalsTable;
+import java.net.URI;
 import java.net.URL;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,8 +26,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -63,6 +72,7 @@ class JobSavepointCompatibilityITCase {
                 JobSavepointFixture.start(
                         db, kafka.servers(), dir.resolve("checkpoints"), savepoint);
         Map<MerchantDayKey, Long> expected = JobSavepointFixture.expectedAtTheEnd();
+        String savepointOfTheRestoredJob = null;
         try {
             try {
                 await("the sink to equal phase one (restored), the end of its day and phase two")
@@ -84,9 +94,58 @@ class JobSavepointCompatibilityITCase {
                     .until(() -> !lateEventIds(db).isEmpty());
             assertThat(lateEventIds(db)).containsExactly("a_1:SUCCEEDED");
             assertThat(new TotalsTable(db).totals()).isEqualTo(expected);
+            savepointOfTheRestoredJob =
+                    job.stopWithSavepoint(
+                                    false,
+                                    dir.resolve("savepoints").toUri().toString(),
+                                    SavepointFormatType.CANONICAL)
+                            .get();
         } finally {
-            job.cancel().get();
+            if (savepointOfTheRestoredJob == null) {
+                job.cancel().get();
+            }
         }
+
+        // The old savepoint recorded no settings; the restored job recorded the ones it ran with
+        // (dedup.horizon 2 h, totals.zone UTC), and a restore that raises the horizon is refused.
+        Configuration raised = new Configuration();
+        raised.set(DedupOptions.HORIZON, Duration.ofHours(3));
+        JobClient refused =
+                JobSavepointFixture.start(
+                        db,
+                        kafka.servers(),
+                        dir.resolve("checkpoints-raised"),
+                        Path.of(URI.create(savepointOfTheRestoredJob)),
+                        raised);
+        assertThatThrownBy(() -> refused.getJobExecutionResult().get())
+                .hasStackTraceContaining("SettingChangedException")
+                .hasStackTraceContaining(
+                        "The restored state was built with dedup.horizon=2 h, this job has"
+                                + " dedup.horizon=3 h");
+        assertThat(new TotalsTable(db).totals())
+                .as("the refused job wrote nothing")
+                .isEqualTo(expected);
+    }
+
+    @Test
+    void aJobWithoutExactlyOnceCheckpointsIsRefusedBeforeItRestoresAnything(
+            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+        Path savepoint = copyOfFixture(JobSavepointFixture.RELEASE);
+        Configuration atLeastOnce = new Configuration();
+        atLeastOnce.set(
+                CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
+                CheckpointingMode.AT_LEAST_ONCE);
+        assertThatThrownBy(
+                        () ->
+                                JobSavepointFixture.start(
+                                        db,
+                                        kafka.servers(),
+                                        dir.resolve("checkpoints"),
+                                        savepoint,
+                                        atLeastOnce))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("execution.checkpointing.mode is AT_LEAST_ONCE")
+                .hasMessageContaining("EXACTLY_ONCE");
     }
 
     private static String differences(

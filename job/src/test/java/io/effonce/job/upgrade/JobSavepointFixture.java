@@ -109,6 +109,17 @@ public final class JobSavepointFixture {
     /** The job over {@link #TOPIC} and {@code db}, restored from {@code savepoint} if not null. */
     static JobClient start(PostgresEndpoint db, String kafka, Path checkpoints, Path savepoint)
             throws Exception {
+        return start(db, kafka, checkpoints, savepoint, new Configuration());
+    }
+
+    /** The same, with {@code options} on top of the job's configuration. */
+    static JobClient start(
+            PostgresEndpoint db,
+            String kafka,
+            Path checkpoints,
+            Path savepoint,
+            Configuration options)
+            throws Exception {
         Configuration cluster = new Configuration();
         cluster.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         if (savepoint != null) {
@@ -119,9 +130,11 @@ public final class JobSavepointFixture {
                 StreamExecutionEnvironment.getExecutionEnvironment(cluster);
         env.setParallelism(PARALLELISM);
         env.enableCheckpointing(300);
+        env.configure(options);
         Configuration job = new Configuration();
         job.set(JobOptions.KAFKA_BOOTSTRAP, kafka);
         job.set(JobOptions.TOPIC, TOPIC);
+        job.addAll(options);
         LedgerPipeline.build(env, job, TestEndpoints.unbounded(job, db));
         return env.executeAsync("savepoint-fixture");
     }
