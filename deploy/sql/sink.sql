@@ -126,16 +126,21 @@ CREATE TABLE IF NOT EXISTS sink_progress (
 -- The run that committed checkpoint_id: an attempt of that run that restored an older checkpoint
 -- is stale (Flink restores only the latest completed checkpoint of a run).
 ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS committed_run TEXT;
+-- The job's dedup.horizon: a change up to this far behind the watermark can still be accepted,
+-- so the committed totals are complete only through watermark - horizon.
+ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS horizon INTERVAL;
 
 -- Per sink table: the checkpoint every key group has committed, the event time through which the
--- committed totals are complete (the smallest watermark), the last day that is final, when the
--- last commit and the last restore happened. complete_through and final_through stay NULL until
--- every key group the job owns (sink_fences) has reported one.
+-- committed totals are complete (the smallest watermark minus the horizon: no change with an
+-- earlier event time can still be counted), the last day that is final, when the last commit and
+-- the last restore happened. complete_through and final_through stay NULL until every key group
+-- the job owns (sink_fences) has reported one.
 CREATE OR REPLACE VIEW committed_progress AS
 SELECT p.sink_table,
        min(p.checkpoint_id) AS checkpoint_id,
-       CASE WHEN bool_and(p.watermark IS NOT NULL) AND count(*) >= max(f.owned)
-            THEN min(p.watermark) END AS complete_through,
+       CASE WHEN bool_and(p.watermark IS NOT NULL AND p.horizon IS NOT NULL)
+                 AND count(*) >= max(f.owned)
+            THEN min(p.watermark - p.horizon) END AS complete_through,
        CASE WHEN bool_and(p.final_through IS NOT NULL) AND count(*) >= max(f.owned)
             THEN min(p.final_through) END AS final_through,
        max(p.committed_at) AS committed_at,

@@ -10,9 +10,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -24,7 +27,48 @@ final class KafkaSetup {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSetup.class);
 
+    /**
+     * The broker stamps each record with its own clock when it appends it (LogAppendTime). The job
+     * bounds every change's and heartbeat's event time by that stamp, so a wrong clock on an
+     * application server or on the relay's host cannot move event time into the future.
+     */
+    static final Map<String, String> TOPIC_CONFIGS =
+            Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime");
+
     private KafkaSetup() {}
+
+    /** An existing topic with CreateTime: the job's bound is then the relay host's clock. */
+    private static void warnUnlessLogAppendTime(Admin admin, String topic, int timeoutMs)
+            throws InterruptedException {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        ConfigEntry type;
+        try {
+            type =
+                    admin.describeConfigs(List.of(resource))
+                            .all()
+                            .get(timeoutMs, TimeUnit.MILLISECONDS)
+                            .get(resource)
+                            .get(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn(
+                    "Cannot read the timestamp type of topic {} ({}); not checked",
+                    topic,
+                    e.toString());
+            return;
+        }
+        if (type == null || !"LogAppendTime".equals(type.value())) {
+            LOG.warn(
+                    "Topic {} has {}={}: its record timestamps come from the relay host's clock, so"
+                            + " the job's event-time bound (event-time.tolerance) cannot catch a"
+                            + " relay clock that runs ahead. Fix: kafka-configs --alter --topic {}"
+                            + " --add-config {}=LogAppendTime",
+                    topic,
+                    TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
+                    type == null ? "(unknown)" : type.value(),
+                    topic,
+                    TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG);
+        }
+    }
 
     /** Common client settings: bootstrap plus the operator's extra properties. */
     static Map<String, Object> clientConfig(RelayOptions o) {
@@ -75,7 +119,10 @@ final class KafkaSetup {
             Optional<Short> rf =
                     o.replicationFactor < 0 ? Optional.empty() : Optional.of(o.replicationFactor);
             try {
-                admin.createTopics(List.of(new NewTopic(o.topic(), Optional.of(o.partitions), rf)))
+                admin.createTopics(
+                                List.of(
+                                        new NewTopic(o.topic(), Optional.of(o.partitions), rf)
+                                                .configs(TOPIC_CONFIGS)))
                         .all()
                         .get(timeoutMs, TimeUnit.MILLISECONDS);
                 LOG.info("Created topic {} with {} partitions", o.topic(), o.partitions);
@@ -99,6 +146,7 @@ final class KafkaSetup {
                         n,
                         o.partitions);
             }
+            warnUnlessLogAppendTime(admin, o.topic(), timeoutMs);
             return IntStream.range(0, n).boxed().toList();
         } catch (ExecutionException | TimeoutException e) {
             throw unreachable(o, e);

@@ -115,6 +115,19 @@ public final class JobOptions {
                             "A partition silent this long stops holding back the watermark. The"
                                     + " relay's heartbeats normally keep every partition alive.");
 
+    public static final ConfigOption<Duration> EVENT_TIME_TOLERANCE =
+            ConfigOptions.key("event-time.tolerance")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(5))
+                    .withDescription(
+                            "How far a change's updated_at, or a heartbeat's ts_ms, may lie ahead of"
+                                    + " its Kafka record's timestamp (the broker's clock: the relay"
+                                    + " creates its topic with LogAppendTime). Anything further"
+                                    + " ahead came from a wrong clock: it is a dead letter"
+                                    + " (event-time-ahead) and moves no watermark. Raise it only"
+                                    + " for a workload whose event time runs ahead of real time,"
+                                    + " as the demo's does.");
+
     public static final ConfigOption<Boolean> HOLD_DURING_SNAPSHOT =
             ConfigOptions.key("watermark.hold-during-snapshot")
                     .booleanType()

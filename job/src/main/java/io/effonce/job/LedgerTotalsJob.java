@@ -53,7 +53,8 @@ public final class LedgerTotalsJob {
         ChangeDecoder decoder =
                 new ChangeDecoder(
                         ZoneId.of(config.get(JobOptions.ZONE)),
-                        config.get(JobOptions.DEAD_LETTER_MAX_CHARS));
+                        config.get(JobOptions.DEAD_LETTER_MAX_CHARS),
+                        config.get(JobOptions.EVENT_TIME_TOLERANCE));
         return KafkaSource.<LedgerRecord>builder()
                 .setBootstrapServers(bootstrap)
                 .setTopics(config.get(JobOptions.TOPIC))

@@ -68,8 +68,16 @@ final class DemoStack implements AutoCloseable {
                         options.jobJar,
                         options.parallelism,
                         options.highAvailability,
-                        // The relay's lag of a second is an hour of the demo's event time.
-                        List.of("--dedup.horizon", "12h", "--watermark.out-of-orderness", "30min"),
+                        List.of(
+                                // The relay's lag of a second is an hour of the demo's event time.
+                                "--dedup.horizon",
+                                "12h",
+                                "--watermark.out-of-orderness",
+                                "30min",
+                                // Event time starts tomorrow and runs days ahead of the clocks that
+                                // stamp Kafka records; a real ledger keeps the default of 5 min.
+                                "--event-time.tolerance",
+                                (options.days + 2) + "d"),
                         List.of());
         if (options.pagePort != 0) {
             try {

@@ -147,7 +147,7 @@ class LivePageITCase {
             assertThat(shown.asOfCheckpoint()).isEqualTo("7");
             assertThat(shown.asOfText())
                     .contains("as of checkpoint 7")
-                    .contains("complete through 2025-03-01 14:05:00 UTC")
+                    .contains("complete through 2025-03-01 12:05:00 UTC")
                     .contains("final through 2025-02-28");
             assertThat(shown.restores()).containsExactly("5");
             assertThat(browser.text())

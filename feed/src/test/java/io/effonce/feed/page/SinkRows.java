@@ -96,9 +96,9 @@ final class SinkRows {
     }
 
     /**
-     * What {@code sink_progress} says for both key groups: complete through {@code watermark},
-     * final through {@code finalThrough}, the last restore from {@code restoredCheckpoint} (null:
-     * none).
+     * What {@code sink_progress} says for both key groups: the watermark (with a horizon of 2 h the
+     * totals are complete through two hours before it), final through {@code finalThrough}, the
+     * last restore from {@code restoredCheckpoint} (null: none).
      */
     record Progress(
             Instant watermark,
@@ -150,8 +150,9 @@ final class SinkRows {
                     c.prepareStatement(
                             "INSERT INTO sink_progress (sink_table, key_group, checkpoint_id,"
                                     + " watermark, final_through, restored_checkpoint,"
-                                    + " restored_at) VALUES ('merchant_daily_totals', ?, ?, ?, ?,"
-                                    + " ?, ?) ON CONFLICT (sink_table, key_group) DO UPDATE SET"
+                                    + " restored_at, horizon) VALUES ('merchant_daily_totals', ?, ?,"
+                                    + " ?, ?, ?, ?, INTERVAL '2 hours')"
+                                    + " ON CONFLICT (sink_table, key_group) DO UPDATE SET"
                                     + " checkpoint_id = EXCLUDED.checkpoint_id,"
                                     + " watermark = EXCLUDED.watermark,"
                                     + " final_through = EXCLUDED.final_through,"

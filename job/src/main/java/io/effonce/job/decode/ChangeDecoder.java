@@ -3,6 +3,7 @@ package io.effonce.job.decode;
 import java.io.IOException;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -54,17 +55,31 @@ public final class ChangeDecoder implements Serializable {
     /** Debezium's operations the ledger must never produce: delete, truncate, message. */
     private static final Set<String> UNSUPPORTED_OPS = Set.of("d", "t", "m");
 
+    /** Kafka's timestamp of a record that has none (message format 0): nothing to check against. */
+    public static final long NO_TIMESTAMP = -1;
+
     private final ZoneId zone;
     private final int maxRawChars;
+    private final long toleranceMillis;
     private transient JsonFactory json;
 
-    public ChangeDecoder(ZoneId zone, int maxRawChars) {
+    /**
+     * @param tolerance how far a change's or heartbeat's time may lie ahead of its Kafka record's
+     *     timestamp ({@link io.effonce.job.JobOptions#EVENT_TIME_TOLERANCE})
+     */
+    public ChangeDecoder(ZoneId zone, int maxRawChars, Duration tolerance) {
         this.zone = zone;
         this.maxRawChars = maxRawChars;
+        this.toleranceMillis = tolerance.toMillis();
     }
 
-    /** Decodes one record; {@code null} for a tombstone (a record with no value). */
-    public LedgerRecord decode(String topic, int partition, long offset, byte[] value) {
+    /**
+     * Decodes one record; {@code null} for a tombstone (a record with no value).
+     *
+     * @param recordTimestamp the Kafka record's timestamp, or {@link #NO_TIMESTAMP}
+     */
+    public LedgerRecord decode(
+            String topic, int partition, long offset, long recordTimestamp, byte[] value) {
         if (value == null) {
             return null;
         }
@@ -97,6 +112,10 @@ public final class ChangeDecoder implements Serializable {
                                 + ".."
                                 + MAX_EVENT_TIME);
             }
+            String ahead = aheadOfRecord("heartbeat ts_ms", ts.number(), recordTimestamp);
+            if (ahead != null) {
+                return reject.because(RejectReason.EVENT_TIME_AHEAD, ahead);
+            }
             return LedgerRecord.heartbeat(ts.number());
         }
         EnvelopeScan envelope = root.envelope();
@@ -122,7 +141,13 @@ public final class ChangeDecoder implements Serializable {
             return reject.because(RejectReason.MISTYPED_FIELD, "after");
         }
         return decodeAfter(
-                envelope, envelope.op.equals(SNAPSHOT_READ), topic, partition, offset, reject);
+                envelope,
+                envelope.op.equals(SNAPSHOT_READ),
+                topic,
+                partition,
+                offset,
+                recordTimestamp,
+                reject);
     }
 
     private LedgerRecord decodeAfter(
@@ -131,6 +156,7 @@ public final class ChangeDecoder implements Serializable {
             String topic,
             int partition,
             long offset,
+            long recordTimestamp,
             Rejecter reject) {
         Fields f = new Fields(after);
         String paymentId = f.text("payment_id", true);
@@ -163,6 +189,10 @@ public final class ChangeDecoder implements Serializable {
             }
         } catch (DateTimeParseException e) {
             return reject.because(RejectReason.BAD_TIME, "updated_at '" + clip(updatedAt) + "'");
+        }
+        String ahead = aheadOfRecord("updated_at", at.toEpochMilli(), recordTimestamp);
+        if (ahead != null) {
+            return reject.because(RejectReason.EVENT_TIME_AHEAD, ahead);
         }
         // A VOID row has no merchant, amount or currency; every other row must have all three.
         boolean voidRow = state.equals("VOID");
@@ -201,6 +231,29 @@ public final class ChangeDecoder implements Serializable {
                         partition,
                         offset);
         return snapshotRow ? LedgerRecord.snapshotRow(change) : LedgerRecord.of(change);
+    }
+
+    /**
+     * Why {@code eventTime} cannot be trusted, or null: it lies further ahead of the Kafka record's
+     * timestamp (the broker's clock on a topic with LogAppendTime, as the relay creates it) than
+     * the tolerance. Such a time came from a clock that was wrong (the application server that set
+     * {@code updated_at}, the relay host that stamped a heartbeat); counted, it would move event
+     * time into the future and every later change would be judged late.
+     */
+    private String aheadOfRecord(String field, long eventTime, long recordTimestamp) {
+        if (recordTimestamp < 0 || eventTime - recordTimestamp <= toleranceMillis) {
+            return null;
+        }
+        return field
+                + " "
+                + Instant.ofEpochMilli(eventTime)
+                + " is "
+                + Duration.ofMillis(eventTime - recordTimestamp)
+                + " ahead of the Kafka record's timestamp "
+                + Instant.ofEpochMilli(recordTimestamp)
+                + " (event-time.tolerance "
+                + Duration.ofMillis(toleranceMillis)
+                + ")";
     }
 
     /**

@@ -20,7 +20,12 @@ public final class LedgerRecordDeserializer
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<LedgerRecord> out) {
         LedgerRecord decoded =
-                decoder.decode(record.topic(), record.partition(), record.offset(), record.value());
+                decoder.decode(
+                        record.topic(),
+                        record.partition(),
+                        record.offset(),
+                        record.timestamp(),
+                        record.value());
         if (decoded != null) {
             out.collect(decoded);
         }

@@ -17,6 +17,8 @@ public enum RejectReason {
     ABSURD_AMOUNT("absurd-amount"),
     BAD_CURRENCY("bad-currency"),
     BAD_TIME("bad-time"),
+    /** A well-formed time further ahead of its Kafka record's timestamp than the tolerance. */
+    EVENT_TIME_AHEAD("event-time-ahead"),
     TOTAL_OVERFLOW("total-overflow");
 
     private final String code;

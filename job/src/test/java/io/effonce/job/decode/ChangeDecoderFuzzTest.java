@@ -2,6 +2,7 @@ package io.effonce.job.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.job.JobOptions;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -28,7 +29,9 @@ import net.jqwik.api.lifecycle.AfterContainer;
 class ChangeDecoderFuzzTest {
 
     private static final int MAX_RAW = 256;
-    private static final ChangeDecoder DECODER = new ChangeDecoder(ZoneOffset.UTC, MAX_RAW);
+    private static final ChangeDecoder DECODER =
+            new ChangeDecoder(
+                    ZoneOffset.UTC, MAX_RAW, JobOptions.EVENT_TIME_TOLERANCE.defaultValue());
     private static final Set<String> CODES =
             Arrays.stream(RejectReason.values())
                     .map(RejectReason::code)
@@ -42,7 +45,7 @@ class ChangeDecoderFuzzTest {
     @Property(tries = 100_000)
     void anyInputIsAValidChangeOrADeadLetterWithAReason(@ForAll("records") byte[] value) {
         INPUTS.incrementAndGet();
-        LedgerRecord record = DECODER.decode("payments", 1, 42, value);
+        LedgerRecord record = DECODER.decode("payments", 1, 42, ChangeDecoder.NO_TIMESTAMP, value);
 
         assertThat(record).isNotNull();
         if (record.deadLetter() != null) {

@@ -4,6 +4,7 @@ import static io.effonce.job.decode.Envelopes.after;
 import static io.effonce.job.decode.Envelopes.schemasOff;
 import static io.effonce.job.decode.Envelopes.schemasOn;
 
+import io.effonce.job.JobOptions;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -87,7 +88,9 @@ public final class HostileRecords {
      * a heartbeat): for pipeline tests whose oracle is the ledger alone.
      */
     public static List<byte[]> refused(long seed, int n) {
-        ChangeDecoder decoder = new ChangeDecoder(ZoneOffset.UTC, 64);
+        ChangeDecoder decoder =
+                new ChangeDecoder(
+                        ZoneOffset.UTC, 64, JobOptions.EVENT_TIME_TOLERANCE.defaultValue());
         Random random = new Random(seed);
         List<byte[]> records = new ArrayList<>(n);
         while (records.size() < n) {
@@ -100,7 +103,7 @@ public final class HostileRecords {
                             envelope(random.nextInt(VALID), random.nextBoolean()),
                             mutations,
                             random.nextLong());
-            LedgerRecord decoded = decoder.decode("t", 0, 0, value);
+            LedgerRecord decoded = decoder.decode("t", 0, 0, ChangeDecoder.NO_TIMESTAMP, value);
             if (decoded != null && decoded.deadLetter() != null) {
                 records.add(value);
             }

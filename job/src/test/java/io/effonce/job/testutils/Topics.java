@@ -10,6 +10,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /** Creates topics and publishes records as the relay would (idempotent producer, acks=all). */
@@ -21,7 +22,17 @@ public final class Topics {
             throws ExecutionException, InterruptedException {
         try (Admin admin =
                 Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            // As the relay creates its topic: the broker's clock stamps every record.
+            admin.createTopics(
+                            List.of(
+                                    new NewTopic(topic, partitions, (short) 1)
+                                            .configs(
+                                                    Map.of(
+                                                            TopicConfig
+                                                                    .MESSAGE_TIMESTAMP_TYPE_CONFIG,
+                                                            "LogAppendTime"))))
+                    .all()
+                    .get();
         }
     }
 

@@ -279,8 +279,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         long w = at.getValue();
         DayFinality finality = settings.finality();
         return finality == null
-                ? new Progress(w, null, null)
-                : new Progress(w, finality.finalThrough(w), finality.zone().getId());
+                ? new Progress(w, null, null, null)
+                : new Progress(
+                        w, finality.finalThrough(w), finality.zone().getId(), finality.horizon());
     }
 
     /** Writes each changed key's last value to state; keeps the changes for the next stage. */

@@ -304,14 +304,18 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
         try (PreparedStatement s =
                 c.prepareStatement(
                         "INSERT INTO sink_progress AS p (sink_table, key_group, checkpoint_id,"
-                                + " watermark, final_through, day_zone, committed_at, committed_run)"
-                                + " SELECT ?, g, ?, ?, ?, ?, now(), ? FROM generate_series(?, ?) AS g"
+                                + " watermark, final_through, day_zone, committed_at, committed_run,"
+                                + " horizon)"
+                                + " SELECT ?, g, ?, ?, ?, ?, now(), ?,"
+                                + " CAST(? AS BIGINT) * INTERVAL '1 millisecond'"
+                                + " FROM generate_series(?, ?) AS g"
                                 + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                 + " SET checkpoint_id = EXCLUDED.checkpoint_id,"
                                 + " committed_run = EXCLUDED.committed_run,"
                                 + " watermark = GREATEST(p.watermark, EXCLUDED.watermark),"
                                 + " final_through = GREATEST(p.final_through, EXCLUDED.final_through),"
                                 + " day_zone = COALESCE(EXCLUDED.day_zone, p.day_zone),"
+                                + " horizon = COALESCE(EXCLUDED.horizon, p.horizon),"
                                 + " committed_at = EXCLUDED.committed_at")) {
             s.setString(1, table);
             s.setLong(2, checkpointId);
@@ -325,8 +329,12 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
             s.setObject(4, progress.finalThrough(), Types.DATE);
             s.setString(5, progress.dayZone());
             s.setString(6, run);
-            s.setInt(7, span.first());
-            s.setInt(8, span.last());
+            s.setObject(
+                    7,
+                    progress.horizon() == null ? null : progress.horizon().toMillis(),
+                    Types.BIGINT);
+            s.setInt(8, span.first());
+            s.setInt(9, span.last());
             s.executeUpdate();
         }
     }

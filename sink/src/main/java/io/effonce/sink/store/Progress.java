@@ -1,5 +1,6 @@
 package io.effonce.sink.store;
 
+import java.time.Duration;
 import java.time.LocalDate;
 
 /**
@@ -9,10 +10,13 @@ import java.time.LocalDate;
  * @param watermark epoch millis, or {@code Long.MIN_VALUE} when none has arrived yet
  * @param finalThrough the last final day, or {@code null} when not known
  * @param dayZone the zone whose dates the days are, or {@code null} when not known
+ * @param horizon how far behind the watermark a change can still be accepted ({@code
+ *     dedup.horizon}), or {@code null} when not known: the totals are complete only through {@code
+ *     watermark - horizon}
  */
-public record Progress(long watermark, LocalDate finalThrough, String dayZone) {
+public record Progress(long watermark, LocalDate finalThrough, String dayZone, Duration horizon) {
 
-    public static final Progress UNKNOWN = new Progress(Long.MIN_VALUE, null, null);
+    public static final Progress UNKNOWN = new Progress(Long.MIN_VALUE, null, null, null);
 
     public boolean hasWatermark() {
         return watermark != Long.MIN_VALUE;
