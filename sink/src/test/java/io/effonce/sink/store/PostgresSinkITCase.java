@@ -204,8 +204,9 @@ class PostgresSinkITCase {
 
     /**
      * Each commit records how far the committed totals are complete (the watermark at the
-     * checkpoint's barrier) and so which days are final; the views give one answer per table and
-     * per key. Restoring an older savepoint forgets how far the later checkpoint went.
+     * checkpoint's barrier, minus the horizon: a change that far behind can still be accepted after
+     * the barrier) and so which days are final; the views give one answer per table and per key.
+     * Restoring an older savepoint forgets how far the later checkpoint went.
      */
     @Test
     void progressSaysHowFarCommittedTotalsAreCompleteAndWhichDaysAreFinal(PostgresEndpoint db)
@@ -222,7 +223,7 @@ class PostgresSinkITCase {
             assertThat(table.progress())
                     .isEqualTo(
                             new TotalsTable.CommittedProgress(
-                                    1, nextDay01h, DAY.minusDays(1), null, "Z"));
+                                    1, nextDay01h.minusHours(2), DAY.minusDays(1), null, "Z"));
             assertThat(table.finalDays()).containsExactly(Map.entry(M1, false));
 
             run.processWatermark(nextDay02h.toInstant().toEpochMilli());
