@@ -89,6 +89,7 @@ public final class FlushableSink<K, V> {
         private boolean resetOnFreshStart =
                 FlushableSinkOptions.RESET_ON_FRESH_START.defaultValue();
         private boolean deleteStaleOnFlush = true;
+        private boolean alwaysFullFlush;
         private DayFinality finality;
 
         private Builder() {}
@@ -144,6 +145,15 @@ public final class FlushableSink<K, V> {
             return this;
         }
 
+        /**
+         * Makes every restore flush a full one, as before the incremental flush. Only for tests
+         * that compare the two on the same histories; the sink chooses on its own otherwise.
+         */
+        public Builder<K, V> alwaysFullFlushForTesting() {
+            this.alwaysFullFlush = true;
+            return this;
+        }
+
         public FlushableSink<K, V> build() {
             Objects.requireNonNull(storeFactory, "store(...) is required: where the sink writes");
             Objects.requireNonNull(valueType, "valueType(...) is required: the state's value type");
@@ -170,6 +180,7 @@ public final class FlushableSink<K, V> {
                             flushInterval,
                             resetOnFreshStart,
                             deleteStaleOnFlush,
+                            alwaysFullFlush,
                             finality));
         }
     }

@@ -1,7 +1,12 @@
 package io.effonce.sink.internal;
 
-/** What one full flush did: keys SET from restored state, stale keys deleted, and how long. */
-public record FlushReport(long keysSet, long keysDeleted, long durationMillis) {
+/**
+ * What one restore flush did: how ({@link RestoreFlush.Mode}), keys SET from restored state, stale
+ * keys deleted, and how long.
+ */
+public record FlushReport(
+        RestoreFlush.Mode mode, long keysSet, long keysDeleted, long durationMillis) {
 
-    static final FlushReport NONE = new FlushReport(0, 0, 0);
+    /** No restore flush ran. */
+    public static final FlushReport NONE = new FlushReport(RestoreFlush.Mode.INCREMENTAL, 0, 0, 0);
 }

@@ -229,6 +229,11 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                                         .getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY));
     }
 
+    /** What this attempt's restore flush did ({@link FlushReport#NONE} when it ran none). */
+    public FlushReport lastFlush() {
+        return metrics.lastFlush();
+    }
+
     @Override
     public void processElement(StreamRecord<SinkChange<K, V>> element) throws Exception {
         SinkChange<K, V> change = element.getValue();

@@ -9,7 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The full flush after a restore from checkpoint {@code c}, for one writer's key-group range:
+ * The flush after a restore from checkpoint {@code c}, for one writer's key-group range. The
+ * {@linkplain Mode#FULL full flush} is the seed's:
  *
  * <ol>
  *   <li>read the tag index for keys tagged {@code c} or later: what the erased run wrote after
@@ -19,6 +20,26 @@ import org.slf4j.LoggerFactory;
  *       write it again (new job logic, a retired key), so nothing else would remove it.
  * </ol>
  *
+ * <p>The {@linkplain Mode#INCREMENTAL incremental flush} does steps 1 and 3 and, in step 2, SETs
+ * only the keys found in step 1: its cost is what changed since {@code c}, not the size of the
+ * state. It is enough because a row tagged below {@code c} already holds its key's value at {@code
+ * c}: it was written before barrier {@code c} reached the sink (tags only grow), every write before
+ * a barrier is durable before that checkpoint is acknowledged (the buffer is written out in {@code
+ * prepareSnapshotPreBarrier}), and any later write of the key before the barrier would carry a tag
+ * below {@code c} too and be the row's value; a write after the barrier carries {@code c} or more
+ * and is found in step 1. So the rows tagged below {@code c} are, key by key, the restored state's
+ * values (or, for a key state no longer holds, its final total: the full flush leaves those alone
+ * too). This holds across rescales (tags do not depend on which subtask wrote), for an older
+ * savepoint (everything the later run wrote is tagged above it), for a restore during a flush (the
+ * flush writes tag {@code c}, found again), and for a quarantined row (its SET is refused again
+ * either way). It needs the table to hold every write acknowledged before barrier {@code c}: a
+ * database that lost acknowledged writes (an asynchronous standby promoted, a restore from backup)
+ * does not. {@link RestoreProtocol} therefore chooses the incremental flush only when every key
+ * group of the range has committed checkpoint {@code c} or later in {@code sink_progress}: that
+ * commit came after every write before barrier {@code c}, and a database that keeps a later
+ * transaction keeps the earlier ones (its log is replayed in order). Otherwise it runs the full
+ * flush, which repairs every key the state holds.
+ *
  * <p>The tag index is read before the SETs so that it returns only the erased run's writes, not
  * every restored key rewritten with tag {@code c}. The outcome equals the set-then-scan order
  * because the writer owns the range: no other writer can add a row in between.
@@ -26,6 +47,14 @@ import org.slf4j.LoggerFactory;
 public final class RestoreFlush<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RestoreFlush.class);
+
+    /** How much of the restored state a flush writes. */
+    public enum Mode {
+        /** Every key of restored state: repairs a table that lost acknowledged writes. */
+        FULL,
+        /** Only the keys tagged at or after the restored checkpoint. */
+        INCREMENTAL
+    }
 
     /**
      * Restored keys are SET in batches of at least this many rows: the flush holds up the whole
@@ -57,28 +86,24 @@ public final class RestoreFlush<K, V> {
     }
 
     /** Runs the flush from {@code checkpointId} against {@code restoredState}. */
-    FlushReport run(long checkpointId, RestoredState<K, V> restoredState) {
+    FlushReport run(long checkpointId, RestoredState<K, V> restoredState, Mode mode) {
         long start = System.nanoTime();
         List<K> taggedSinceRestore = store.keysTaggedSince(checkpointId);
 
-        List<StoredRow<K, V>> batch = new ArrayList<>(batchSize);
-        long[] set = {0};
-        restoredState.forEach(
-                (key, value) -> {
-                    batch.add(
-                            new StoredRow<>(key, value, keyGroupOf.applyAsInt(key), checkpointId));
-                    if (batch.size() >= batchSize) {
-                        set[0] += writeAndClear(batch);
-                    }
-                });
-        set[0] += writeAndClear(batch);
-
+        Batches batches = new Batches(checkpointId);
         List<K> stale = new ArrayList<>();
+        if (mode == Mode.FULL) {
+            restoredState.forEach(batches::add);
+        }
         for (K key : taggedSinceRestore) {
-            if (restoredState.valueOf(key) == null) {
+            V value = restoredState.valueOf(key);
+            if (value == null) {
                 stale.add(key);
+            } else if (mode == Mode.INCREMENTAL) {
+                batches.add(key, value);
             }
         }
+        batches.writeRest();
         if (deleteStale) {
             for (int from = 0; from < stale.size(); from += batchSize) {
                 store.delete(stale.subList(from, Math.min(stale.size(), from + batchSize)));
@@ -91,10 +116,12 @@ public final class RestoreFlush<K, V> {
         }
         long deleted = deleteStale ? stale.size() : 0;
         FlushReport report =
-                new FlushReport(set[0], deleted, (System.nanoTime() - start) / 1_000_000);
+                new FlushReport(
+                        mode, batches.set, deleted, (System.nanoTime() - start) / 1_000_000);
         LOG.info(
-                "Full flush of {} after restore from checkpoint {}: {} rows tagged {} or later,"
+                "{} flush of {} after restore from checkpoint {}: {} rows tagged {} or later,"
                         + " {} keys set from state, {} stale keys deleted, in {} ms",
+                mode == Mode.FULL ? "Full" : "Incremental",
                 store.tableName(),
                 checkpointId,
                 taggedSinceRestore.size(),
@@ -105,12 +132,29 @@ public final class RestoreFlush<K, V> {
         return report;
     }
 
-    private int writeAndClear(List<StoredRow<K, V>> batch) {
-        int n = batch.size();
-        if (n > 0) {
-            writer.write(List.copyOf(batch));
-            batch.clear();
+    /** Restored values SET in batches, tagged with the restored checkpoint. */
+    private final class Batches {
+        private final long tag;
+        private final List<StoredRow<K, V>> batch = new ArrayList<>(batchSize);
+        long set;
+
+        Batches(long tag) {
+            this.tag = tag;
         }
-        return n;
+
+        void add(K key, V value) {
+            batch.add(new StoredRow<>(key, value, keyGroupOf.applyAsInt(key), tag));
+            if (batch.size() >= batchSize) {
+                writeRest();
+            }
+        }
+
+        void writeRest() {
+            if (!batch.isEmpty()) {
+                writer.write(List.copyOf(batch));
+                set += batch.size();
+                batch.clear();
+            }
+        }
     }
 }

@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  *       <td>{@link Start#REFUSE_STALE}</td><td>nothing</td></tr>
  *   <tr><td>4</td><td>the claimant restored checkpoint {@code c} (a task restart, a failover, a
  *       rescale, or a deployment from a savepoint: an older one rolls back)</td>
- *       <td>{@link Start#FLUSH_RESTORED}</td><td>take; full flush from {@code c}; committed
- *       reconciled to {@code c}</td></tr>
+ *       <td>{@link Start#FLUSH_RESTORED}</td><td>take; flush from {@code c} (incremental when
+ *       every key group committed {@code c} or later, else full); committed reconciled to {@code
+ *       c}</td></tr>
  *   <tr><td>5</td><td>no state; the claimant's run owns the range (a restart before its first
  *       checkpoint)</td><td>{@link Start#FLUSH_ERASED_RUN}</td><td>take; flush from "checkpoint 0"
  *       with empty state: what the erased run wrote goes</td></tr>
@@ -191,13 +192,13 @@ final class RestoreProtocol<K, V> {
                     throw new IllegalStateException(freshStartRefusal(span, found, checkpointsDir));
             case FLUSH_RESTORED -> {
                 long c = claim.restoredCheckpoint().getAsLong();
-                metrics.flushed(flush(c, state));
+                metrics.flushed(flush(c, state, flushMode(c, found, span)));
                 reconcileCommitted(c, state);
             }
             case FLUSH_ERASED_RUN -> {
                 // Everything this run wrote in the range belongs to an erased run that completed
                 // no checkpoint: a flush from "checkpoint 0" with empty state removes exactly that.
-                metrics.flushed(flush(0L, state));
+                metrics.flushed(flush(0L, state, RestoreFlush.Mode.INCREMENTAL));
                 store.discardStagedAfter(0L);
             }
             case RESET ->
@@ -210,14 +211,41 @@ final class RestoreProtocol<K, V> {
         }
     }
 
-    private FlushReport flush(long checkpointId, RestoredState<K, V> state) {
+    /**
+     * Incremental when every key group of the range committed checkpoint {@code c} or later: the
+     * table then holds every write before barrier {@code c} (see {@link RestoreFlush}). Full when
+     * one did not: the notice of {@code c} was lost, the table is new to the job, or the database
+     * lost acknowledged writes.
+     */
+    private RestoreFlush.Mode flushMode(long c, RangeRecord found, KeyGroupSpan span) {
+        if (settings.alwaysFullFlush()) {
+            return RestoreFlush.Mode.FULL;
+        }
+        if (found.committedInEveryKeyGroup() >= c) {
+            return RestoreFlush.Mode.INCREMENTAL;
+        }
+        LOG.warn(
+                "Full flush of {} in {}: restoring checkpoint {}, but the range's key groups have"
+                        + " committed only through checkpoint {} (0: some never did). The table may"
+                        + " lack writes acknowledged before that checkpoint (a lost completion"
+                        + " notice, a new table, or a database that lost writes), so every key of"
+                        + " restored state is set again.",
+                store.tableName(),
+                span,
+                c,
+                found.committedInEveryKeyGroup());
+        return RestoreFlush.Mode.FULL;
+    }
+
+    private FlushReport flush(
+            long checkpointId, RestoredState<K, V> state, RestoreFlush.Mode mode) {
         return new RestoreFlush<>(
                         store,
                         writer,
                         keyGroupOf,
                         settings.batchSize(),
                         settings.deleteStaleOnFlush())
-                .run(checkpointId, state);
+                .run(checkpointId, state, mode);
     }
 
     /**

@@ -31,6 +31,10 @@ final class SinkMetrics {
         group.gauge("lastFlushKeysSet", (Gauge<Long>) () -> lastFlush.keysSet());
         group.gauge("lastFlushKeysDeleted", (Gauge<Long>) () -> lastFlush.keysDeleted());
         group.gauge("lastFlushDurationMillis", (Gauge<Long>) () -> lastFlush.durationMillis());
+        // 1 when the last restore flush had to be full (the range's commits lagged the checkpoint).
+        group.gauge(
+                "lastFlushFull",
+                (Gauge<Long>) () -> lastFlush.mode() == RestoreFlush.Mode.FULL ? 1L : 0L);
         committedKeys = group.counter("committedKeys");
         group.gauge("lastCommittedCheckpoint", (Gauge<Long>) () -> lastCommitted);
     }
@@ -42,6 +46,10 @@ final class SinkMetrics {
 
     void flushed(FlushReport report) {
         lastFlush = report;
+    }
+
+    FlushReport lastFlush() {
+        return lastFlush;
     }
 
     void batchWritten(int rows, long startNanos) {

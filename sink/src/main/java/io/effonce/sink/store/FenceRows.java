@@ -43,19 +43,24 @@ final class FenceRows {
         }
         long committedByRun;
         long lastCommitted;
+        long committedEverywhere;
         try (PreparedStatement s =
                 c.prepareStatement(
                         "SELECT coalesce(max(checkpoint_id) FILTER (WHERE committed_run = ?), 0),"
-                                + " coalesce(max(checkpoint_id), 0) FROM sink_progress"
+                                + " coalesce(max(checkpoint_id), 0),"
+                                + " CASE WHEN count(*) = ? THEN min(checkpoint_id) ELSE 0 END"
+                                + " FROM sink_progress"
                                 + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
             s.setString(1, run);
-            s.setString(2, table);
-            s.setInt(3, span.first());
-            s.setInt(4, span.last());
+            s.setInt(2, span.last() - span.first() + 1);
+            s.setString(3, table);
+            s.setInt(4, span.first());
+            s.setInt(5, span.last());
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 committedByRun = rs.getLong(1);
                 lastCommitted = rs.getLong(2);
+                committedEverywhere = rs.getLong(3);
             }
         }
         boolean superseded;
@@ -83,7 +88,8 @@ final class FenceRows {
                 hasRows = rs.getBoolean(1);
             }
         }
-        return new RangeRecord(owners, committedByRun, lastCommitted, superseded, hasRows);
+        return new RangeRecord(
+                owners, committedByRun, lastCommitted, committedEverywhere, superseded, hasRows);
     }
 
     /**

@@ -11,6 +11,9 @@ import java.util.stream.Collectors;
  * @param committedByClaimantRun the newest checkpoint the claimant's own run committed in the
  *     range, 0 when none
  * @param lastCommitted the newest checkpoint any run committed in the range, 0 when none
+ * @param committedInEveryKeyGroup the oldest checkpoint committed in the range's key groups when
+ *     every one of them has committed one, else 0: a restore from a checkpoint no newer than this
+ *     finds every write before that checkpoint's barrier in the table (see {@code RestoreFlush})
  * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
  * @param hasRows whether the live table holds a row in the range
  */
@@ -18,6 +21,7 @@ public record RangeRecord(
         Set<RangeOwner> owners,
         long committedByClaimantRun,
         long lastCommitted,
+        long committedInEveryKeyGroup,
         boolean claimantRunSuperseded,
         boolean hasRows) {
 

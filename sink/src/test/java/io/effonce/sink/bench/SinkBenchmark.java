@@ -6,6 +6,8 @@ import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.SchemaTool;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
+import io.effonce.sink.internal.FlushReport;
+import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
@@ -25,10 +27,11 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 
 /**
  * Measures the flushable sink against a real PostgreSQL: upserts per second at 10,000 distinct
- * keys, and the full-flush time for 100,000 and 1,000,000 keys in state with a table ten times
- * larger, with the tag-index query plan. Not a test; run it by hand (see sink/README.md).
+ * keys, and the restore flush, full and incremental, for 100,000 and 1,000,000 keys in state with a
+ * table ten times larger and 0.1 %, 1 % and 10 % of the keys changed since the restored checkpoint,
+ * with the tag-index query plan. Not a test; run it by hand (see sink/README.md).
  *
- * <p>Arguments: {@code [upserts=2000000] [flushSizes=100000,1000000]}.
+ * <p>Arguments: {@code [upserts=2000000] [flushSizes=100000,1000000] [changed=0.001,0.01,0.1]}.
  */
 public final class SinkBenchmark {
 
@@ -38,6 +41,11 @@ public final class SinkBenchmark {
     public static void main(String[] args) throws Exception {
         long upserts = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000;
         String[] flushSizes = (args.length > 1 ? args[1] : "100000,1000000").split(",");
+        String[] fractions = (args.length > 2 ? args[2] : "0.001,0.01,0.1").split(",");
+        double[] changed = new double[fractions.length];
+        for (int i = 0; i < fractions.length; i++) {
+            changed[i] = Double.parseDouble(fractions[i].trim());
+        }
         EmbeddedPostgres embedded = null;
         PostgresEndpoint admin;
         var external = LocalServices.externalPostgres(System.getenv());
@@ -58,7 +66,7 @@ public final class SinkBenchmark {
                 upsertThroughput(db, upserts, true);
             }
             for (String n : flushSizes) {
-                flushTime(db, Integer.parseInt(n.trim()));
+                flushTime(db, Integer.parseInt(n.trim()), changed);
             }
         } finally {
             if (embedded != null) {
@@ -77,7 +85,7 @@ public final class SinkBenchmark {
             keyOf[k] = new MerchantDayKey("m" + k, DAY, "EUR");
         }
         SplittableRandom random = new SplittableRandom(7);
-        try (var h = open(db)) {
+        try (var h = open(db, false)) {
             long start = System.nanoTime();
             long checkpoint = 0;
             for (long i = 0; i < upserts; i++) {
@@ -106,12 +114,30 @@ public final class SinkBenchmark {
         return random.nextBoolean() ? random.nextInt(keys / 100) : random.nextInt(keys);
     }
 
-    private static void flushTime(PostgresEndpoint db, int stateKeys) throws Exception {
+    /** The restore flush of {@code stateKeys} in state, for each fraction changed since c. */
+    private static void flushTime(PostgresEndpoint db, int stateKeys, double[] changedFractions)
+            throws Exception {
+        for (double changed : changedFractions) {
+            for (boolean full : new boolean[] {true, false}) {
+                flushTime(db, stateKeys, changed, full);
+            }
+        }
+    }
+
+    /**
+     * A table ten times the state, checkpoint c completed (and committed) with {@code stateKeys} in
+     * state, then an erased run that rewrote {@code changed} of them and wrote 1,000 keys the
+     * restored state will not hold; then the restore from c, timed.
+     */
+    private static void flushTime(PostgresEndpoint db, int stateKeys, double changed, boolean full)
+            throws Exception {
         TotalsTable table = new TotalsTable(db);
         table.truncate();
+        table.execute("DELETE FROM sink_progress");
         OperatorSubtaskState checkpoint;
         long c = 10;
-        try (var h = open(db)) {
+        int rewritten = (int) Math.round(stateKeys * changed);
+        try (var h = open(db, false)) {
             long filler = 9L * stateKeys;
             table.execute(
                     "INSERT INTO merchant_daily_totals (merchant_id, day, currency, total_minor,"
@@ -128,8 +154,8 @@ public final class SinkBenchmark {
                                         new DailyTotal(k, 1))));
             }
             checkpoint = SinkHarnesses.checkpoint(h, c);
-            // The erased run: 1% of keys rewritten and 1,000 keys restored state will not hold.
-            for (int k = 0; k < stateKeys / 100; k++) {
+            h.notifyOfCompletedCheckpoint(c);
+            for (int k = 0; k < rewritten; k++) {
                 h.processElement(
                         new StreamRecord<>(
                                 SinkChange.upsert(
@@ -147,16 +173,22 @@ public final class SinkBenchmark {
         }
         table.execute("VACUUM ANALYZE merchant_daily_totals");
         long rows = metric(db, "SELECT count(*) FROM merchant_daily_totals");
-        System.out.printf("flush, %,d keys in state, %,d rows in the table:%n", stateKeys, rows);
-        printPlan(db, c);
+        if (full && changed == 0.01) {
+            System.out.printf(
+                    "flush, %,d keys in state, %,d rows in the table:%n", stateKeys, rows);
+            printPlan(db, c);
+        }
 
-        var h = SinkHarnesses.harness(sink(db), TypeInformation.of(MerchantDayKey.class), 1, 0);
+        var h =
+                SinkHarnesses.harness(
+                        sink(db, full), TypeInformation.of(MerchantDayKey.class), 1, 0);
         h.setCheckpointStorage(new JobManagerCheckpointStorage(Integer.MAX_VALUE));
         h.setRestoredCheckpointId(c);
         h.initializeState(checkpoint);
         long start = System.nanoTime();
-        h.open(); // runs the full flush
+        h.open(); // runs the restore flush
         double seconds = (System.nanoTime() - start) / 1e9;
+        FlushReport report = ((FlushableSinkOperator<?, ?>) h.getOperator()).lastFlush();
         h.close();
         long stale =
                 metric(
@@ -165,8 +197,16 @@ public final class SinkBenchmark {
         long wrong =
                 metric(db, "SELECT count(*) FROM merchant_daily_totals WHERE total_minor = -1");
         System.out.printf(
-                "  full flush: %.1f s (%,.0f keys set/s); stale rows left %d, wrong rows left %d%n",
-                seconds, stateKeys / seconds, stale, wrong);
+                "  %,d keys in state, %.1f %% changed since c: %s flush %.3f s (%,d keys set,"
+                        + " %,d deleted); stale rows left %d, wrong rows left %d%n",
+                stateKeys,
+                changed * 100,
+                report.mode(),
+                seconds,
+                report.keysSet(),
+                report.keysDeleted(),
+                stale,
+                wrong);
     }
 
     private static void printPlan(PostgresEndpoint db, long c) throws Exception {
@@ -184,24 +224,28 @@ public final class SinkBenchmark {
         }
     }
 
-    private static FlushableSink<MerchantDayKey, DailyTotal> sink(PostgresEndpoint db) {
-        return FlushableSink.<MerchantDayKey, DailyTotal>builder()
-                .store(
-                        PostgresTotalsStore.factory(
-                                PostgresStoreConfig.of(
-                                        db.jdbcUrl(),
-                                        db.user(),
-                                        db.password(),
-                                        "merchant_daily_totals")))
-                .valueType(TypeInformation.of(DailyTotal.class))
-                .batchSize(BATCH)
-                .build();
+    private static FlushableSink<MerchantDayKey, DailyTotal> sink(
+            PostgresEndpoint db, boolean alwaysFull) {
+        FlushableSink.Builder<MerchantDayKey, DailyTotal> builder =
+                FlushableSink.<MerchantDayKey, DailyTotal>builder()
+                        .store(
+                                PostgresTotalsStore.factory(
+                                        PostgresStoreConfig.of(
+                                                db.jdbcUrl(),
+                                                db.user(),
+                                                db.password(),
+                                                "merchant_daily_totals")))
+                        .valueType(TypeInformation.of(DailyTotal.class))
+                        .batchSize(BATCH);
+        return (alwaysFull ? builder.alwaysFullFlushForTesting() : builder).build();
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<
                     MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
-            open(PostgresEndpoint db) throws Exception {
-        var h = SinkHarnesses.harness(sink(db), TypeInformation.of(MerchantDayKey.class), 1, 0);
+            open(PostgresEndpoint db, boolean alwaysFull) throws Exception {
+        var h =
+                SinkHarnesses.harness(
+                        sink(db, alwaysFull), TypeInformation.of(MerchantDayKey.class), 1, 0);
         // Snapshots of a million keys exceed the in-memory storage's default 5 MB limit.
         h.setCheckpointStorage(new JobManagerCheckpointStorage(Integer.MAX_VALUE));
         h.open();

@@ -3,6 +3,7 @@ package io.effonce.sink.explore;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.testutils.PauseGate;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +43,9 @@ final class Attempt<K, V> {
     boolean opened;
     boolean frozen;
     long lastBarrier;
+
+    /** The keys whose day was closed when the JobManager gave up on this frozen attempt. */
+    Set<Integer> closedWhenFrozen = Set.of();
 
     Attempt(
             int number,

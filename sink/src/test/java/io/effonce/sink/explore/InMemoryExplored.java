@@ -11,6 +11,11 @@ final class InMemoryExplored implements ExploredStore<String, Long> {
 
     private final InMemoryTable<String, Long> table = new InMemoryTable<>();
 
+    /** The table the stores share, for tests that inject a fault into it. */
+    InMemoryTable<String, Long> table() {
+        return table;
+    }
+
     @Override
     public void truncate() {
         // a new instance for every history

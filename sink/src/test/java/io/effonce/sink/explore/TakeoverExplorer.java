@@ -8,6 +8,8 @@ import static io.effonce.sink.testutils.SinkHarnesses.repartition;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.explore.Attempt.Ended;
+import io.effonce.sink.internal.FlushReport;
+import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.StaleAttemptException;
 import io.effonce.sink.testutils.GatedStore;
@@ -15,13 +17,16 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 
 /**
  * Plays one history of {@link Step}s against real sink operators and a real store, with a model of
@@ -59,12 +64,14 @@ final class TakeoverExplorer<K, V> {
 
     private final ExploredStore<K, V> store;
     private final boolean unconditional;
+    private final boolean alwaysFullFlush;
     private final List<String> trace = new ArrayList<>();
     private final List<Attempt<K, V>> frozenPast = new ArrayList<>();
     private final Deque<Snapshot> pending = new ArrayDeque<>();
     private final List<Snapshot> completedHistory = new ArrayList<>();
     private final Map<Integer, Integer> attemptsOfSubtask = new HashMap<>();
     private final List<String> woken = new ArrayList<>();
+    private final List<String> flushModes = new ArrayList<>();
     private FlushableSink<K, V> run;
     private List<Attempt<K, V>> live = new ArrayList<>();
     private Map<Integer, Total> lineage = new HashMap<>();
@@ -84,8 +91,16 @@ final class TakeoverExplorer<K, V> {
      * @param unconditional emulate the takeover before the start protocol (the counterfactual)
      */
     TakeoverExplorer(ExploredStore<K, V> store, boolean unconditional) {
+        this(store, unconditional, false);
+    }
+
+    /**
+     * @param alwaysFullFlush every restore flush full, as before the incremental flush (to compare)
+     */
+    TakeoverExplorer(ExploredStore<K, V> store, boolean unconditional, boolean alwaysFullFlush) {
         this.store = store;
         this.unconditional = unconditional;
+        this.alwaysFullFlush = alwaysFullFlush;
     }
 
     /**
@@ -167,6 +182,7 @@ final class TakeoverExplorer<K, V> {
                             + (f.paused() ? " (frozen, not dead)" : " (crashed)"));
             if (f.paused()) {
                 failed.gate.pauseAfter(0);
+                failed.closedWhenFrozen = closedKeys();
                 frozenPast.add(failed);
                 live.remove(failed);
             }
@@ -177,7 +193,7 @@ final class TakeoverExplorer<K, V> {
                 return;
             }
             a.opened = true;
-            onLive(a, step, h -> h.open());
+            onLive(a, step, this::openAndRecordFlush);
         } else if (step instanceof Step.PauseAfter p) {
             Attempt<K, V> a = live.get(p.subtask() % live.size());
             if (!a.frozen) {
@@ -249,8 +265,8 @@ final class TakeoverExplorer<K, V> {
 
     /**
      * A frozen attempt of the past wakes up: it finishes what it froze in, opens if it never did,
-     * and writes a total of its own. Refusals and fencing are what must happen to it; any other
-     * failure is a finding.
+     * and writes a total of its own, for a day still open when it froze. Refusals and fencing are
+     * what must happen to it; any other failure is a finding.
      */
     private void wake(Attempt<K, V> old) {
         trace.add(old + " wakes up");
@@ -261,11 +277,11 @@ final class TakeoverExplorer<K, V> {
         old.gate.resume();
         if (!old.opened && last != Ended.THREW) {
             old.opened = true;
-            last = old.run(h -> h.open());
+            last = old.run(this::openAndRecordFlush);
         }
         if (last != Ended.THREW) {
             long barrier = old.lastBarrier + 1;
-            Integer own = keyOwnedBy(old);
+            Integer own = openKeyOwnedBy(old);
             old.run(
                     h -> {
                         if (own != null) {
@@ -414,12 +430,28 @@ final class TakeoverExplorer<K, V> {
                         + (from == null ? "nothing" : "checkpoint " + from.id()));
     }
 
+    /** Opens the attempt's operator and notes how its restore flush ran, if it flushed. */
+    private void openAndRecordFlush(
+            KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> h) throws Exception {
+        h.open();
+        FlushReport flush = ((FlushableSinkOperator<?, ?>) h.getOperator()).lastFlush();
+        if (flush != FlushReport.NONE) {
+            flushModes.add(flush.mode().name());
+        }
+    }
+
+    /** How each restore flush of the history ran (FULL, INCREMENTAL). */
+    List<String> flushModes() {
+        return flushModes;
+    }
+
     private FlushableSink<K, V> newRun() {
-        return FlushableSink.<K, V>builder()
-                .store(GatedStore.gated(store.stores(), unconditional))
-                .valueType(store.valueType())
-                .batchSize(2)
-                .build();
+        FlushableSink.Builder<K, V> builder =
+                FlushableSink.<K, V>builder()
+                        .store(GatedStore.gated(store.stores(), unconditional))
+                        .valueType(store.valueType())
+                        .batchSize(2);
+        return (alwaysFullFlush ? builder.alwaysFullFlushForTesting() : builder).build();
     }
 
     /** The live attempt whose key groups hold {@code key}. */
@@ -427,14 +459,30 @@ final class TakeoverExplorer<K, V> {
         return live.get(subtaskOf(key, live.size()));
     }
 
-    /** A key in {@code a}'s key groups, or null. */
-    private Integer keyOwnedBy(Attempt<K, V> a) {
+    /**
+     * A key in {@code a}'s key groups whose day was still open when it froze, or null: what an
+     * erased run of the job can write. It never writes a day it retired (anything for it is late),
+     * and no flush could repair such a write: restored state no longer holds the final total.
+     */
+    private Integer openKeyOwnedBy(Attempt<K, V> a) {
         for (int k = 0; k < Step.KEYS; k++) {
-            if (subtaskOf(k, a.parallelism) == a.subtask) {
+            if (subtaskOf(k, a.parallelism) == a.subtask && !a.closedWhenFrozen.contains(k)) {
                 return k;
             }
         }
         return null;
+    }
+
+    /** The keys whose day is closed in the lineage now. */
+    private Set<Integer> closedKeys() {
+        Set<Integer> closed = new HashSet<>();
+        lineage.forEach(
+                (key, total) -> {
+                    if (total.closed()) {
+                        closed.add(key);
+                    }
+                });
+        return closed;
     }
 
     private int subtaskOf(int key, int parallelism) {

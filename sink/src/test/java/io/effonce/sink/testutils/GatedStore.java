@@ -59,7 +59,7 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
                 found.owners().stream()
                         .map(o -> new RangeOwner(o.run(), o.task(), -1, -1, -1, -1))
                         .collect(Collectors.toSet());
-        return new RangeRecord(owners, 0, found.lastCommitted(), false, found.hasRows());
+        return new RangeRecord(owners, 0, found.lastCommitted(), 0, false, found.hasRows());
     }
 
     @Override

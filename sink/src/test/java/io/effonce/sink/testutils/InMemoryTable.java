@@ -31,6 +31,8 @@ public final class InMemoryTable<K, V> {
     /** The run that committed each key group's checkpoint in {@link #progress}. */
     final Map<Integer, String> committedRuns = new HashMap<>();
 
+    long tagIndexShift;
+
     Predicate<K> refused = key -> false;
     long writeStatements;
     long lastToken;
@@ -39,6 +41,15 @@ public final class InMemoryTable<K, V> {
      * From now on a batch holding a key {@code refused} accepts is refused whole, as PostgreSQL
      * refuses a statement (SQLSTATE 54000, an index row too large).
      */
+    /**
+     * Makes the tag index answer {@code barrier_tag > c} instead of {@code >= c}: a flush that
+     * misses the rows written with the restored checkpoint's tag. Only for the counterfactual of
+     * the incremental flush's argument.
+     */
+    public synchronized void missRowsTaggedWithTheRestoredCheckpoint() {
+        tagIndexShift = 1;
+    }
+
     public synchronized void refuse(Predicate<K> refused) {
         this.refused = refused;
     }

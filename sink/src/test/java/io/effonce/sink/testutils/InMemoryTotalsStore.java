@@ -45,12 +45,17 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             Set<RangeOwner> owners = new HashSet<>();
             long committedByRun = 0;
             long lastCommitted = 0;
+            long committedEverywhere = Long.MAX_VALUE;
             for (int g = span.first(); g <= span.last(); g++) {
                 RangeOwner owner = table.fenceOwners.get(g);
                 if (owner != null) {
                     owners.add(owner);
                 }
                 ProgressRow progress = table.progress.get(g);
+                committedEverywhere =
+                        progress == null
+                                ? 0
+                                : Math.min(committedEverywhere, progress.checkpointId());
                 if (progress != null) {
                     lastCommitted = Math.max(lastCommitted, progress.checkpointId());
                     if (claim.run().equals(table.committedRuns.get(g))) {
@@ -63,6 +68,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                             owners,
                             committedByRun,
                             lastCommitted,
+                            committedEverywhere,
                             table.supersededRuns.contains(claim.run()),
                             table.rows.values().stream()
                                     .anyMatch(r -> span.contains(r.keyGroup())));
@@ -122,7 +128,8 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
         synchronized (table) {
             List<K> keys = new ArrayList<>();
             for (StoredRow<K, V> row : table.rows.values()) {
-                if (row.barrierTag() >= tag && span.contains(row.keyGroup())) {
+                if (row.barrierTag() >= tag + table.tagIndexShift
+                        && span.contains(row.keyGroup())) {
                     keys.add(row.key());
                 }
             }

@@ -1,0 +1,50 @@
+package io.effonce.sink.explore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+
+/**
+ * The incremental restore flush against the full one, by differential exploration: every history of
+ * {@link Histories} (writes, barriers, completions with the notice delivered or lost, crashes and
+ * pauses at any store call, restores from the latest checkpoint, operator rollbacks to older
+ * checkpoints with a rescale) is played twice on identical in-memory stores, once with the sink
+ * choosing its flush (incremental when the range's commits reached the restored checkpoint) and
+ * once with every flush full. Both must satisfy the explorer's model, and the live and committed
+ * tables must be identical.
+ */
+class IncrementalFlushPropertiesTest {
+
+    @Property(tries = 300)
+    void theIncrementalFlushLeavesTheSameTablesAsTheFullOne(
+            @ForAll("histories") Histories.History history) {
+        InMemoryExplored chosen = new InMemoryExplored();
+        InMemoryExplored full = new InMemoryExplored();
+        TakeoverExplorer<String, Long> incremental = new TakeoverExplorer<>(chosen, false, false);
+        TakeoverExplorer<String, Long> always = new TakeoverExplorer<>(full, false, true);
+        String wrongIncremental = incremental.play(history.parallelism(), history.steps());
+        String wrongFull = always.play(history.parallelism(), history.steps());
+        String trace = String.join("\n", incremental.trace());
+        assertThat(wrongIncremental).as("incremental: %s", trace).isNull();
+        assertThat(wrongFull).as("full: %s", String.join("\n", always.trace())).isNull();
+        assertThat(chosen.live()).as(trace).isEqualTo(full.live());
+        assertThat(chosen.committed()).as(trace).isEqualTo(full.committed());
+        for (String mode : incremental.flushModes()) {
+            Statistics.label("a restore flush").collect(mode);
+        }
+        Statistics.label("flushes of a history")
+                .collect(
+                        incremental.flushModes().contains("INCREMENTAL")
+                                ? "some incremental"
+                                : incremental.flushModes().isEmpty() ? "none" : "only full");
+    }
+
+    @Provide
+    Arbitrary<Histories.History> histories() {
+        return Histories.any();
+    }
+}
