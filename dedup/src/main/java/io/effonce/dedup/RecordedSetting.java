@@ -54,8 +54,8 @@ public final class RecordedSetting implements Serializable {
         this.why = why;
     }
 
-    /** State name: {@code effonce-setting-<option>}. */
-    public String stateName() {
+    /** State name: {@code effonce-setting-<option>}, part of the savepoint format. */
+    private String stateName() {
         return "effonce-setting-" + option;
     }
 
@@ -94,13 +94,5 @@ public final class RecordedSetting implements Serializable {
             }
         }
         state.update(List.of(value));
-    }
-
-    public String option() {
-        return option;
-    }
-
-    public String value() {
-        return value;
     }
 }

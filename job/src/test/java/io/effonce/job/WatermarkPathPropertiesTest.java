@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.job.SimulatedWatermarkPath.KafkaRecord;
 import io.effonce.sink.store.MerchantDayKey;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -150,12 +152,12 @@ class WatermarkPathPropertiesTest {
                             1,
                             bound
                                     ? SimulatedWatermarkPath.TOLERANCE
-                                    : java.time.Duration.ofDays(3_000_000))) {
+                                    : Duration.ofDays(3_000_000))) {
                 path.publish(
                         0,
                         new KafkaRecord(
                                 broker, change("pay_1", "m1", 12_000, "SUCCEEDED", broker)));
-                long ahead = broker + java.time.Duration.ofDays(30).toMillis();
+                long ahead = broker + Duration.ofDays(30).toMillis();
                 path.publish(
                         0, new KafkaRecord(broker, change("pay_x", "mx", 1, "SUCCEEDED", ahead)));
                 path.publish(
@@ -231,7 +233,7 @@ class WatermarkPathPropertiesTest {
         return change(id, merchant, amount, "SUCCEEDED", at);
     }
 
-    private static java.time.LocalDate day(long at) {
+    private static LocalDate day(long at) {
         return Instant.ofEpochMilli(at).atZone(ZoneOffset.UTC).toLocalDate();
     }
 
