@@ -89,7 +89,7 @@ public final class FlushableSink<K, V> {
         private boolean resetOnFreshStart =
                 FlushableSinkOptions.RESET_ON_FRESH_START.defaultValue();
         private boolean deleteStaleOnFlush = true;
-        private boolean alwaysFullFlush;
+        private RestoreFlushPolicy restoreFlush = FlushableSinkOptions.RESTORE_FLUSH.defaultValue();
         private DayFinality finality;
 
         private Builder() {}
@@ -128,11 +128,21 @@ public final class FlushableSink<K, V> {
             return this;
         }
 
-        /** Reads batch size, flush interval and the reset switch from Flink configuration. */
+        /** {@code sink.restore-flush}: which flush runs after a restore. */
+        public Builder<K, V> restoreFlush(RestoreFlushPolicy policy) {
+            this.restoreFlush = Objects.requireNonNull(policy, "restoreFlush");
+            return this;
+        }
+
+        /**
+         * Reads batch size, flush interval, the reset switch and the restore-flush policy from
+         * Flink configuration.
+         */
         public Builder<K, V> options(ReadableConfig config) {
             this.batchSize = config.get(FlushableSinkOptions.BATCH_SIZE);
             this.flushInterval = config.get(FlushableSinkOptions.FLUSH_INTERVAL);
             this.resetOnFreshStart = config.get(FlushableSinkOptions.RESET_ON_FRESH_START);
+            this.restoreFlush = config.get(FlushableSinkOptions.RESTORE_FLUSH);
             return this;
         }
 
@@ -142,15 +152,6 @@ public final class FlushableSink<K, V> {
          */
         public Builder<K, V> withoutStaleDeletionForTesting() {
             this.deleteStaleOnFlush = false;
-            return this;
-        }
-
-        /**
-         * Makes every restore flush a full one, as before the incremental flush. Only for tests
-         * that compare the two on the same histories; the sink chooses on its own otherwise.
-         */
-        public Builder<K, V> alwaysFullFlushForTesting() {
-            this.alwaysFullFlush = true;
             return this;
         }
 
@@ -180,7 +181,7 @@ public final class FlushableSink<K, V> {
                             flushInterval,
                             resetOnFreshStart,
                             deleteStaleOnFlush,
-                            alwaysFullFlush,
+                            restoreFlush == RestoreFlushPolicy.FULL,
                             finality));
         }
     }

@@ -36,6 +36,17 @@ public final class FlushableSinkOptions {
                                     + " is refused, because those rows cannot be reconciled without"
                                     + " the state that wrote them.");
 
+    public static final ConfigOption<RestoreFlushPolicy> RESTORE_FLUSH =
+            ConfigOptions.key("sink.restore-flush")
+                    .enumType(RestoreFlushPolicy.class)
+                    .defaultValue(RestoreFlushPolicy.AUTO)
+                    .withDescription(
+                            "AUTO: after a restore, set again only the rows written since the"
+                                    + " restored checkpoint when the table is known to hold every"
+                                    + " write before it, else every key of restored state. FULL:"
+                                    + " always every key (the seed's full flush; as exact, slower"
+                                    + " in proportion to the state).");
+
     public static final ConfigOption<String> TABLE =
             ConfigOptions.key("sink.table")
                     .stringType()

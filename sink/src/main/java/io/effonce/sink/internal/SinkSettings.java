@@ -8,8 +8,7 @@ import java.time.Duration;
  * The operator's validated settings.
  *
  * @param deleteStaleOnFlush {@code false} only in tests that show why the flush deletes
- * @param alwaysFullFlush {@code true} only in tests that compare the incremental flush with the
- *     full one
+ * @param alwaysFullFlush {@code sink.restore-flush} FULL: every restore flush a full one
  * @param finality when a day is final, for the progress of each commit; {@code null}: not recorded
  */
 public record SinkSettings(

@@ -5,6 +5,7 @@ import io.effonce.local.LocalServices;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.SchemaTool;
 import io.effonce.sink.FlushableSink;
+import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.internal.FlushReport;
 import io.effonce.sink.internal.FlushableSinkOperator;
@@ -237,7 +238,7 @@ public final class SinkBenchmark {
                                                 "merchant_daily_totals")))
                         .valueType(TypeInformation.of(DailyTotal.class))
                         .batchSize(BATCH);
-        return (alwaysFull ? builder.alwaysFullFlushForTesting() : builder).build();
+        return (alwaysFull ? builder.restoreFlush(RestoreFlushPolicy.FULL) : builder).build();
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<

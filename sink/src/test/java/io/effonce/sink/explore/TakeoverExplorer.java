@@ -6,6 +6,7 @@ import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
 import static io.effonce.sink.testutils.SinkHarnesses.repartition;
 
 import io.effonce.sink.FlushableSink;
+import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.explore.Attempt.Ended;
 import io.effonce.sink.internal.FlushReport;
@@ -451,7 +452,7 @@ final class TakeoverExplorer<K, V> {
                         .store(GatedStore.gated(store.stores(), unconditional))
                         .valueType(store.valueType())
                         .batchSize(2);
-        return (alwaysFullFlush ? builder.alwaysFullFlushForTesting() : builder).build();
+        return (alwaysFullFlush ? builder.restoreFlush(RestoreFlushPolicy.FULL) : builder).build();
     }
 
     /** The live attempt whose key groups hold {@code key}. */

@@ -10,9 +10,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
+import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.testutils.InMemoryTable;
 import java.util.Map;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.junit.jupiter.api.Test;
 
@@ -142,6 +144,44 @@ class RestoreFlushTest {
             assertThat(table.row("gone").barrierTag())
                     .as("a retired key is not SET by the flush")
                     .isEqualTo(C - 1);
+        }
+    }
+
+    /**
+     * {@code sink.restore-flush} read from configuration: with the range's commit of c on record,
+     * AUTO sets only the key written since c, FULL every key of restored state, and both leave the
+     * same table.
+     */
+    @Test
+    void theRestoreFlushOptionFullSetsEveryKeyOfStateWhereAutoSetsOnlyTheOneWrittenSinceC()
+            throws Exception {
+        OperatorSubtaskState checkpointC;
+        try (var before = fresh(sink(table).build())) {
+            upsert(before, "untouched", 1);
+            upsert(before, "m1", 12_000);
+            checkpointC = checkpoint(before, C);
+            before.notifyOfCompletedCheckpoint(C);
+            upsert(before, "m1", 15_000);
+            before.prepareSnapshotPreBarrier(C + 1);
+        }
+        Map<String, Long> restoredTable = Map.of("untouched", 1L, "m1", 12_000L);
+
+        for (String policy : new String[] {"AUTO", "FULL"}) {
+            Configuration config = new Configuration();
+            config.setString(FlushableSinkOptions.RESTORE_FLUSH.key(), policy);
+            try (var after = restored(sink(table).options(config).build(), checkpointC, C, 1, 0)) {
+                FlushReport flush = ((FlushableSinkOperator<?, ?>) after.getOperator()).lastFlush();
+                assertThat(flush.mode())
+                        .as(policy)
+                        .isEqualTo(
+                                policy.equals("AUTO")
+                                        ? RestoreFlush.Mode.INCREMENTAL
+                                        : RestoreFlush.Mode.FULL);
+                assertThat(flush.keysSet()).as(policy).isEqualTo(policy.equals("AUTO") ? 1 : 2);
+                assertThat(table.values()).as(policy).isEqualTo(restoredTable);
+                upsert(after, "m1", 15_000); // the replay, before the next restore erases it
+                after.prepareSnapshotPreBarrier(C + 1);
+            }
         }
     }
 }
