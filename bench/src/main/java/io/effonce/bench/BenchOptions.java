@@ -7,7 +7,7 @@ import java.util.List;
 /** What the throughput benchmark runs; every value has a default and a flag. */
 record BenchOptions(
         int records,
-        int pairs,
+        int rounds,
         int partitions,
         int merchants,
         double zipfExponent,
@@ -21,14 +21,14 @@ record BenchOptions(
         Instant start) {
 
     static final String USAGE =
-            "ThroughputBenchmark [--records 1000000] [--pairs 3] [--partitions 4]"
+            "ThroughputBenchmark [--records 1000000] [--rounds 3] [--partitions 4]"
                     + " [--merchants 10000] [--zipf 1.1] [--days 3] [--duplicates 0.1]"
                     + " [--parallelism 2] [--checkpoint-interval-ms 10000] [--heap 1g] [--seed 42]"
-                    + " [--jvm-option OPTION]... ({run} in OPTION becomes sql-1, effonce-1, ...)";
+                    + " [--jvm-option OPTION]... ({run} in OPTION becomes sql-1, sql-minibatch-1, effonce-1, ...)";
 
     static BenchOptions parse(String[] args) {
         int records = 1_000_000;
-        int pairs = 3;
+        int rounds = 3;
         int partitions = 4;
         int merchants = 10_000;
         double zipf = 1.1;
@@ -47,7 +47,7 @@ record BenchOptions(
             String v = args[++i];
             switch (flag) {
                 case "--records" -> records = Integer.parseInt(v);
-                case "--pairs" -> pairs = Integer.parseInt(v);
+                case "--rounds" -> rounds = Integer.parseInt(v);
                 case "--partitions" -> partitions = Integer.parseInt(v);
                 case "--merchants" -> merchants = Integer.parseInt(v);
                 case "--zipf" -> zipf = Double.parseDouble(v);
@@ -71,7 +71,7 @@ record BenchOptions(
         }
         return new BenchOptions(
                 records,
-                pairs,
+                rounds,
                 partitions,
                 merchants,
                 zipf,

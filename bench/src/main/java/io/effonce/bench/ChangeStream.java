@@ -2,7 +2,6 @@ package io.effonce.bench;
 
 import io.effonce.local.workload.Zipf;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -33,9 +32,6 @@ final class ChangeStream {
     private final long[] order;
 
     private final Map<TotalsKey, long[]> expected = new HashMap<>();
-
-    /** A merchant-day-currency; the day is UTC. */
-    record TotalsKey(String merchantId, LocalDate day, String currency) {}
 
     ChangeStream(BenchOptions options) {
         this.options = options;
@@ -131,39 +127,16 @@ final class ChangeStream {
         int p = change / 2;
         boolean created = change % 2 == 0;
         String state = created ? "PENDING" : succeeded[p] ? "SUCCEEDED" : "FAILED";
-        long at = created ? createdAtMs[p] : finalAtMs[p];
-        String id = paymentId(p);
-        return "{\"before\":null,\"after\":{\"payment_id\":\""
-                + id
-                + "\",\"caller_id\":\"c"
-                + (p % 97)
-                + "\",\"client_key\":\"k-"
-                + id
-                + "\",\"merchant_id\":\"m"
-                + merchant[p]
-                + "\",\"fingerprint\":\"fp-"
-                + id
-                + "\",\"amount\":"
-                + amount[p]
-                + ",\"currency\":\""
-                + CURRENCIES[currency[p]]
-                + "\",\"state\":\""
-                + state
-                + "\",\"psp_charge\":null,\"updated_at\":\""
-                + Instant.ofEpochMilli(at)
-                + "\"},\"source\":{\"version\":\"3.6.1.Final\",\"connector\":\"postgresql\","
-                + "\"name\":\"effonce\",\"ts_ms\":"
-                + at
-                + ",\"snapshot\":\"false\",\"db\":\"ledger\",\"sequence\":null,\"schema\":"
-                + "\"public\",\"table\":\"payments\",\"txId\":"
-                + (1000 + change)
-                + ",\"lsn\":"
-                + (10_000L + 64L * change)
-                + ",\"xmin\":null},\"transaction\":null,\"op\":\""
-                + (created ? "c" : "u")
-                + "\",\"ts_ms\":"
-                + (at + 7)
-                + "}";
+        return Envelopes.payment(
+                paymentId(p),
+                "c" + (p % 97),
+                "m" + merchant[p],
+                amount[p],
+                CURRENCIES[currency[p]],
+                state,
+                created ? createdAtMs[p] : finalAtMs[p],
+                change,
+                created);
     }
 
     private int change(int position) {

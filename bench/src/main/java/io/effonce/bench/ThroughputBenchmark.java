@@ -13,10 +13,12 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -26,14 +28,18 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The job and its Flink SQL equivalent, side by side on one topic: each run starts one of them in a
- * fresh JVM (a cold MiniCluster), alternating which goes first, and is timed from the start of its
- * JVM until its totals table equals the expected totals exactly. Prints records/s per run, the
- * ratio per pair and the medians. Not a test; run it by hand (bench/README.md).
+ * The job and its Flink SQL equivalent, as written and tuned with mini-batch, side by side on one
+ * topic: each run starts one of them in a fresh JVM (a cold MiniCluster), the order rotating from
+ * round to round, and is timed from the start of its JVM until its totals table equals the expected
+ * totals exactly. Prints records/s per run, the ratios per round and the medians. Not a test; run
+ * it by hand (bench/README.md).
  */
 public final class ThroughputBenchmark {
 
     private static final String TOPIC = "bench.public.payments";
+
+    /** The systems of a round; see {@link BenchJob}. */
+    private static final List<String> SYSTEMS = List.of("sql", "sql-minibatch", "effonce");
 
     /** Upper bound of one run; a run that takes longer has a problem worth reading about. */
     private static final Duration RUN_LIMIT = Duration.ofMinutes(20);
@@ -66,38 +72,49 @@ public final class ThroughputBenchmark {
                             + " its table equals the expected totals%n",
                     options.heap(), options.parallelism(), options.checkpointIntervalMs());
 
-            List<double[]> pairs = new ArrayList<>();
-            for (int pair = 1; pair <= options.pairs(); pair++) {
-                boolean sqlFirst = pair % 2 == 1;
-                Run first = run(sqlFirst ? "sql" : "effonce", pg, kafka, options, stream, pair);
-                Run second = run(sqlFirst ? "effonce" : "sql", pg, kafka, options, stream, pair);
-                Run sql = sqlFirst ? first : second;
-                Run effonce = sqlFirst ? second : first;
-                double ratio = effonce.recordsPerSecond() / sql.recordsPerSecond();
-                pairs.add(
-                        new double[] {
-                            sql.recordsPerSecond(),
-                            effonce.recordsPerSecond(),
-                            ratio,
-                            sql.steadyRecordsPerSecond(),
-                            effonce.steadyRecordsPerSecond()
-                        });
-                System.out.printf("pair %d: effonce / Flink SQL = %.2f%n", pair, ratio);
+            List<Map<String, Run>> rounds = new ArrayList<>();
+            for (int round = 1; round <= options.rounds(); round++) {
+                Map<String, Run> runs = new HashMap<>();
+                // Each system takes each slot in turn: the machine's drift over a round is shared.
+                for (int slot = 0; slot < SYSTEMS.size(); slot++) {
+                    String system = SYSTEMS.get((round - 1 + slot) % SYSTEMS.size());
+                    runs.put(system, run(system, pg, kafka, options, stream, round));
+                }
+                rounds.add(runs);
+                System.out.printf(
+                        "round %d: effonce / Flink SQL = %.2f, effonce / Flink SQL mini-batch ="
+                                + " %.2f%n",
+                        round, ratio(runs, "sql"), ratio(runs, "sql-minibatch"));
             }
             System.out.println();
             System.out.println(
-                    "| pair | Flink SQL rec/s (steady) | effonce rec/s (steady) | ratio |");
-            System.out.println("|---|---|---|---|");
-            for (int i = 0; i < pairs.size(); i++) {
-                double[] p = pairs.get(i);
+                    "| round | Flink SQL rec/s (steady) | Flink SQL mini-batch rec/s (steady) |"
+                            + " effonce rec/s (steady) | effonce / SQL | effonce / mini-batch |");
+            System.out.println("|---|---|---|---|---|---|");
+            for (int i = 0; i < rounds.size(); i++) {
+                Map<String, Run> r = rounds.get(i);
                 System.out.printf(
-                        "| %d | %,.0f (%,.0f) | %,.0f (%,.0f) | %.2f |%n",
-                        i + 1, p[0], p[3], p[1], p[4], p[2]);
+                        "| %d | %s | %s | %s | %.2f | %.2f |%n",
+                        i + 1,
+                        r.get("sql"),
+                        r.get("sql-minibatch"),
+                        r.get("effonce"),
+                        ratio(r, "sql"),
+                        ratio(r, "sql-minibatch"));
             }
             System.out.printf(
-                    "median: Flink SQL %,.0f rec/s, effonce %,.0f rec/s, ratio %.2f%n",
-                    median(pairs, 0), median(pairs, 1), median(pairs, 2));
+                    "median: Flink SQL %,.0f rec/s, Flink SQL mini-batch %,.0f rec/s, effonce %,.0f"
+                            + " rec/s; effonce / SQL %.2f, effonce / mini-batch %.2f%n",
+                    median(rounds, r -> r.get("sql").recordsPerSecond()),
+                    median(rounds, r -> r.get("sql-minibatch").recordsPerSecond()),
+                    median(rounds, r -> r.get("effonce").recordsPerSecond()),
+                    median(rounds, r -> ratio(r, "sql")),
+                    median(rounds, r -> ratio(r, "sql-minibatch")));
         }
+    }
+
+    private static double ratio(Map<String, Run> round, String peer) {
+        return round.get("effonce").recordsPerSecond() / round.get(peer).recordsPerSecond();
     }
 
     private record Run(int records, double seconds, double steadySeconds) {
@@ -108,6 +125,11 @@ public final class ThroughputBenchmark {
         double steadyRecordsPerSecond() {
             return records / steadySeconds;
         }
+
+        @Override
+        public String toString() {
+            return "%,.0f (%,.0f)".formatted(recordsPerSecond(), steadyRecordsPerSecond());
+        }
     }
 
     private static Run run(
@@ -116,7 +138,7 @@ public final class ThroughputBenchmark {
             EmbeddedKafka kafka,
             BenchOptions options,
             ChangeStream stream,
-            int pair)
+            int round)
             throws Exception {
         PostgresEndpoint db = LocalServices.newDatabase(pg.endpoint(), "effonce_bench");
         String table;
@@ -147,7 +169,7 @@ public final class ThroughputBenchmark {
                                 "-Dflink.execution.checkpointing.dir=" + checkpoints.toUri(),
                                 "-Dflink.execution.checkpointing.incremental=true"));
         for (String option : options.jvmOptions()) {
-            command.add(option.replace("{run}", system + "-" + pair));
+            command.add(option.replace("{run}", system + "-" + round));
         }
         command.addAll(
                 List.of(
@@ -181,9 +203,9 @@ public final class ThroughputBenchmark {
                     Run run =
                             new Run(stream.records(), (now - start) / 1e9, (now - firstRow) / 1e9);
                     System.out.printf(
-                            "pair %d, %-8s %,d records exact after %.1f s = %,.0f rec/s (first"
-                                    + " row after %.1f s; from then %,.0f rec/s)%n",
-                            pair,
+                            "round %d, %-14s %,d records exact after %.1f s = %,.0f rec/s"
+                                    + " (first row after %.1f s; from then %,.0f rec/s)%n",
+                            round,
                             system + ":",
                             run.records(),
                             run.seconds(),
@@ -251,8 +273,9 @@ public final class ThroughputBenchmark {
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 
-    private static double median(List<double[]> rows, int column) {
-        double[] v = rows.stream().mapToDouble(r -> r[column]).sorted().toArray();
+    private static double median(
+            List<Map<String, Run>> rounds, ToDoubleFunction<Map<String, Run>> value) {
+        double[] v = rounds.stream().mapToDouble(value).sorted().toArray();
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 }

@@ -5,7 +5,9 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Compares a totals table with the expected totals: first by row count and sums (one cheap query),
@@ -15,11 +17,11 @@ final class TotalsCheck {
 
     private final PostgresEndpoint db;
     private final String table;
-    private final Map<ChangeStream.TotalsKey, long[]> expected;
+    private final Map<TotalsKey, long[]> expected;
     private final long expectedTotal;
     private final long expectedPayments;
 
-    TotalsCheck(PostgresEndpoint db, String table, Map<ChangeStream.TotalsKey, long[]> expected) {
+    TotalsCheck(PostgresEndpoint db, String table, Map<TotalsKey, long[]> expected) {
         this.db = db;
         this.table = table;
         this.expected = expected;
@@ -68,7 +70,7 @@ final class TotalsCheck {
             while (rs.next()) {
                 long[] want =
                         expected.get(
-                                new ChangeStream.TotalsKey(
+                                new TotalsKey(
                                         rs.getString(1),
                                         rs.getDate(2).toLocalDate(),
                                         rs.getString(3)));
@@ -79,5 +81,28 @@ final class TotalsCheck {
             }
         }
         return matching == expected.size();
+    }
+
+    /**
+     * Polls until the table is exact; returns {@link System#nanoTime()} at the start of the poll
+     * that found it so (when it became exact, to within one poll). Fails after {@code limit},
+     * naming what was awaited and the last progress seen.
+     */
+    long awaitExact(String what, Duration limit) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (true) {
+            long at = System.nanoTime();
+            Progress progress = progress();
+            if (progress.sumsMatch() && exact()) {
+                return at;
+            }
+            if (at > deadline) {
+                throw new IllegalStateException(
+                        "Waited %s for %s: the table holds %s; expected %d rows, %d payments"
+                                .formatted(
+                                        limit, what, progress, expected.size(), expectedPayments));
+            }
+            TimeUnit.MILLISECONDS.sleep(100); // pacing of the poll of the table
+        }
     }
 }

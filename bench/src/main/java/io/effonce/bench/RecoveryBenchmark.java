@@ -1,0 +1,295 @@
+package io.effonce.bench;
+
+import io.effonce.cluster.CheckpointStats;
+import io.effonce.cluster.ClusterSpec;
+import io.effonce.cluster.FlinkJobs;
+import io.effonce.cluster.FlinkProcess;
+import io.effonce.cluster.JobSubmission;
+import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.local.EmbeddedKafka;
+import io.effonce.local.EmbeddedPostgres;
+import io.effonce.local.Files2;
+import io.effonce.local.LocalServices;
+import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.SchemaTool;
+import io.effonce.sink.RestoreFlushPolicy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.ToDoubleFunction;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * What a TaskManager kill costs as the sink's state grows: the shaded job jar on the real
+ * multi-process cluster (one JobManager, two TaskManagers, each its own JVM), first given {@code
+ * --keys} merchant-days of state, then, {@code --kills} times, {@code --changed} of them written
+ * after a checkpoint completed and a {@code kill -9} of a TaskManager of the job while the next
+ * checkpoint is in flight. Timed from the kill until the job runs again and until the totals table
+ * is exact; the restore flush's own report read from the TaskManagers' logs. Three scenarios: a
+ * small state ({@code --baseline-keys}) and the large one, both with the default {@code
+ * sink.restore-flush=AUTO}, and the large one with {@code FULL}. Not a test; run it by hand
+ * (bench/README.md).
+ */
+public final class RecoveryBenchmark {
+
+    private static final String TABLE = "merchant_daily_totals";
+    private static final int TASK_MANAGERS = 2;
+
+    /** Upper bound of each wait; a wait that takes longer has a problem worth reading about. */
+    private static final Duration LIMIT = Duration.ofMinutes(20);
+
+    private RecoveryBenchmark() {}
+
+    private record Scenario(String name, int keys, RestoreFlushPolicy policy) {}
+
+    private record Kill(
+            Scenario scenario,
+            int kill,
+            long restoredFrom,
+            int keysChanged,
+            double runningSeconds,
+            double exactSeconds,
+            FlushLog.Flush flush) {}
+
+    public static void main(String[] args) throws Exception {
+        RecoveryOptions options = RecoveryOptions.parse(args);
+        List<Scenario> scenarios =
+                List.of(
+                        new Scenario(
+                                "small state", options.baselineKeys(), RestoreFlushPolicy.AUTO),
+                        new Scenario("large state", options.keys(), RestoreFlushPolicy.AUTO),
+                        new Scenario("large state", options.keys(), RestoreFlushPolicy.FULL));
+        Path dir = Files.createTempDirectory("effonce-recovery-");
+        List<Kill> kills = new ArrayList<>();
+        try (EmbeddedPostgres pg = EmbeddedPostgres.start();
+                EmbeddedKafka kafka = EmbeddedKafka.start();
+                LocalFlinkCluster cluster =
+                        LocalFlinkCluster.start(
+                                ClusterSpec.builder(dir.resolve("flink"))
+                                        .taskManagers(TASK_MANAGERS)
+                                        .fastFailover()
+                                        .config(
+                                                "execution.checkpointing.interval",
+                                                options.checkpointIntervalMs() + "ms")
+                                        .build())) {
+            System.out.printf(
+                    "cluster: 1 JobManager, %d TaskManagers (each its own JVM), job parallelism %d,"
+                            + " RocksDB, a checkpoint every %d ms; %d payments written after the"
+                            + " last checkpoint before each kill%n",
+                    TASK_MANAGERS,
+                    options.parallelism(),
+                    options.checkpointIntervalMs(),
+                    options.changesPerKill());
+            for (int s = 0; s < scenarios.size(); s++) {
+                kills.addAll(run(scenarios.get(s), s, options, pg, kafka, cluster, dir));
+            }
+        } finally {
+            Files2.deleteRecursively(dir);
+        }
+        printTable(scenarios, kills);
+    }
+
+    private static List<Kill> run(
+            Scenario scenario,
+            int number,
+            RecoveryOptions options,
+            EmbeddedPostgres pg,
+            EmbeddedKafka kafka,
+            LocalFlinkCluster cluster,
+            Path dir)
+            throws Exception {
+        String topic = "recovery-" + number;
+        createTopic(kafka.bootstrapServers(), topic, options.partitions());
+        PostgresEndpoint db = LocalServices.newDatabase(pg.endpoint(), "effonce_recovery");
+        SchemaTool.applyAll(db);
+        // Yesterday: behind every clock, so no change is ahead of its Kafka timestamp.
+        LocalDate day = LocalDate.now(ZoneOffset.UTC).minusDays(1);
+        RecoveryWorkload workload =
+                new RecoveryWorkload(topic, scenario.keys(), day, options.seed());
+        FlinkJobs jobs = cluster.jobs();
+        String jobId =
+                jobs.submit(
+                        submission(db, kafka.bootstrapServers(), topic, scenario, options, dir));
+        List<Kill> kills = new ArrayList<>();
+        try (Producer<byte[], byte[]> producer = producer(kafka.bootstrapServers())) {
+            jobs.awaitAllTasksRunning(jobId);
+            long start = System.nanoTime();
+            workload.publishState(producer);
+            long exact =
+                    new TotalsCheck(db, TABLE, workload.expected())
+                            .awaitExact("the state of " + scenario.keys() + " keys", LIMIT);
+            System.out.printf(
+                    "%s, restore flush %s: %,d keys in state, exact after %.1f s%n",
+                    scenario.name(), scenario.policy(), scenario.keys(), (exact - start) / 1e9);
+            for (int k = 1; k <= options.kills(); k++) {
+                Kill kill = kill(scenario, k, jobId, options, workload, producer, db, cluster);
+                kills.add(kill);
+                System.out.printf(
+                        "  kill %d: restored from checkpoint %d (%,d keys changed since the one"
+                                + " before); running after %.1f s, exact after %.1f s; %s%n",
+                        k,
+                        kill.restoredFrom(),
+                        kill.keysChanged(),
+                        kill.runningSeconds(),
+                        kill.exactSeconds(),
+                        kill.flush());
+            }
+        } finally {
+            jobs.cancel(jobId);
+            cluster.awaitAllSlotsFree(LIMIT);
+        }
+        return kills;
+    }
+
+    /**
+     * Writes {@code changesPerKill} payments right after a checkpoint completed, waits until the
+     * table shows them, then kills a TaskManager of the job during the next checkpoint (which the
+     * kill fails), so the restore is from the checkpoint before those writes.
+     */
+    private static Kill kill(
+            Scenario scenario,
+            int number,
+            String jobId,
+            RecoveryOptions options,
+            RecoveryWorkload workload,
+            Producer<byte[], byte[]> producer,
+            PostgresEndpoint db,
+            LocalFlinkCluster cluster)
+            throws Exception {
+        FlinkJobs jobs = cluster.jobs();
+        jobs.awaitCheckpointAfter(jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+        int changed = workload.publishSlice(producer, options.changesPerKill());
+        new TotalsCheck(db, TABLE, workload.expected()).awaitExact("the slice written", LIMIT);
+        CheckpointStats before = cluster.rest().checkpoints(jobId);
+        FlinkProcess victim = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
+        FlushLog logs = FlushLog.from(cluster.logDir());
+        jobs.awaitCheckpointInProgress(jobId, LIMIT);
+        long killedAt = System.nanoTime();
+        cluster.killTaskManager(victim.index());
+        cluster.startTaskManager();
+        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), LIMIT);
+        long runningAt = System.nanoTime();
+        long exactAt =
+                new TotalsCheck(db, TABLE, workload.expected())
+                        .awaitExact("exact totals after kill " + number, LIMIT);
+        cluster.awaitTaskManagers(TASK_MANAGERS, LIMIT);
+        return new Kill(
+                scenario,
+                number,
+                after.latestRestoredId(),
+                changed,
+                (runningAt - killedAt) / 1e9,
+                (exactAt - killedAt) / 1e9,
+                logs.flushSince(after.latestRestoredId()));
+    }
+
+    private static JobSubmission submission(
+            PostgresEndpoint db,
+            String kafka,
+            String topic,
+            Scenario scenario,
+            RecoveryOptions options,
+            Path dir)
+            throws Exception {
+        Path password = Files.createTempFile(dir, "pg", ".password");
+        Files.writeString(password, db.password());
+        return JobSubmission.of(
+                        options.jobJar().toAbsolutePath(),
+                        "io.effonce.job.LedgerTotalsJob",
+                        "--kafka.bootstrap-servers",
+                        kafka,
+                        "--kafka.topic",
+                        topic,
+                        "--kafka.group-id",
+                        topic,
+                        "--postgres.url",
+                        db.jdbcUrl(),
+                        "--postgres.user",
+                        db.user(),
+                        "--postgres.password-file",
+                        password.toString(),
+                        "--sink.restore-flush",
+                        scenario.policy().name())
+                .withParallelism(options.parallelism());
+    }
+
+    private static void createTopic(String bootstrap, String topic, int partitions)
+            throws Exception {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(
+                            List.of(
+                                    new NewTopic(topic, partitions, (short) 1)
+                                            .configs(
+                                                    Map.of(
+                                                            "message.timestamp.type",
+                                                            "LogAppendTime"))))
+                    .all()
+                    .get();
+        }
+    }
+
+    private static Producer<byte[], byte[]> producer(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static void printTable(List<Scenario> scenarios, List<Kill> kills) {
+        System.out.println();
+        System.out.println(
+                "| scenario | keys in state | sink.restore-flush | flush ran | keys set by the"
+                        + " flush (median) | flush ms (median) | kill → running s (min / median"
+                        + " / max) | kill → exact s (min / median / max) |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        for (Scenario s : scenarios) {
+            List<Kill> of = kills.stream().filter(k -> k.scenario() == s).toList();
+            System.out.printf(
+                    "| %s | %,d | %s | %s | %,.0f | %,.0f | %s | %s |%n",
+                    s.name(),
+                    s.keys(),
+                    s.policy(),
+                    String.join(", ", of.stream().map(k -> k.flush().modes()).distinct().toList()),
+                    median(of, k -> k.flush().keysSet()),
+                    median(of, k -> k.flush().millis()),
+                    spread(of, Kill::runningSeconds),
+                    spread(of, Kill::exactSeconds));
+        }
+    }
+
+    private static String spread(List<Kill> kills, ToDoubleFunction<Kill> value) {
+        double[] v = kills.stream().mapToDouble(value).sorted().toArray();
+        return v.length == 0
+                ? "-"
+                : "%.1f / %.1f / %.1f".formatted(v[0], median(v), v[v.length - 1]);
+    }
+
+    private static double median(List<Kill> kills, ToDoubleFunction<Kill> value) {
+        return median(kills.stream().mapToDouble(value).sorted().toArray());
+    }
+
+    private static double median(double[] sorted) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+}
