@@ -36,6 +36,7 @@ final class EngineConfig {
         p.setProperty("database.hostname", url.host());
         p.setProperty("database.port", Integer.toString(url.port()));
         p.setProperty("database.dbname", url.database());
+        url.tls().forEach(p::setProperty);
         p.setProperty("database.user", o.dbUser);
         p.setProperty("database.password", o.dbPassword);
         p.setProperty("topic.prefix", o.topicPrefix);

@@ -135,6 +135,9 @@ class RelayOptionsTest {
         assertThat(p.getProperty("database.hostname")).isEqualTo("10.0.0.5");
         assertThat(p.getProperty("database.port")).isEqualTo("5433");
         assertThat(p.getProperty("database.dbname")).isEqualTo("ledger");
+        assertThat(p.getProperty("database.sslmode"))
+                .as("ssl=true in the URL means verify-full, as to pgjdbc")
+                .isEqualTo("verify-full");
         assertThat(p.getProperty("plugin.name")).isEqualTo("pgoutput");
         assertThat(p.getProperty("table.include.list")).isEqualTo("public.payments");
         assertThat(p.getProperty("publication.autocreate.mode")).isEqualTo("disabled");
