@@ -97,7 +97,7 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
      * judges more copies late, and each accepted copy still finds its original, whose timer is
      * later still.
      */
-    static RecordedSetting recordedHorizon(long horizonMillis) {
+    public static RecordedSetting recordedHorizon(long horizonMillis) {
         return new RecordedSetting(
                 DedupOptions.HORIZON.key(),
                 TimeUtils.formatWithHighestUnit(Duration.ofMillis(horizonMillis)),

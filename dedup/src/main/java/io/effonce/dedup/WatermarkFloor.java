@@ -13,12 +13,13 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
  * Long.MIN_VALUE}. Each subtask writes its floor as one entry of a union list state; on restore
  * (also after a rescale) every subtask receives all entries and takes their maximum. Any subtask's
  * watermark is a safe floor for all of them, because a keyed exchange sends every watermark to
- * every downstream subtask.
+ * every downstream subtask. Used by the dedup operator and by the job's merchant-keyed stage, which
+ * judges lateness by the same rule.
  */
-final class WatermarkFloor {
+public final class WatermarkFloor {
 
     /** Union list state of {@code Long} (LongSerializer), one entry per subtask. */
-    static final String STATE_NAME = "effonce-dedup-watermark-floor";
+    public static final String STATE_NAME = "effonce-dedup-watermark-floor";
 
     private ListState<Long> state;
     private long value = Long.MIN_VALUE;
@@ -27,7 +28,7 @@ final class WatermarkFloor {
      * Registers the state and, if {@code useRestored}, starts from the maximum of the restored
      * entries; otherwise starts from nothing.
      */
-    void initialize(OperatorStateStore store, boolean useRestored) throws Exception {
+    public void initialize(OperatorStateStore store, boolean useRestored) throws Exception {
         state =
                 store.getUnionListState(
                         new ListStateDescriptor<>(STATE_NAME, LongSerializer.INSTANCE));
@@ -42,17 +43,17 @@ final class WatermarkFloor {
     }
 
     /** Raises the floor to {@code watermark}; a lower watermark never lowers it. */
-    void advance(long watermark) {
+    public void advance(long watermark) {
         if (watermark > value) {
             value = watermark;
         }
     }
 
-    long value() {
+    public long value() {
         return value;
     }
 
-    void snapshot() throws Exception {
+    public void snapshot() throws Exception {
         state.update(List.of(value));
     }
 }

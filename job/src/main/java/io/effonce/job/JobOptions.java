@@ -157,4 +157,41 @@ public final class JobOptions {
                     .defaultValue(4096)
                     .withDescription(
                             "Characters of a rejected record's value kept in dead_letters.");
+
+    /** How the job lays out its keyed state ({@code pipeline.layout}). */
+    public enum Layout {
+        /** Dedup keyed by event id, then daily totals keyed by merchant-day: the 0.1.0 layout. */
+        TWO_STAGE,
+        /** One stage keyed by merchant: dedup and totals together, in bundles. */
+        MERCHANT
+    }
+
+    public static final ConfigOption<Layout> LAYOUT =
+            ConfigOptions.key("pipeline.layout")
+                    .enumType(Layout.class)
+                    .defaultValue(Layout.TWO_STAGE)
+                    .withDescription(
+                            "TWO_STAGE: dedup keyed by event id, then daily totals keyed by"
+                                    + " merchant-day (two shuffles, state touched per record; the"
+                                    + " layout of 0.1.0 savepoints). MERCHANT: one stage keyed by"
+                                    + " merchant, each merchant's state touched once per bundle."
+                                    + " Same totals, late events and dead letters; a savepoint of"
+                                    + " one layout does not restore into the other.");
+
+    public static final ConfigOption<Integer> BUNDLE_SIZE =
+            ConfigOptions.key("pipeline.bundle-size")
+                    .intType()
+                    .defaultValue(1000)
+                    .withDescription(
+                            "MERCHANT layout: records gathered before the merchant stage judges and"
+                                    + " counts them together.");
+
+    public static final ConfigOption<Duration> BUNDLE_DELAY =
+            ConfigOptions.key("pipeline.bundle-delay")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(5))
+                    .withDescription(
+                            "MERCHANT layout: longest time a record waits in a bundle (its part of"
+                                    + " freshness). Bundles are also finished before every"
+                                    + " watermark and checkpoint barrier.");
 }

@@ -1,6 +1,7 @@
 package io.effonce.job;
 
 import io.effonce.dedup.EventTimeDedup;
+import io.effonce.dedup.LateCopy;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.PaymentChange;
@@ -42,9 +43,13 @@ public final class LedgerPipeline {
     public static final String ROUTE_UID = "route-changes";
     public static final String DEDUP_UID = "dedup-by-event-id";
     public static final String TOTALS_UID = "daily-totals";
+    public static final String MERCHANT_TOTALS_UID = "merchant-totals";
     public static final String SINK_UID = "merchant-daily-totals-sink";
     public static final String LATE_SINK_UID = "late-events-sink";
     public static final String DEAD_LETTER_SINK_UID = "dead-letters-sink";
+
+    private static final TypeInformation<SinkChange<MerchantDayKey, DailyTotal>> SINK_CHANGES =
+            TypeInformation.of(new TypeHint<SinkChange<MerchantDayKey, DailyTotal>>() {});
 
     static final OutputTag<DeadLetter> DEAD_LETTERS =
             new OutputTag<>("dead-letters", TypeInformation.of(DeadLetter.class));
@@ -92,31 +97,55 @@ public final class LedgerPipeline {
                         .uid(DEDUP_UID)
                         .name("Dedup by event id")
                         .build();
-        SingleOutputStreamOperator<PaymentChange> accepted =
-                dedup.apply(changes.keyBy(PaymentChange::eventId, Types.STRING));
-
         DayFinality finality = new DayFinality(zone, dedup.horizon());
-        SingleOutputStreamOperator<SinkChange<MerchantDayKey, DailyTotal>> totals =
-                accepted.keyBy(PaymentChange::dayKey, TypeInformation.of(MerchantDayKey.class))
-                        .transform(
-                                "Daily totals",
-                                TypeInformation.of(
-                                        new TypeHint<SinkChange<MerchantDayKey, DailyTotal>>() {}),
-                                new KeepStateAtEndOfInput<>(
-                                        new DailyTotals(finality, DEAD_LETTERS)))
-                        .uid(TOTALS_UID);
+        FlushableSink<MerchantDayKey, DailyTotal> sink =
+                FlushableSink.<MerchantDayKey, DailyTotal>builder()
+                        .store(io.totals())
+                        .valueType(TypeInformation.of(DailyTotal.class))
+                        .options(config)
+                        .finality(finality)
+                        .build();
+        TypeInformation<MerchantDayKey> keyType = TypeInformation.of(MerchantDayKey.class);
+        OutputTag<LateCopy<PaymentChange>> lateTag =
+                EventTimeDedup.lateCopiesTag(changes.getType());
 
-        FlushableSink.<MerchantDayKey, DailyTotal>builder()
-                .store(io.totals())
-                .valueType(TypeInformation.of(DailyTotal.class))
-                .options(config)
-                .finality(finality)
-                .build()
-                // Daily totals emit each key's total from the subtask that owns the key.
-                .writeFromSameKeyGroups(totals, TypeInformation.of(MerchantDayKey.class), SINK_UID);
+        SingleOutputStreamOperator<SinkChange<MerchantDayKey, DailyTotal>> totals;
+        DataStream<LateCopy<PaymentChange>> late;
+        if (config.get(JobOptions.LAYOUT) == JobOptions.Layout.MERCHANT) {
+            totals =
+                    changes.keyBy(PaymentChange::merchantId, Types.STRING)
+                            .transform(
+                                    "Merchant totals",
+                                    SINK_CHANGES,
+                                    new MerchantTotalsOperator(
+                                            finality,
+                                            dedup.watermarkFloor(),
+                                            dedup.stateTtl(),
+                                            config.get(JobOptions.BUNDLE_SIZE),
+                                            config.get(JobOptions.BUNDLE_DELAY).toMillis(),
+                                            lateTag,
+                                            DEAD_LETTERS))
+                            .uid(MERCHANT_TOTALS_UID);
+            // The sink is keyed by merchant-day: one shuffle of the bundles' totals.
+            sink.writeFrom(totals, keyType, SINK_UID);
+            late = totals.getSideOutput(lateTag);
+        } else {
+            SingleOutputStreamOperator<PaymentChange> accepted =
+                    dedup.apply(changes.keyBy(PaymentChange::eventId, Types.STRING));
+            totals =
+                    accepted.keyBy(PaymentChange::dayKey, keyType)
+                            .transform(
+                                    "Daily totals",
+                                    SINK_CHANGES,
+                                    new KeepStateAtEndOfInput<>(
+                                            new DailyTotals(finality, DEAD_LETTERS)))
+                            .uid(TOTALS_UID);
+            // Daily totals emit each key's total from the subtask that owns the key.
+            sink.writeFromSameKeyGroups(totals, keyType, SINK_UID);
+            late = accepted.getSideOutput(lateTag);
+        }
 
-        EventTimeDedup.lateCopies(accepted)
-                .map(LateEvent::of)
+        late.map(LateEvent::of)
                 .uid("late-events-map")
                 .name("Late events")
                 .sinkTo(io.lateEvents())

@@ -8,6 +8,7 @@ import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,7 +35,9 @@ import org.apache.flink.util.clock.ManualClock;
  * partitions that are not idle, never going back), the dedup operator and the daily totals in
  * Flink's operator harnesses. A checkpoint snapshots both operators, the partitions' offsets and
  * the sink table; a crash restores all of them from the last checkpoint (or from nothing) with new
- * watermark generators, as Flink does, and replays the partitions from the restored offsets.
+ * watermark generators, as Flink does, and replays the partitions from the restored offsets. In the
+ * {@link JobOptions.Layout#MERCHANT MERCHANT} layout one merchant-keyed operator, finishing a
+ * bundle every {@value #BUNDLE} records, replaces dedup and daily totals.
  */
 final class SimulatedWatermarkPath implements AutoCloseable {
 
@@ -42,6 +45,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
     static final Duration OUT_OF_ORDERNESS = Duration.ofSeconds(5);
     static final Duration HORIZON = Duration.ofHours(2);
     static final Duration IDLENESS = Duration.ofSeconds(1);
+    static final int BUNDLE = 3;
 
     /** One Kafka record: its broker timestamp and value. */
     record KafkaRecord(long timestamp, String value) {}
@@ -51,6 +55,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
     private static final TypeInformation<PaymentChange> CHANGE =
             TypeInformation.of(PaymentChange.class);
 
+    private final JobOptions.Layout layout;
     private final ChangeDecoder decoder;
     private final EventTimeDedup<PaymentChange> dedup =
             EventTimeDedup.<PaymentChange>builder().horizon(HORIZON).build();
@@ -61,6 +66,11 @@ final class SimulatedWatermarkPath implements AutoCloseable {
     final Map<String, String> deadLetters = new HashMap<>();
 
     final Set<String> lateIds = new HashSet<>();
+
+    /** Late judgements made before the last checkpoint, and since: a crash erases the latter. */
+    private final Set<String> lateCheckpointed = new HashSet<>();
+
+    private final Set<String> lateSinceCheckpoint = new HashSet<>();
     int restores;
     int idleMarks;
     long maxRecordTimestamp = Long.MIN_VALUE;
@@ -73,6 +83,9 @@ final class SimulatedWatermarkPath implements AutoCloseable {
     private KeyedOneInputStreamOperatorTestHarness<
                     MerchantDayKey, PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>
             totalsOp;
+    private KeyedOneInputStreamOperatorTestHarness<
+                    String, PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>
+            merchantOp;
     private Partition[] generators;
     private long combined;
     private long checkpointId;
@@ -84,11 +97,17 @@ final class SimulatedWatermarkPath implements AutoCloseable {
             Map<MerchantDayKey, Long> table) {}
 
     SimulatedWatermarkPath(int partitionCount) throws Exception {
-        this(partitionCount, TOLERANCE);
+        this(partitionCount, TOLERANCE, JobOptions.Layout.TWO_STAGE);
     }
 
     /** With another tolerance: a huge one switches the bound off (the counterfactual). */
     SimulatedWatermarkPath(int partitionCount, Duration tolerance) throws Exception {
+        this(partitionCount, tolerance, JobOptions.Layout.TWO_STAGE);
+    }
+
+    SimulatedWatermarkPath(int partitionCount, Duration tolerance, JobOptions.Layout layout)
+            throws Exception {
+        this.layout = layout;
         decoder = new ChangeDecoder(ZoneOffset.UTC, 256, tolerance);
         for (int p = 0; p < partitionCount; p++) {
             partitions.add(new ArrayList<>());
@@ -110,6 +129,26 @@ final class SimulatedWatermarkPath implements AutoCloseable {
 
     void checkpoint() throws Exception {
         checkpointId++;
+        try {
+            snapshot();
+        } finally {
+            lateCheckpointed.addAll(lateSinceCheckpoint);
+            lateSinceCheckpoint.clear();
+        }
+    }
+
+    private void snapshot() throws Exception {
+        if (layout == JobOptions.Layout.MERCHANT) {
+            merchantOp.prepareSnapshotPreBarrier(checkpointId);
+            drainMerchant();
+            last =
+                    new Checkpoint(
+                            merchantOp.snapshot(checkpointId, checkpointId),
+                            null,
+                            offsets.clone(),
+                            new HashMap<>(table));
+            return;
+        }
         last =
                 new Checkpoint(
                         dedupOp.snapshot(checkpointId, checkpointId),
@@ -118,11 +157,31 @@ final class SimulatedWatermarkPath implements AutoCloseable {
                         new HashMap<>(table));
     }
 
+    /** Lets every bundle's time run out, so nothing read waits in one. */
+    void settle() throws Exception {
+        if (layout == JobOptions.Layout.MERCHANT) {
+            merchantOp.setProcessingTime(merchantOp.getProcessingTime() + 1_000);
+            drainMerchant();
+        }
+    }
+
     /** Loses everything since the last checkpoint and restores from it. */
     void crash() throws Exception {
         restores++;
+        lateSinceCheckpoint.clear();
         close();
         start(last);
+    }
+
+    /**
+     * The late judgements of the history that survived: those of an attempt a crash erased are in
+     * {@link #lateIds} (the side table keeps them) but not here, since the restored attempt judges
+     * the same changes again, possibly at another watermark.
+     */
+    Set<String> survivingLateIds() {
+        Set<String> surviving = new HashSet<>(lateCheckpointed);
+        surviving.addAll(lateSinceCheckpoint);
+        return surviving;
     }
 
     /** The sink table: each key's last total (a retired day keeps its row). */
@@ -131,6 +190,35 @@ final class SimulatedWatermarkPath implements AutoCloseable {
     }
 
     private void start(Checkpoint from) throws Exception {
+        generators = new Partition[partitions.size()];
+        for (int p = 0; p < generators.length; p++) {
+            generators[p] = new Partition();
+        }
+        combined = Long.MIN_VALUE;
+        offsets = from == null ? new int[partitions.size()] : from.offsets().clone();
+        table = from == null ? new HashMap<>() : new HashMap<>(from.table());
+        if (layout == JobOptions.Layout.MERCHANT) {
+            merchantOp =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            new MerchantTotalsOperator(
+                                    new DayFinality(ZoneOffset.UTC, HORIZON),
+                                    true,
+                                    null,
+                                    BUNDLE,
+                                    5,
+                                    EventTimeDedup.lateCopiesTag(CHANGE),
+                                    DEAD),
+                            PaymentChange::merchantId,
+                            Types.STRING);
+            merchantOp.setup();
+            if (from == null) {
+                merchantOp.initializeEmptyState();
+            } else {
+                merchantOp.initializeState(from.dedup());
+            }
+            merchantOp.open();
+            return;
+        }
         dedupOp =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         dedup.<String>createOperator(CHANGE), PaymentChange::eventId, Types.STRING);
@@ -144,21 +232,12 @@ final class SimulatedWatermarkPath implements AutoCloseable {
         if (from == null) {
             dedupOp.initializeEmptyState();
             totalsOp.initializeEmptyState();
-            offsets = new int[partitions.size()];
-            table = new HashMap<>();
         } else {
             dedupOp.initializeState(from.dedup());
             totalsOp.initializeState(from.totals());
-            offsets = from.offsets().clone();
-            table = new HashMap<>(from.table());
         }
         dedupOp.open();
         totalsOp.open();
-        generators = new Partition[partitions.size()];
-        for (int p = 0; p < generators.length; p++) {
-            generators[p] = new Partition();
-        }
-        combined = Long.MIN_VALUE;
     }
 
     private void read(int partition) throws Exception {
@@ -178,8 +257,13 @@ final class SimulatedWatermarkPath implements AutoCloseable {
         if (decoded.deadLetter() != null) {
             deadLetters.put(partition + "/" + offset, decoded.deadLetter().reason());
         } else if (decoded.change() != null && decoded.change().state().equals("SUCCEEDED")) {
-            dedupOp.processElement(decoded.change(), decoded.eventTime());
-            forward();
+            if (layout == JobOptions.Layout.MERCHANT) {
+                merchantOp.processElement(decoded.change(), decoded.eventTime());
+                drainMerchant();
+            } else {
+                dedupOp.processElement(decoded.change(), decoded.eventTime());
+                forward();
+            }
         }
         // Flink emits periodically on every partition: idle ones go idle as the clock moves.
         for (Partition p : generators) {
@@ -201,6 +285,11 @@ final class SimulatedWatermarkPath implements AutoCloseable {
         if (anyActive && min > combined) {
             combined = min;
             highestWatermark = Math.max(highestWatermark, combined);
+            if (layout == JobOptions.Layout.MERCHANT) {
+                merchantOp.processWatermark(combined);
+                drainMerchant();
+                return;
+            }
             dedupOp.processWatermark(combined);
             forward();
             totalsOp.processWatermark(combined);
@@ -221,15 +310,36 @@ final class SimulatedWatermarkPath implements AutoCloseable {
             StreamRecord<LateCopy<PaymentChange>> r;
             while ((r = late.poll()) != null) {
                 lateIds.add(r.getValue().record().eventId());
+                lateSinceCheckpoint.add(r.getValue().record().eventId());
             }
         }
         drainTotals();
     }
 
-    @SuppressWarnings("unchecked")
     private void drainTotals() {
+        drainSink(totalsOp);
+    }
+
+    private void drainMerchant() {
+        drainSink(merchantOp);
+        var late = merchantOp.getSideOutput(EventTimeDedup.lateCopiesTag(CHANGE));
+        if (late != null) {
+            StreamRecord<LateCopy<PaymentChange>> r;
+            while ((r = late.poll()) != null) {
+                lateIds.add(r.getValue().record().eventId());
+                lateSinceCheckpoint.add(r.getValue().record().eventId());
+            }
+        }
+    }
+
+    /** Into the table: each upsert's total (a retired day keeps its row); dead letters aside. */
+    @SuppressWarnings("unchecked")
+    private void drainSink(
+            KeyedOneInputStreamOperatorTestHarness<
+                            ?, PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>
+                    op) {
         Object o;
-        while ((o = totalsOp.getOutput().poll()) != null) {
+        while ((o = op.getOutput().poll()) != null) {
             if (o instanceof StreamRecord<?> r
                     && r.getValue() instanceof SinkChange<?, ?> change
                     && change.value() != null) {
@@ -237,10 +347,23 @@ final class SimulatedWatermarkPath implements AutoCloseable {
                 table.put(c.key(), c.value().totalMinor());
             }
         }
+        var dead = op.getSideOutput(DEAD);
+        if (dead != null) {
+            StreamRecord<DeadLetter> r;
+            while ((r = dead.poll()) != null) {
+                deadLetters.put(
+                        r.getValue().partition() + "/" + r.getValue().offset(),
+                        r.getValue().reason());
+            }
+        }
     }
 
     @Override
     public void close() throws Exception {
+        if (layout == JobOptions.Layout.MERCHANT) {
+            merchantOp.close();
+            return;
+        }
         dedupOp.close();
         totalsOp.close();
     }

@@ -273,21 +273,17 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
                         moved = s.executeUpdate();
                     }
                     recordProgress(c, checkpointId, progress);
-                    try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+                    // The payload is built by the server: json_build_object escapes the values.
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "SELECT pg_notify(?, json_build_object('table', ?::text,"
+                                            + " 'checkpoint', ?::bigint, 'key_groups', ?::text,"
+                                            + " 'keys', ?::bigint)::text)")) {
                         s.setString(1, COMMITTED_CHANNEL);
-                        s.setString(
-                                2,
-                                "{\"table\":\""
-                                        + table
-                                        + "\",\"checkpoint\":"
-                                        + checkpointId
-                                        + ",\"key_groups\":\""
-                                        + span.first()
-                                        + ".."
-                                        + span.last()
-                                        + "\",\"keys\":"
-                                        + moved
-                                        + "}");
+                        s.setString(2, table);
+                        s.setLong(3, checkpointId);
+                        s.setString(4, span.first() + ".." + span.last());
+                        s.setLong(5, moved);
                         s.execute();
                     }
                     return moved;

@@ -1,0 +1,335 @@
+package io.effonce.job;
+
+import io.effonce.dedup.EventTimeDedupOperator;
+import io.effonce.dedup.LateCopy;
+import io.effonce.dedup.RecordedSetting;
+import io.effonce.dedup.WatermarkFloor;
+import io.effonce.job.decode.DeadLetter;
+import io.effonce.job.decode.PaymentChange;
+import io.effonce.job.decode.RejectReason;
+import io.effonce.sink.SinkChange;
+import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.DayFinality;
+import io.effonce.sink.store.MerchantDayKey;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.annotation.Nullable;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.internal.InternalMapState;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Dedup and daily totals in one stage keyed by merchant ({@code pipeline.layout=MERCHANT}): one
+ * shuffle instead of two, and each merchant's state touched once per bundle of records instead of
+ * once per record. The rules are the two-stage layout's, record by record:
+ *
+ * <ul>
+ *   <li>a change with {@code eventTime + horizon <= max(floor, watermark)} is late (side output, no
+ *       state touched); otherwise the first change of an event id counts and every later one is
+ *       dropped;
+ *   <li>a merchant's event ids are kept per day (the change's date in the zone) until the day is
+ *       final ({@link DayFinality#finalAt}: end of day + horizon), never before each id's own
+ *       {@code eventTime + horizon}, so every accepted copy finds its original; one event-time
+ *       timer per merchant-day then retires its totals and forgets its ids;
+ *   <li>a sum that would overflow is a dead letter.
+ * </ul>
+ *
+ * <p>A bundle is finished — its records judged, in arrival order per merchant, against the
+ * watermark of their arrival — when it holds {@code bundleSize} records, {@code bundleDelayMillis}
+ * after its first record, before every watermark, before every checkpoint barrier and at the end.
+ * Event ids are only compared within a merchant: a change that claims another merchant for the same
+ * payment and state would count again (the ledger never moves a payment between merchants).
+ *
+ * <p>State (names fixed for savepoints): keyed map states {@value #SEEN_STATE} (event id → true)
+ * and {@value #TOTALS_STATE} (currency → {@link DailyTotal}), both in the namespace of the day
+ * ({@code LocalDate.toEpochDay()}); event-time timers {@value #TIMER_SERVICE} (namespace: the day);
+ * the watermark floor and the recorded horizon and zone as union list states.
+ */
+final class MerchantTotalsOperator
+        extends AbstractStreamOperator<SinkChange<MerchantDayKey, DailyTotal>>
+        implements OneInputStreamOperator<PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>,
+                Triggerable<String, Long> {
+
+    private static final long serialVersionUID = 1L;
+
+    static final String SEEN_STATE = "merchant-seen-ids";
+    static final String TOTALS_STATE = "merchant-day-totals";
+    static final String TIMER_SERVICE = "merchant-day-final";
+
+    private final DayFinality finality;
+    private final long horizonMillis;
+    private final boolean floorEnabled;
+    @Nullable private final Duration stateTtl;
+    private final int bundleSize;
+    private final long bundleDelayMillis;
+    private final OutputTag<LateCopy<PaymentChange>> lateTag;
+    private final OutputTag<DeadLetter> deadLetters;
+    private final RecordedSetting recordedHorizon;
+    private final RecordedSetting recordedZone;
+
+    private transient InternalMapState<String, Long, String, Boolean> seen;
+    private transient InternalMapState<String, Long, String, DailyTotal> totals;
+    private transient InternalTimerService<Long> timers;
+    private transient WatermarkFloor floor;
+    private transient Map<String, List<StreamRecord<PaymentChange>>> bundle;
+    private transient int bundled;
+    private transient boolean finishScheduled;
+    private transient Counter passed;
+    private transient Counter duplicatesDropped;
+    private transient Counter lateRejected;
+    private transient Counter overflows;
+    private transient Counter bundles;
+
+    MerchantTotalsOperator(
+            DayFinality finality,
+            boolean floorEnabled,
+            @Nullable Duration stateTtl,
+            int bundleSize,
+            long bundleDelayMillis,
+            OutputTag<LateCopy<PaymentChange>> lateTag,
+            OutputTag<DeadLetter> deadLetters) {
+        this.finality = finality;
+        this.horizonMillis = finality.horizon().toMillis();
+        this.floorEnabled = floorEnabled;
+        this.stateTtl = stateTtl;
+        this.bundleSize = bundleSize;
+        this.bundleDelayMillis = bundleDelayMillis;
+        this.lateTag = lateTag;
+        this.deadLetters = deadLetters;
+        this.recordedHorizon = EventTimeDedupOperator.recordedHorizon(horizonMillis);
+        this.recordedZone = DailyTotals.recordedZone(finality);
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        floor = new WatermarkFloor();
+        floor.initialize(context.getOperatorStateStore(), floorEnabled);
+        recordedHorizon.check(context.getOperatorStateStore(), context.isRestored());
+        recordedZone.check(context.getOperatorStateStore(), context.isRestored());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open() throws Exception {
+        super.open();
+        MapStateDescriptor<String, Boolean> seenIds =
+                new MapStateDescriptor<>(
+                        SEEN_STATE, StringSerializer.INSTANCE, BooleanSerializer.INSTANCE);
+        if (stateTtl != null) {
+            // dedup.state-ttl, as on the two-stage layout's seen ids
+            seenIds.enableTimeToLive(
+                    StateTtlConfig.newBuilder(stateTtl)
+                            .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
+                            .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
+                            .build());
+        }
+        seen =
+                (InternalMapState<String, Long, String, Boolean>)
+                        getOrCreateKeyedState(LongSerializer.INSTANCE, seenIds);
+        totals =
+                (InternalMapState<String, Long, String, DailyTotal>)
+                        getOrCreateKeyedState(
+                                LongSerializer.INSTANCE,
+                                new MapStateDescriptor<>(
+                                        TOTALS_STATE,
+                                        StringSerializer.INSTANCE,
+                                        TypeInformation.of(DailyTotal.class)
+                                                .createSerializer(
+                                                        getExecutionConfig()
+                                                                .getSerializerConfig())));
+        timers = getInternalTimerService(TIMER_SERVICE, LongSerializer.INSTANCE, this);
+        bundle = new HashMap<>();
+        var metrics = getMetricGroup();
+        passed = metrics.counter("passed");
+        duplicatesDropped = metrics.counter("duplicatesDropped");
+        lateRejected = metrics.counter("lateRejected");
+        overflows = metrics.counter("totalOverflows");
+        bundles = metrics.counter("bundles");
+        metrics.gauge("watermarkFloor", () -> floor.value());
+    }
+
+    @Override
+    public void processElement(StreamRecord<PaymentChange> element) throws Exception {
+        if (!element.hasTimestamp()) {
+            throw new IllegalStateException(
+                    "The merchant stage needs event time: the record has no timestamp.");
+        }
+        bundle.computeIfAbsent(element.getValue().merchantId(), m -> new ArrayList<>())
+                .add(element);
+        if (++bundled >= bundleSize) {
+            finishBundle();
+        } else if (!finishScheduled) {
+            finishScheduled = true;
+            long now = getProcessingTimeService().getCurrentProcessingTime();
+            getProcessingTimeService()
+                    .registerTimer(
+                            now + bundleDelayMillis,
+                            t -> {
+                                finishScheduled = false;
+                                finishBundle();
+                            });
+        }
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        // Records before a watermark are judged against the watermark they arrived under.
+        finishBundle();
+        if (mark.getTimestamp() == Watermark.MAX_WATERMARK.getTimestamp()) {
+            // End of input, not event time: open days stay open, ids stay remembered, the floor
+            // stays where event time left it (as in the two-stage layout).
+            output.emitWatermark(mark);
+            return;
+        }
+        floor.advance(mark.getTimestamp());
+        super.processWatermark(mark);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        finishBundle();
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        floor.snapshot();
+    }
+
+    @Override
+    public void finish() throws Exception {
+        finishBundle();
+        super.finish();
+    }
+
+    /** Judges and counts every record of the bundle, merchant by merchant. */
+    void finishBundle() throws Exception {
+        if (bundled == 0) {
+            return;
+        }
+        long watermark = timers.currentWatermark();
+        long bound = floorEnabled ? Math.max(floor.value(), watermark) : watermark;
+        for (Map.Entry<String, List<StreamRecord<PaymentChange>>> e : bundle.entrySet()) {
+            setCurrentKey(e.getKey());
+            count(e.getValue(), watermark, bound);
+        }
+        bundle.clear();
+        bundled = 0;
+        bundles.inc();
+    }
+
+    /** One merchant's records: each total read once and written once. */
+    private void count(List<StreamRecord<PaymentChange>> records, long watermark, long bound)
+            throws Exception {
+        Map<MerchantDayKey, DailyTotal> changed = new LinkedHashMap<>();
+        for (StreamRecord<PaymentChange> record : records) {
+            PaymentChange change = record.getValue();
+            long eventTime = record.getTimestamp();
+            long expiry =
+                    eventTime > Long.MAX_VALUE - horizonMillis
+                            ? Long.MAX_VALUE
+                            : eventTime + horizonMillis;
+            if (expiry <= bound) {
+                lateRejected.inc();
+                output.collect(
+                        lateTag,
+                        new StreamRecord<>(
+                                new LateCopy<>(change, eventTime, watermark, floor.value()),
+                                eventTime));
+                continue;
+            }
+            long day = change.day().toEpochDay();
+            seen.setCurrentNamespace(day);
+            if (seen.contains(change.eventId())) {
+                duplicatesDropped.inc();
+                continue;
+            }
+            seen.put(change.eventId(), Boolean.TRUE);
+            passed.inc();
+            MerchantDayKey key = change.dayKey();
+            DailyTotal before = changed.get(key);
+            if (before == null) {
+                totals.setCurrentNamespace(day);
+                before = totals.get(change.currency());
+            }
+            DailyTotal after;
+            try {
+                after =
+                        before == null
+                                ? new DailyTotal(change.amount(), 1)
+                                : new DailyTotal(
+                                        Math.addExact(before.totalMinor(), change.amount()),
+                                        before.payments() + 1);
+            } catch (ArithmeticException overflow) {
+                overflows.inc();
+                output.collect(
+                        deadLetters,
+                        new StreamRecord<>(
+                                new DeadLetter(
+                                        change.topic(),
+                                        change.partition(),
+                                        change.offset(),
+                                        RejectReason.TOTAL_OVERFLOW.describe(
+                                                key + " at " + before.totalMinor()),
+                                        change.eventId())));
+                continue;
+            }
+            if (before == null) {
+                timers.registerEventTimeTimer(day, finality.finalAt(change.day()));
+            }
+            changed.put(key, after);
+        }
+        for (Map.Entry<MerchantDayKey, DailyTotal> e : changed.entrySet()) {
+            totals.setCurrentNamespace(e.getKey().day().toEpochDay());
+            totals.put(e.getKey().currency(), e.getValue());
+            output.collect(new StreamRecord<>(SinkChange.upsert(e.getKey(), e.getValue())));
+        }
+    }
+
+    /** The merchant-day is final: its totals retire, its ids are forgotten. */
+    @Override
+    public void onEventTime(InternalTimer<String, Long> timer) throws Exception {
+        long day = timer.getNamespace();
+        LocalDate date = LocalDate.ofEpochDay(day);
+        totals.setCurrentNamespace(day);
+        List<String> currencies = new ArrayList<>();
+        for (String currency : totals.keys()) {
+            currencies.add(currency);
+        }
+        for (String currency : currencies) {
+            output.collect(
+                    new StreamRecord<>(
+                            SinkChange.retire(new MerchantDayKey(timer.getKey(), date, currency))));
+        }
+        totals.clear();
+        seen.setCurrentNamespace(day);
+        seen.clear();
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<String, Long> timer) {
+        // Bundles are finished through the processing-time service, not keyed timers.
+    }
+}
