@@ -6,7 +6,9 @@ import io.effonce.job.decode.BadRecords;
 import io.effonce.job.testutils.SyntheticLedger;
 import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
+import io.effonce.local.LocalServices;
 import io.effonce.local.PostgresEndpoint;
+import io.effonce.local.SchemaTool;
 import io.effonce.local.junit.KafkaExtension;
 import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.local.junit.PostgresExtension;
@@ -24,14 +26,15 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The whole pipeline on a MiniCluster over a real Kafka topic and a real PostgreSQL: re-delivered
- * changes are dropped, bad records become dead letters without a restart, and the totals equal what
- * the change stream says.
+ * The whole pipeline on a MiniCluster over a real Kafka topic and a real PostgreSQL, in each
+ * layout: re-delivered changes are dropped, bad records become dead letters without a restart, and
+ * the totals equal what the change stream says.
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class LedgerPipelineITCase {
@@ -44,10 +47,14 @@ class LedgerPipelineITCase {
                             .setNumberSlotsPerTaskManager(2)
                             .build());
 
-    @Test
+    @ParameterizedTest
+    @EnumSource(JobOptions.Layout.class)
     void totalsEqualTheLedgerDuplicatesAreDroppedAndBadRecordsAreDeadLetters(
-            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
-        String topic = "pipeline.public.payments";
+            JobOptions.Layout layout, PostgresEndpoint server, KafkaBootstrap kafka)
+            throws Exception {
+        PostgresEndpoint db = LocalServices.newDatabase(server, "pipeline");
+        SchemaTool.applyAll(db);
+        String topic = "pipeline-" + layout + ".public.payments";
         Topics.create(kafka.servers(), topic, 2);
         SyntheticLedger ledger =
                 new SyntheticLedger(3_000, Instant.parse("2026-11-28T00:00:00Z"), 2);
@@ -60,6 +67,7 @@ class LedgerPipelineITCase {
         Configuration config = new Configuration();
         config.set(JobOptions.KAFKA_BOOTSTRAP, kafka.servers());
         config.set(JobOptions.TOPIC, topic);
+        config.set(JobOptions.LAYOUT, layout);
         // No restarts: a bad record must never fail the job, so any failure fails the test.
         Configuration cluster = new Configuration();
         cluster.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
