@@ -88,25 +88,10 @@ public final class DailyTotals
             Collector<SinkChange<MerchantDayKey, DailyTotal>> out)
             throws Exception {
         DailyTotal before = total.value();
-        DailyTotal after;
-        try {
-            after =
-                    before == null
-                            ? new DailyTotal(change.amount(), 1)
-                            : new DailyTotal(
-                                    Math.addExact(before.totalMinor(), change.amount()),
-                                    before.payments() + 1);
-        } catch (ArithmeticException e) {
+        DailyTotal after = added(before, change);
+        if (after == null) {
             overflows.inc();
-            ctx.output(
-                    deadLetters,
-                    new DeadLetter(
-                            change.topic(),
-                            change.partition(),
-                            change.offset(),
-                            RejectReason.TOTAL_OVERFLOW.describe(
-                                    ctx.getCurrentKey() + " at " + before.totalMinor()),
-                            change.eventId()));
+            ctx.output(deadLetters, overflow(change, before));
             return;
         }
         total.update(after);
@@ -123,6 +108,30 @@ public final class DailyTotals
             Collector<SinkChange<MerchantDayKey, DailyTotal>> out) {
         total.clear();
         out.collect(SinkChange.retire(ctx.getCurrentKey()));
+    }
+
+    /** {@code before} (none: a new day) plus the change; null if the sum would overflow. */
+    static DailyTotal added(DailyTotal before, PaymentChange change) {
+        if (before == null) {
+            return new DailyTotal(change.amount(), 1);
+        }
+        try {
+            return new DailyTotal(
+                    Math.addExact(before.totalMinor(), change.amount()), before.payments() + 1);
+        } catch (ArithmeticException overflow) {
+            return null;
+        }
+    }
+
+    /** The dead letter of a change whose amount would overflow its day's total. */
+    static DeadLetter overflow(PaymentChange change, DailyTotal before) {
+        return new DeadLetter(
+                change.topic(),
+                change.partition(),
+                change.offset(),
+                RejectReason.TOTAL_OVERFLOW.describe(
+                        change.dayKey() + " at " + before.totalMinor()),
+                change.eventId());
     }
 
     /** The end of the key's day in the job's zone, plus the horizon: when the day is final. */

@@ -6,7 +6,6 @@ import io.effonce.dedup.RecordedSetting;
 import io.effonce.dedup.WatermarkFloor;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
-import io.effonce.job.decode.RejectReason;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.DayFinality;
@@ -274,26 +273,11 @@ final class MerchantTotalsOperator
                 totals.setCurrentNamespace(day);
                 before = totals.get(change.currency());
             }
-            DailyTotal after;
-            try {
-                after =
-                        before == null
-                                ? new DailyTotal(change.amount(), 1)
-                                : new DailyTotal(
-                                        Math.addExact(before.totalMinor(), change.amount()),
-                                        before.payments() + 1);
-            } catch (ArithmeticException overflow) {
+            DailyTotal after = DailyTotals.added(before, change);
+            if (after == null) {
                 overflows.inc();
                 output.collect(
-                        deadLetters,
-                        new StreamRecord<>(
-                                new DeadLetter(
-                                        change.topic(),
-                                        change.partition(),
-                                        change.offset(),
-                                        RejectReason.TOTAL_OVERFLOW.describe(
-                                                key + " at " + before.totalMinor()),
-                                        change.eventId())));
+                        deadLetters, new StreamRecord<>(DailyTotals.overflow(change, before)));
                 continue;
             }
             if (before == null) {
