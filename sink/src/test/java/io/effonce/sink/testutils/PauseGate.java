@@ -60,6 +60,9 @@ public final class PauseGate {
     /** Lets a paused attempt go on. */
     public synchronized void resume() {
         passesLeft = OPEN;
+        // No longer frozen from now on: a driver waiting for the step must not take the freeze
+        // it just lifted for a new one before the attempt's thread has even woken.
+        frozen = false;
         notifyAll();
     }
 
@@ -69,6 +72,7 @@ public final class PauseGate {
      */
     public synchronized void crash() {
         crashed = true;
+        frozen = false;
         notifyAll();
     }
 
