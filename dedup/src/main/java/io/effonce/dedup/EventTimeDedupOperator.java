@@ -203,6 +203,14 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
 
     /** {@code eventTime + horizon}, saturated at {@code Long.MAX_VALUE}. */
     long expiryOf(long eventTime) {
+        return expiryOf(eventTime, horizonMillis);
+    }
+
+    /**
+     * When a change of {@code eventTime} is too late, and its id may be forgotten: {@code eventTime
+     * + horizon}, saturated at {@code Long.MAX_VALUE}. One rule for every stage that dedups.
+     */
+    public static long expiryOf(long eventTime, long horizonMillis) {
         return eventTime > Long.MAX_VALUE - horizonMillis
                 ? Long.MAX_VALUE
                 : eventTime + horizonMillis;

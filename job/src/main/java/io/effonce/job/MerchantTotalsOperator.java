@@ -246,11 +246,7 @@ final class MerchantTotalsOperator
         for (StreamRecord<PaymentChange> record : records) {
             PaymentChange change = record.getValue();
             long eventTime = record.getTimestamp();
-            long expiry =
-                    eventTime > Long.MAX_VALUE - horizonMillis
-                            ? Long.MAX_VALUE
-                            : eventTime + horizonMillis;
-            if (expiry <= bound) {
+            if (EventTimeDedupOperator.expiryOf(eventTime, horizonMillis) <= bound) {
                 lateRejected.inc();
                 output.collect(
                         lateTag,
