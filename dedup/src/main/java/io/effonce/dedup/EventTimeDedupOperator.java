@@ -109,6 +109,24 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
                         + " safe.");
     }
 
+    /** The seen-ids state as this operator registers it (also read by the layout migration). */
+    public static ValueStateDescriptor<Boolean> seenIds(@Nullable Duration stateTtl) {
+        ValueStateDescriptor<Boolean> descriptor =
+                new ValueStateDescriptor<>(SEEN_STATE_NAME, BooleanSerializer.INSTANCE);
+        if (stateTtl != null) {
+            descriptor.enableTimeToLive(seenIdsTtl(stateTtl));
+        }
+        return descriptor;
+    }
+
+    /** {@code dedup.state-ttl} on remembered ids: a safety net behind the event-time timers. */
+    public static StateTtlConfig seenIdsTtl(Duration stateTtl) {
+        return StateTtlConfig.newBuilder(stateTtl)
+                .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
+                .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
+                .build();
+    }
+
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
@@ -120,16 +138,7 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
     @Override
     public void open() throws Exception {
         super.open();
-        ValueStateDescriptor<Boolean> descriptor =
-                new ValueStateDescriptor<>(SEEN_STATE_NAME, BooleanSerializer.INSTANCE);
-        if (stateTtl != null) {
-            descriptor.enableTimeToLive(
-                    StateTtlConfig.newBuilder(stateTtl)
-                            .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-                            .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-                            .build());
-        }
-        seen = getPartitionedState(descriptor);
+        seen = getPartitionedState(seenIds(stateTtl));
         timers =
                 getInternalTimerService(TIMER_SERVICE_NAME, VoidNamespaceSerializer.INSTANCE, this);
 

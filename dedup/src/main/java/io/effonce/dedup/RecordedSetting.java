@@ -55,7 +55,7 @@ public final class RecordedSetting implements Serializable {
     }
 
     /** State name: {@code effonce-setting-<option>}, part of the savepoint format. */
-    private String stateName() {
+    public String stateName() {
         return "effonce-setting-" + option;
     }
 
@@ -68,31 +68,35 @@ public final class RecordedSetting implements Serializable {
                 store.getUnionListState(
                         new ListStateDescriptor<>(stateName(), StringSerializer.INSTANCE));
         if (restored) {
-            Set<String> recorded = new TreeSet<>();
-            state.get().forEach(recorded::add);
-            if (recorded.isEmpty()) {
-                LOG.warn(
-                        "The restored state records no {} (a savepoint of release 0.1.0): it is"
-                                + " taken to have been built with {}={}, which is recorded from"
-                                + " now on",
-                        option,
-                        option,
-                        value);
-            }
-            for (String before : recorded) {
-                if (before.equals(value)) {
-                    continue;
-                }
-                if (!rule.allows(before, value)) {
-                    throw new SettingChangedException(option, before, value, why);
-                }
-                LOG.info(
-                        "{} changed from {} to {}, a change the state can take",
-                        option,
-                        before,
-                        value);
-            }
+            requireCompatible(state.get());
         }
         state.update(List.of(value));
+    }
+
+    /**
+     * Refuses (with {@link SettingChangedException}) a current value the rule forbids after any of
+     * the {@code restored} ones; nothing restored is taken as built with the current value.
+     */
+    public void requireCompatible(Iterable<String> restored) {
+        Set<String> recorded = new TreeSet<>();
+        restored.forEach(recorded::add);
+        if (recorded.isEmpty()) {
+            LOG.warn(
+                    "The restored state records no {} (a savepoint of release 0.1.0): it is taken"
+                            + " to have been built with {}={}, which is recorded from now on",
+                    option,
+                    option,
+                    value);
+        }
+        for (String before : recorded) {
+            if (before.equals(value)) {
+                continue;
+            }
+            if (!rule.allows(before, value)) {
+                throw new SettingChangedException(option, before, value, why);
+            }
+            LOG.info(
+                    "{} changed from {} to {}, a change the state can take", option, before, value);
+        }
     }
 }

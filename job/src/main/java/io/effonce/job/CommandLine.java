@@ -16,7 +16,7 @@ import org.apache.flink.configuration.Configuration;
  * and prints every option with its default and description for {@code --help}. Unknown keys are
  * refused, naming the key, so a typo never runs with a default.
  */
-final class CommandLine {
+public final class CommandLine {
 
     /** Every option class whose options the job reads. */
     static final List<Class<?>> OPTION_CLASSES =
@@ -24,7 +24,7 @@ final class CommandLine {
 
     private CommandLine() {}
 
-    static boolean wantsHelp(String[] args) {
+    public static boolean wantsHelp(String[] args) {
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
                 return true;
@@ -34,7 +34,12 @@ final class CommandLine {
     }
 
     static Configuration parse(String[] args) {
-        Map<String, ConfigOption<?>> known = knownOptions();
+        return parse(args, OPTION_CLASSES);
+    }
+
+    /** The same, for a command that reads the options of {@code optionClasses}. */
+    public static Configuration parse(String[] args, List<Class<?>> optionClasses) {
+        Map<String, ConfigOption<?>> known = knownOptions(optionClasses);
         Configuration config = new Configuration();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -74,11 +79,19 @@ final class CommandLine {
     }
 
     static String help() {
+        return help(
+                "LedgerTotalsJob --kafka.bootstrap-servers HOST:PORT --postgres.url URL",
+                OPTION_CLASSES);
+    }
+
+    /** Usage and every option of {@code optionClasses} with its default and description. */
+    public static String help(String usage, List<Class<?>> optionClasses) {
         StringBuilder out = new StringBuilder();
-        out.append("Usage: LedgerTotalsJob --kafka.bootstrap-servers HOST:PORT --postgres.url URL")
+        out.append("Usage: ")
+                .append(usage)
                 .append(
                         " [--option value ...]\n\nOptions (also readable from Flink's config.yaml):\n");
-        knownOptions()
+        knownOptions(optionClasses)
                 .forEach(
                         (key, option) ->
                                 out.append(
@@ -93,8 +106,12 @@ final class CommandLine {
     }
 
     static Map<String, ConfigOption<?>> knownOptions() {
+        return knownOptions(OPTION_CLASSES);
+    }
+
+    private static Map<String, ConfigOption<?>> knownOptions(List<Class<?>> optionClasses) {
         Map<String, ConfigOption<?>> options = new TreeMap<>();
-        for (Class<?> type : OPTION_CLASSES) {
+        for (Class<?> type : optionClasses) {
             for (ConfigOption<?> option : optionsOf(type)) {
                 options.put(option.key(), option);
             }

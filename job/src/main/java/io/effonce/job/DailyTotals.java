@@ -51,7 +51,7 @@ public final class DailyTotals
     }
 
     /** The zone, recorded with the state: every restored key's day is a date in it. */
-    static RecordedSetting recordedZone(DayFinality finality) {
+    public static RecordedSetting recordedZone(DayFinality finality) {
         return new RecordedSetting(
                 JobOptions.ZONE.key(),
                 finality.zone().getId(),

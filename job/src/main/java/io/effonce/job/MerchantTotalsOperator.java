@@ -18,12 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.annotation.Nullable;
-import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.state.StateTtlConfig;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
-import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -59,9 +54,7 @@ import org.apache.flink.util.OutputTag;
  * Event ids are only compared within a merchant: a change that claims another merchant for the same
  * payment and state would count again (the ledger never moves a payment between merchants).
  *
- * <p>State (names fixed for savepoints): keyed map states {@value #SEEN_STATE} (event id → true)
- * and {@value #TOTALS_STATE} (currency → {@link DailyTotal}), both in the namespace of the day
- * ({@code LocalDate.toEpochDay()}); event-time timers {@value #TIMER_SERVICE} (namespace: the day);
+ * <p>State (names fixed for savepoints): the keyed map states and timers of {@link MerchantState};
  * the watermark floor and the recorded horizon and zone as union list states.
  */
 final class MerchantTotalsOperator
@@ -70,10 +63,6 @@ final class MerchantTotalsOperator
                 Triggerable<String, Long> {
 
     private static final long serialVersionUID = 1L;
-
-    static final String SEEN_STATE = "merchant-seen-ids";
-    static final String TOTALS_STATE = "merchant-day-totals";
-    static final String TIMER_SERVICE = "merchant-day-final";
 
     private final DayFinality finality;
     private final long horizonMillis;
@@ -132,32 +121,18 @@ final class MerchantTotalsOperator
     @SuppressWarnings("unchecked")
     public void open() throws Exception {
         super.open();
-        MapStateDescriptor<String, Boolean> seenIds =
-                new MapStateDescriptor<>(
-                        SEEN_STATE, StringSerializer.INSTANCE, BooleanSerializer.INSTANCE);
-        if (stateTtl != null) {
-            // dedup.state-ttl, as on the two-stage layout's seen ids
-            seenIds.enableTimeToLive(
-                    StateTtlConfig.newBuilder(stateTtl)
-                            .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-                            .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-                            .build());
-        }
         seen =
                 (InternalMapState<String, Long, String, Boolean>)
-                        getOrCreateKeyedState(LongSerializer.INSTANCE, seenIds);
+                        getOrCreateKeyedState(
+                                LongSerializer.INSTANCE, MerchantState.seenIds(stateTtl));
         totals =
                 (InternalMapState<String, Long, String, DailyTotal>)
                         getOrCreateKeyedState(
                                 LongSerializer.INSTANCE,
-                                new MapStateDescriptor<>(
-                                        TOTALS_STATE,
-                                        StringSerializer.INSTANCE,
-                                        TypeInformation.of(DailyTotal.class)
-                                                .createSerializer(
-                                                        getExecutionConfig()
-                                                                .getSerializerConfig())));
-        timers = getInternalTimerService(TIMER_SERVICE, LongSerializer.INSTANCE, this);
+                                MerchantState.dayTotals(
+                                        getExecutionConfig().getSerializerConfig()));
+        timers =
+                getInternalTimerService(MerchantState.TIMER_SERVICE, LongSerializer.INSTANCE, this);
         bundle = new HashMap<>();
         var metrics = getMetricGroup();
         passed = metrics.counter("passed");

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -26,6 +27,7 @@ public final class SyntheticLedger {
 
     private final List<Change> changes = new ArrayList<>();
     private final Map<MerchantDayKey, Long> expected = new HashMap<>();
+    private final Map<String, String> merchants = new LinkedHashMap<>();
     private int duplicates;
 
     public SyntheticLedger(int payments, Instant start, int days) {
@@ -43,6 +45,7 @@ public final class SyntheticLedger {
         for (int i = 0; i < payments; i++) {
             String id = idPrefix + i;
             String merchant = "m" + (i % 13);
+            merchants.put(id, merchant);
             long amount = (i % 50 + 1) * 100L;
             String currency = i % 3 == 0 ? "USD" : "EUR";
             Instant pendingAt = start.plusMillis(i * step);
@@ -85,6 +88,11 @@ public final class SyntheticLedger {
 
     public Map<MerchantDayKey, Long> expectedTotals() {
         return expected;
+    }
+
+    /** Each payment's merchant, by payment id, in the order of the payments. */
+    public Map<String, String> merchants() {
+        return merchants;
     }
 
     public int duplicates() {

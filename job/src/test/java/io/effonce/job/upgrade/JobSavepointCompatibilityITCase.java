@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.dedup.DedupOptions;
+import io.effonce.job.JobOptions;
+import io.effonce.job.migrate.MigrateToMerchantLayout;
+import io.effonce.job.migrate.MigrationOptions;
+import io.effonce.job.migrate.MigrationReport;
 import io.effonce.job.testutils.Topics;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.junit.KafkaExtension;
@@ -14,13 +18,17 @@ import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.testutils.TotalsTable;
 import java.net.URI;
 import java.net.URL;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,7 +40,10 @@ import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,19 +55,19 @@ import org.junit.jupiter.params.provider.ValueSource;
  * over the same topic, and the job goes on from it exactly: the restored sink state is flushed into
  * an empty table (phase one's totals reappear), the restored daily totals go on from their sums
  * (new payments at the end of phase one's day), the restored ids drop phase one's re-deliveries,
- * the restored floor rejects an old copy as late, and phase two is counted. A release that cannot
- * restore an older savepoint needs a deliberate, documented migration (job/README.md, "Upgrades").
+ * the restored floor rejects an old copy as late, and phase two is counted. A savepoint of the
+ * two-stage layout also goes on exactly in the merchant layout once {@link MigrateToMerchantLayout}
+ * has migrated it. A release that cannot restore an older savepoint needs a deliberate, documented
+ * migration (job/README.md, "Upgrades"). Each nested class has a database of its own; all read the
+ * one fixture topic.
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class JobSavepointCompatibilityITCase {
 
-    @TempDir Path dir;
+    private static final String LEDGER_PASSWORD = "migration-reads-the-ledger";
 
-    @ParameterizedTest(name = "release {0}")
-    @ValueSource(strings = {"0.1.0"})
-    void theSavepointRestoresAndTheJobGoesOnExactly(
-            String release, PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
-        Path savepoint = copyOfFixture(release);
+    @BeforeAll
+    static void theFixtureTopic(KafkaBootstrap kafka) throws Exception {
         Topics.create(kafka.servers(), JobSavepointFixture.TOPIC, JobSavepointFixture.PARTITIONS);
         // The same records at the same offsets as when the savepoint was taken, then what follows.
         Topics.publish(
@@ -67,10 +78,161 @@ class JobSavepointCompatibilityITCase {
                 kafka.servers(),
                 JobSavepointFixture.TOPIC,
                 JobSavepointFixture.afterTheSavepoint());
+    }
 
+    @Nested
+    class TwoStageLayout {
+
+        @TempDir Path dir;
+
+        @ParameterizedTest(name = "release {0}")
+        @ValueSource(strings = {"0.1.0"})
+        void theSavepointRestoresAndTheJobGoesOnExactly(
+                String release, PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Configuration twoStage = layout(JobOptions.Layout.TWO_STAGE);
+            String savepointOfTheRestoredJob =
+                    goesOnExactly(db, kafka, dir, copyOfFixture(dir, release), twoStage);
+
+            // The old savepoint recorded no settings; the restored job recorded the ones it ran
+            // with (dedup.horizon 2 h, totals.zone UTC), and a restore that raises the horizon is
+            // refused.
+            Configuration raised = layout(JobOptions.Layout.TWO_STAGE);
+            raised.set(DedupOptions.HORIZON, Duration.ofHours(3));
+            JobClient refused =
+                    JobSavepointFixture.start(
+                            db,
+                            kafka.servers(),
+                            dir.resolve("checkpoints-raised"),
+                            Path.of(URI.create(savepointOfTheRestoredJob)),
+                            raised);
+            assertThatThrownBy(() -> refused.getJobExecutionResult().get())
+                    .hasStackTraceContaining("SettingChangedException")
+                    .hasStackTraceContaining(
+                            "The restored state was built with dedup.horizon=2 h, this job has"
+                                    + " dedup.horizon=3 h");
+            assertThat(new TotalsTable(db).totals())
+                    .as("the refused job wrote nothing")
+                    .isEqualTo(JobSavepointFixture.expectedAtTheEnd());
+        }
+
+        @Test
+        void aJobWithoutExactlyOnceCheckpointsIsRefusedBeforeItRestoresAnything(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Path savepoint = copyOfFixture(dir, JobSavepointFixture.RELEASE);
+            Configuration atLeastOnce = new Configuration();
+            atLeastOnce.set(
+                    CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
+                    CheckpointingMode.AT_LEAST_ONCE);
+            assertThatThrownBy(
+                            () ->
+                                    JobSavepointFixture.start(
+                                            db,
+                                            kafka.servers(),
+                                            dir.resolve("checkpoints"),
+                                            savepoint,
+                                            atLeastOnce))
+                    .isInstanceOf(IllegalConfigurationException.class)
+                    .hasMessageContaining("execution.checkpointing.mode is AT_LEAST_ONCE")
+                    .hasMessageContaining("EXACTLY_ONCE");
+        }
+    }
+
+    @Nested
+    class MigratedToTheMerchantLayout {
+
+        @TempDir Path dir;
+
+        @Test
+        void theTwoStageSavepointMigratesAndTheMerchantLayoutGoesOnExactly(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Path old = copyOfFixture(dir, "0.1.0");
+            Map<String, String> merchants =
+                    new LinkedHashMap<>(JobSavepointFixture.phaseOne().merchants());
+            String lastPayment = "a_199";
+            String lastMerchant = merchants.remove(lastPayment);
+            ledgerHolds(db, merchants);
+
+            // The ledger lacks a payment whose ids the old state remembers: refused, naming it.
+            assertThatThrownBy(() -> migrate(db, old, dir.resolve("refused")))
+                    .hasStackTraceContaining("have no payment with a merchant in the ledger")
+                    .hasStackTraceContaining(lastPayment + ":SUCCEEDED");
+
+            ledgerHolds(db, Map.of(lastPayment, lastMerchant));
+            Path migrated = dir.resolve("migrated");
+            MigrationReport report = migrate(db, old, migrated);
+            assertThat(report.openDays())
+                    .as("every merchant-day of phase one is open at the savepoint")
+                    .isEqualTo(JobSavepointFixture.phaseOne().expectedTotals().size());
+            assertThat(report.idsRead())
+                    .as("remembered ids, each found in the ledger")
+                    .isPositive();
+            assertThat(report.idsPlaced()).isEqualTo(report.idsRead());
+            assertThat(report.idsPastHorizon()).isZero();
+            assertThat(report.floor())
+                    .as("the floor, late on 2026-11-28")
+                    .isGreaterThan(Instant.parse("2026-11-28T20:00:00Z").toEpochMilli());
+
+            goesOnExactly(db, kafka, dir, migrated, layout(JobOptions.Layout.MERCHANT));
+        }
+
+        /** Runs the migration as a user would: the ledger role's password from a file. */
+        private MigrationReport migrate(PostgresEndpoint db, Path from, Path to) throws Exception {
+            Path password = dir.resolve("ledger-password");
+            Files.writeString(password, LEDGER_PASSWORD + "\n");
+            Configuration config = new Configuration();
+            config.set(MigrationOptions.FROM, from.toUri().toString());
+            config.set(MigrationOptions.TO, to.toUri().toString());
+            config.set(MigrationOptions.LEDGER_URL, db.jdbcUrl());
+            config.set(MigrationOptions.LEDGER_PASSWORD_FILE, password.toString());
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
+            env.setParallelism(JobSavepointFixture.PARALLELISM);
+            return MigrateToMerchantLayout.run(env, config);
+        }
+
+        /** Payments of the ledger, read by the migration as effonce_recount (SELECT only). */
+        private static void ledgerHolds(PostgresEndpoint db, Map<String, String> merchants)
+                throws Exception {
+            try (Connection c = db.connect();
+                    Statement s = c.createStatement();
+                    PreparedStatement insert =
+                            c.prepareStatement(
+                                    "INSERT INTO payments (payment_id, caller_id, client_key,"
+                                            + " merchant_id, fingerprint, amount, currency, state,"
+                                            + " updated_at) VALUES (?, 'fixture', ?, ?, 'f', 100,"
+                                            + " 'EUR', 'SUCCEEDED', now())")) {
+                s.execute("ALTER ROLE effonce_recount PASSWORD '" + LEDGER_PASSWORD + "'");
+                for (Map.Entry<String, String> p : merchants.entrySet()) {
+                    insert.setString(1, p.getKey());
+                    insert.setString(2, p.getKey());
+                    insert.setString(3, p.getValue());
+                    insert.addBatch();
+                }
+                insert.executeBatch();
+            }
+        }
+    }
+
+    private static Configuration layout(JobOptions.Layout layout) {
+        Configuration options = new Configuration();
+        options.set(JobOptions.LAYOUT, layout);
+        return options;
+    }
+
+    /**
+     * Restores the job from {@code savepoint} with {@code options}, requires the totals, the late
+     * copy and nothing else, and stops it with a savepoint, which it returns.
+     */
+    private static String goesOnExactly(
+            PostgresEndpoint db,
+            KafkaBootstrap kafka,
+            Path dir,
+            Path savepoint,
+            Configuration options)
+            throws Exception {
         JobClient job =
                 JobSavepointFixture.start(
-                        db, kafka.servers(), dir.resolve("checkpoints"), savepoint);
+                        db, kafka.servers(), dir.resolve("checkpoints"), savepoint, options);
         Map<MerchantDayKey, Long> expected = JobSavepointFixture.expectedAtTheEnd();
         String savepointOfTheRestoredJob = null;
         try {
@@ -100,52 +262,12 @@ class JobSavepointCompatibilityITCase {
                                     dir.resolve("savepoints").toUri().toString(),
                                     SavepointFormatType.CANONICAL)
                             .get();
+            return savepointOfTheRestoredJob;
         } finally {
             if (savepointOfTheRestoredJob == null) {
                 job.cancel().get();
             }
         }
-
-        // The old savepoint recorded no settings; the restored job recorded the ones it ran with
-        // (dedup.horizon 2 h, totals.zone UTC), and a restore that raises the horizon is refused.
-        Configuration raised = new Configuration();
-        raised.set(DedupOptions.HORIZON, Duration.ofHours(3));
-        JobClient refused =
-                JobSavepointFixture.start(
-                        db,
-                        kafka.servers(),
-                        dir.resolve("checkpoints-raised"),
-                        Path.of(URI.create(savepointOfTheRestoredJob)),
-                        raised);
-        assertThatThrownBy(() -> refused.getJobExecutionResult().get())
-                .hasStackTraceContaining("SettingChangedException")
-                .hasStackTraceContaining(
-                        "The restored state was built with dedup.horizon=2 h, this job has"
-                                + " dedup.horizon=3 h");
-        assertThat(new TotalsTable(db).totals())
-                .as("the refused job wrote nothing")
-                .isEqualTo(expected);
-    }
-
-    @Test
-    void aJobWithoutExactlyOnceCheckpointsIsRefusedBeforeItRestoresAnything(
-            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
-        Path savepoint = copyOfFixture(JobSavepointFixture.RELEASE);
-        Configuration atLeastOnce = new Configuration();
-        atLeastOnce.set(
-                CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
-                CheckpointingMode.AT_LEAST_ONCE);
-        assertThatThrownBy(
-                        () ->
-                                JobSavepointFixture.start(
-                                        db,
-                                        kafka.servers(),
-                                        dir.resolve("checkpoints"),
-                                        savepoint,
-                                        atLeastOnce))
-                .isInstanceOf(IllegalConfigurationException.class)
-                .hasMessageContaining("execution.checkpointing.mode is AT_LEAST_ONCE")
-                .hasMessageContaining("EXACTLY_ONCE");
     }
 
     private static String differences(
@@ -161,7 +283,7 @@ class JobSavepointCompatibilityITCase {
                 .toString();
     }
 
-    private Path copyOfFixture(String release) throws Exception {
+    private static Path copyOfFixture(Path dir, String release) throws Exception {
         String resource = "/savepoints/" + release + "/job/_metadata";
         URL url = JobSavepointCompatibilityITCase.class.getResource(resource);
         assertThat(url).as("fixture %s on the test classpath", resource).isNotNull();

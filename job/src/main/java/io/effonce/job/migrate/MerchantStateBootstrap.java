@@ -1,0 +1,145 @@
+package io.effonce.job.migrate;
+
+import io.effonce.dedup.EventTimeDedupOperator;
+import io.effonce.dedup.WatermarkFloor;
+import io.effonce.job.DailyTotals;
+import io.effonce.job.MerchantState;
+import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.DayFinality;
+import java.time.Duration;
+import java.time.LocalDate;
+import javax.annotation.Nullable;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.internal.InternalMapState;
+import org.apache.flink.state.api.output.SnapshotUtils;
+import org.apache.flink.state.api.output.TaggedOperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * Writes the merchant stage's state ({@link MerchantState}) as the stage itself would hold it,
+ * keyed by merchant: each open day's totals, the ids placed in it, one timer per merchant-day at
+ * its {@code finalAt}; and its operator state: the watermark floor carried over from the dedup
+ * stage, the horizon and zone recorded. At the end of its input it snapshots itself into the new
+ * savepoint, as the State Processor API's own bootstrap operators do.
+ */
+final class MerchantStateBootstrap extends AbstractStreamOperator<TaggedOperatorSubtaskState>
+        implements OneInputStreamOperator<MigratedEntry, TaggedOperatorSubtaskState>,
+                BoundedOneInput,
+                Triggerable<String, Long> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final long checkpointId;
+    private final long timestamp;
+    private final Path savepointPath;
+    private final DayFinality finality;
+    private final long floorValue;
+    @Nullable private final Duration stateTtl;
+
+    private transient InternalMapState<String, Long, String, Boolean> seen;
+    private transient InternalMapState<String, Long, String, DailyTotal> totals;
+    private transient InternalTimerService<Long> timers;
+    private transient WatermarkFloor floor;
+
+    MerchantStateBootstrap(
+            long checkpointId,
+            long timestamp,
+            Path savepointPath,
+            DayFinality finality,
+            long floorValue,
+            @Nullable Duration stateTtl) {
+        this.checkpointId = checkpointId;
+        this.timestamp = timestamp;
+        this.savepointPath = savepointPath;
+        this.finality = finality;
+        this.floorValue = floorValue;
+        this.stateTtl = stateTtl;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        floor = new WatermarkFloor();
+        floor.initialize(context.getOperatorStateStore(), false);
+        floor.advance(floorValue);
+        // Recorded as the merchant stage records them (the migration checked the old ones).
+        EventTimeDedupOperator.recordedHorizon(finality.horizon().toMillis())
+                .check(context.getOperatorStateStore(), false);
+        DailyTotals.recordedZone(finality).check(context.getOperatorStateStore(), false);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open() throws Exception {
+        super.open();
+        seen =
+                (InternalMapState<String, Long, String, Boolean>)
+                        getOrCreateKeyedState(
+                                LongSerializer.INSTANCE, MerchantState.seenIds(stateTtl));
+        totals =
+                (InternalMapState<String, Long, String, DailyTotal>)
+                        getOrCreateKeyedState(
+                                LongSerializer.INSTANCE,
+                                MerchantState.dayTotals(
+                                        getExecutionConfig().getSerializerConfig()));
+        timers =
+                getInternalTimerService(MerchantState.TIMER_SERVICE, LongSerializer.INSTANCE, this);
+    }
+
+    @Override
+    public void processElement(StreamRecord<MigratedEntry> element) throws Exception {
+        MigratedEntry entry = element.getValue();
+        if (entry.isId()) {
+            seen.setCurrentNamespace(entry.day);
+            seen.put(entry.eventId, Boolean.TRUE);
+        } else {
+            totals.setCurrentNamespace(entry.day);
+            totals.put(entry.currency, entry.dailyTotal());
+            timers.registerEventTimeTimer(
+                    entry.day, finality.finalAt(LocalDate.ofEpochDay(entry.day)));
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        floor.snapshot();
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        Configuration job = getContainingTask().getJobConfiguration();
+        output.collect(
+                new StreamRecord<>(
+                        SnapshotUtils.snapshot(
+                                checkpointId,
+                                this,
+                                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                                timestamp,
+                                CheckpointingOptions.getCheckpointingMode(job),
+                                CheckpointingOptions.isUnalignedCheckpointEnabled(job),
+                                getContainingTask().getConfiguration().getConfiguration(),
+                                savepointPath)));
+    }
+
+    @Override
+    public void onEventTime(InternalTimer<String, Long> timer) {
+        // Writing state only: timers are stored, never fired here.
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<String, Long> timer) {
+        // Writing state only.
+    }
+}

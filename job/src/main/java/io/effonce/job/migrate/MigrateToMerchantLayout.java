@@ -1,0 +1,210 @@
+package io.effonce.job.migrate;
+
+import io.effonce.dedup.DedupOptions;
+import io.effonce.dedup.EventTimeDedup;
+import io.effonce.dedup.EventTimeDedupOperator;
+import io.effonce.dedup.RecordedSetting;
+import io.effonce.dedup.WatermarkFloor;
+import io.effonce.job.CommandLine;
+import io.effonce.job.DailyTotals;
+import io.effonce.job.JobOptions;
+import io.effonce.job.LedgerPipeline;
+import io.effonce.job.decode.PaymentChange;
+import io.effonce.sink.store.DayFinality;
+import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.store.PostgresStoreConfig;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.api.OperatorIdentifier;
+import org.apache.flink.state.api.OperatorTransformation;
+import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.state.api.SavepointWriter;
+import org.apache.flink.state.api.StateBootstrapTransformation;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
+import org.apache.flink.util.CloseableIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one-time migration of a savepoint of the two-stage layout ({@code pipeline.layout=TWO_STAGE},
+ * every 0.1.0 savepoint) to the merchant layout, with Flink's State Processor API, as a batch job:
+ *
+ * <ol>
+ *   <li>the open merchant-days' totals are read from {@code daily-totals}, the remembered event ids
+ *       from {@code dedup-by-event-id};
+ *   <li>each id's merchant is looked up in the ledger (the old state keys ids by event id alone);
+ *   <li>per merchant, each id is placed in every open day of its merchant ({@link IdsOfOpenDays}
+ *       says why that finds every copy), and {@link MerchantStateBootstrap} writes the merchant
+ *       stage's state under uid {@code merchant-totals}: totals and ids per day, one timer per
+ *       merchant-day, the watermark floor, the recorded horizon and zone;
+ *   <li>the two old stages are removed; the source's, the sink's and the side tables' state are
+ *       copied unchanged (same uids; the sink is keyed by merchant-day in both layouts).
+ * </ol>
+ *
+ * Settings recorded in the old savepoint are checked against the configured ones first, as a
+ * restore would. Run it on the cluster with the job jar ({@code flink run -c ...}, job/README).
+ */
+public final class MigrateToMerchantLayout {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MigrateToMerchantLayout.class);
+
+    /** The options it reads: its own, and the job's that the new state is built for. */
+    static final List<Class<?>> OPTION_CLASSES =
+            List.of(MigrationOptions.class, JobOptions.class, DedupOptions.class);
+
+    private MigrateToMerchantLayout() {}
+
+    public static void main(String[] args) throws Exception {
+        if (CommandLine.wantsHelp(args)) {
+            System.out.println(
+                    CommandLine.help(
+                            "flink run -c "
+                                    + MigrateToMerchantLayout.class.getName()
+                                    + " effonce-job.jar --migrate.from SAVEPOINT --migrate.to DIR"
+                                    + " --ledger.url URL",
+                            OPTION_CLASSES));
+            return;
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        Configuration config = Configuration.fromMap(env.getConfiguration().toMap());
+        config.addAll(CommandLine.parse(args, OPTION_CLASSES));
+        System.out.println("Migrated: " + run(env, config));
+    }
+
+    /** Runs the migration that {@code config} describes in {@code env}; returns what it moved. */
+    public static MigrationReport run(StreamExecutionEnvironment env, ReadableConfig config)
+            throws Exception {
+        String from = require(config, MigrationOptions.FROM);
+        String to = require(config, MigrationOptions.TO);
+        EventTimeDedup<PaymentChange> dedup =
+                EventTimeDedup.<PaymentChange>builder().configure(config).build();
+        DayFinality finality =
+                new DayFinality(ZoneId.of(config.get(JobOptions.ZONE)), dedup.horizon());
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+
+        requireRecorded(
+                env,
+                from,
+                LedgerPipeline.DEDUP_UID,
+                EventTimeDedupOperator.recordedHorizon(dedup.horizon().toMillis()));
+        requireRecorded(env, from, LedgerPipeline.TOTALS_UID, DailyTotals.recordedZone(finality));
+        long floor = restoredFloor(env, from);
+
+        SavepointReader old = SavepointReader.read(env, from, new HashMapStateBackend());
+        Duration ttl = dedup.stateTtl();
+        TypeInformation<MigratedEntry> entries = TypeInformation.of(MigratedEntry.class);
+        DataStream<MigratedEntry> ids =
+                old.readKeyedState(
+                                OperatorIdentifier.forUid(LedgerPipeline.DEDUP_UID),
+                                new SeenIdsReader(ttl),
+                                Types.STRING,
+                                Types.STRING)
+                        .transform(
+                                "Merchants of remembered ids",
+                                entries,
+                                new LedgerMerchants(ledger(config)));
+        DataStream<MigratedEntry> totals =
+                old.readKeyedState(
+                        OperatorIdentifier.forUid(LedgerPipeline.TOTALS_UID),
+                        new DailyTotalsReader(),
+                        TypeInformation.of(MerchantDayKey.class),
+                        entries);
+        DataStream<MigratedEntry> placed =
+                ids.union(totals)
+                        .keyBy(e -> e.merchant, Types.STRING)
+                        .process(new IdsOfOpenDays(), entries)
+                        .name("Ids in their merchant's open days");
+        StateBootstrapTransformation<MigratedEntry> merchantState =
+                OperatorTransformation.bootstrapWith(placed)
+                        .keyBy(e -> e.merchant, Types.STRING)
+                        .transform(
+                                (timestamp, path) ->
+                                        SimpleOperatorFactory.of(
+                                                new MerchantStateBootstrap(
+                                                        0L, timestamp, path, finality, floor,
+                                                        ttl)));
+        SavepointWriter.fromExistingSavepoint(env, from, new HashMapStateBackend())
+                .removeOperator(OperatorIdentifier.forUid(LedgerPipeline.DEDUP_UID))
+                .removeOperator(OperatorIdentifier.forUid(LedgerPipeline.TOTALS_UID))
+                .withOperator(
+                        OperatorIdentifier.forUid(LedgerPipeline.MERCHANT_TOTALS_UID),
+                        merchantState)
+                .write(to);
+        JobExecutionResult result =
+                env.execute("effonce: migrate a savepoint to the merchant layout");
+        MigrationReport report = MigrationReport.of(result, floor);
+        LOG.info("Migrated {} to {}: {}", from, to, report);
+        return report;
+    }
+
+    /** Refuses, as a restore would, a setting that differs from the one the old state recorded. */
+    private static void requireRecorded(
+            StreamExecutionEnvironment env, String from, String uid, RecordedSetting setting)
+            throws Exception {
+        setting.requireCompatible(
+                collect(
+                        SavepointReader.read(env, from, new HashMapStateBackend())
+                                .readUnionState(
+                                        OperatorIdentifier.forUid(uid),
+                                        setting.stateName(),
+                                        Types.STRING)));
+    }
+
+    /** The dedup stage's floor: the largest of its subtasks' entries, as a restore takes it. */
+    private static long restoredFloor(StreamExecutionEnvironment env, String from)
+            throws Exception {
+        long floor = Long.MIN_VALUE;
+        for (Long entry :
+                collect(
+                        SavepointReader.read(env, from, new HashMapStateBackend())
+                                .readUnionState(
+                                        OperatorIdentifier.forUid(LedgerPipeline.DEDUP_UID),
+                                        WatermarkFloor.STATE_NAME,
+                                        Types.LONG))) {
+            floor = Math.max(floor, entry);
+        }
+        return floor;
+    }
+
+    private static <T> List<T> collect(DataStream<T> stream) throws Exception {
+        List<T> values = new ArrayList<>();
+        try (CloseableIterator<T> it = stream.executeAndCollect()) {
+            it.forEachRemaining(values::add);
+        }
+        return values;
+    }
+
+    private static PostgresStoreConfig ledger(ReadableConfig config) {
+        String file = config.get(MigrationOptions.LEDGER_PASSWORD_FILE);
+        return new PostgresStoreConfig(
+                require(config, MigrationOptions.LEDGER_URL),
+                config.get(MigrationOptions.LEDGER_USER),
+                file == null ? config.get(MigrationOptions.LEDGER_PASSWORD_ENV) : null,
+                file,
+                null,
+                "payments",
+                5,
+                Duration.ofMillis(200));
+    }
+
+    private static String require(ReadableConfig config, ConfigOption<String> option) {
+        String value = config.get(option);
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(
+                    "--" + option.key() + " is required: " + option.description());
+        }
+        return value;
+    }
+}

@@ -1,0 +1,59 @@
+package io.effonce.job.migrate;
+
+import io.effonce.sink.store.DailyTotal;
+import java.time.LocalDate;
+
+/**
+ * One piece of a merchant's state on its way from the two-stage layout to the merchant layout: a
+ * merchant-day's total in one currency, or a remembered event id (of one day once placed). A Flink
+ * POJO: public fields, a public no-argument constructor.
+ */
+public class MigratedEntry {
+
+    public String merchant;
+
+    /** The day ({@code LocalDate.toEpochDay()}); for an id, only once placed in an open day. */
+    public long day;
+
+    /** Null for an event id. */
+    public String currency;
+
+    public long totalMinor;
+    public long payments;
+
+    /** Null for a total. */
+    public String eventId;
+
+    public MigratedEntry() {}
+
+    static MigratedEntry total(String merchant, LocalDate day, String currency, DailyTotal total) {
+        MigratedEntry e = new MigratedEntry();
+        e.merchant = merchant;
+        e.day = day.toEpochDay();
+        e.currency = currency;
+        e.totalMinor = total.totalMinor();
+        e.payments = total.payments();
+        return e;
+    }
+
+    static MigratedEntry id(String merchant, String eventId) {
+        MigratedEntry e = new MigratedEntry();
+        e.merchant = merchant;
+        e.eventId = eventId;
+        return e;
+    }
+
+    MigratedEntry inDay(long epochDay) {
+        MigratedEntry e = id(merchant, eventId);
+        e.day = epochDay;
+        return e;
+    }
+
+    boolean isId() {
+        return eventId != null;
+    }
+
+    DailyTotal dailyTotal() {
+        return new DailyTotal(totalMinor, payments);
+    }
+}

@@ -1,0 +1,36 @@
+package io.effonce.job.migrate;
+
+import org.apache.flink.api.common.JobExecutionResult;
+
+/** What a migration moved, from the batch job's accumulators. */
+public record MigrationReport(
+        long openDays, long idsRead, long idsPlaced, long idsPastHorizon, long floor) {
+
+    static final String TOTALS = "totals";
+    static final String IDS_READ = "ids-read";
+    static final String IDS_PLACED = "ids-placed";
+    static final String IDS_PAST_HORIZON = "ids-past-horizon";
+
+    static MigrationReport of(JobExecutionResult result, long floor) {
+        return new MigrationReport(
+                count(result, TOTALS),
+                count(result, IDS_READ),
+                count(result, IDS_PLACED),
+                count(result, IDS_PAST_HORIZON),
+                floor);
+    }
+
+    private static long count(JobExecutionResult result, String name) {
+        Long value = result.getAccumulatorResult(name);
+        return value == null ? 0 : value;
+    }
+
+    @Override
+    public String toString() {
+        return String.format(
+                "%,d merchant-day totals, %,d remembered event ids found in the ledger (%,d placed"
+                        + " in their merchant's open days, %,d past their horizon), watermark floor"
+                        + " %d",
+                openDays, idsRead, idsPlaced, idsPastHorizon, floor);
+    }
+}
