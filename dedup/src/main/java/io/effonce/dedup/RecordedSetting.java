@@ -54,6 +54,11 @@ public final class RecordedSetting implements Serializable {
         this.why = why;
     }
 
+    /** The configuration key. */
+    public String option() {
+        return option;
+    }
+
     /** State name: {@code effonce-setting-<option>}, part of the savepoint format. */
     public String stateName() {
         return "effonce-setting-" + option;

@@ -162,21 +162,23 @@ public final class JobOptions {
     public enum Layout {
         /** Dedup keyed by event id, then daily totals keyed by merchant-day: the 0.1.0 layout. */
         TWO_STAGE,
-        /** One stage keyed by merchant: dedup and totals together, in bundles. */
+        /** One stage keyed by merchant: dedup and totals together, in bundles (the default). */
         MERCHANT
     }
 
     public static final ConfigOption<Layout> LAYOUT =
             ConfigOptions.key("pipeline.layout")
                     .enumType(Layout.class)
-                    .defaultValue(Layout.TWO_STAGE)
+                    .defaultValue(Layout.MERCHANT)
                     .withDescription(
-                            "TWO_STAGE: dedup keyed by event id, then daily totals keyed by"
-                                    + " merchant-day (two shuffles, state touched per record; the"
-                                    + " layout of 0.1.0 savepoints). MERCHANT: one stage keyed by"
-                                    + " merchant, each merchant's state touched once per bundle."
-                                    + " Same totals, late events and dead letters; a savepoint of"
-                                    + " one layout does not restore into the other.");
+                            "MERCHANT: one stage keyed by merchant, each merchant's state touched"
+                                    + " once per bundle. TWO_STAGE: dedup keyed by event id, then"
+                                    + " daily totals keyed by merchant-day (two shuffles, state"
+                                    + " touched per record; the layout of 0.1.0 savepoints). Same"
+                                    + " totals, late events and dead letters. A savepoint of one"
+                                    + " layout does not restore into the other: keep TWO_STAGE for"
+                                    + " a 0.1.0 savepoint, or migrate it once with"
+                                    + " MigrateToMerchantLayout (job/README.md, \"Upgrades\").");
 
     public static final ConfigOption<Integer> BUNDLE_SIZE =
             ConfigOptions.key("pipeline.bundle-size")

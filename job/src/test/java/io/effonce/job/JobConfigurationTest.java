@@ -40,7 +40,7 @@ class JobConfigurationTest {
                             Map.entry("event-time.tolerance", "10 min"),
                             Map.entry("pipeline.max-parallelism", "256"),
                             Map.entry("dead-letters.max-chars", "2048"),
-                            Map.entry("pipeline.layout", "MERCHANT"),
+                            Map.entry("pipeline.layout", "TWO_STAGE"),
                             Map.entry("pipeline.bundle-size", "500"),
                             Map.entry("pipeline.bundle-delay", "20 ms"),
                             Map.entry("dedup.horizon", "3 h"),

@@ -30,8 +30,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * Writes the merchant stage's state ({@link MerchantState}) as the stage itself would hold it,
  * keyed by merchant: each open day's totals, the ids placed in it, one timer per merchant-day at
  * its {@code finalAt}; and its operator state: the watermark floor carried over from the dedup
- * stage, the horizon and zone recorded. At the end of its input it snapshots itself into the new
- * savepoint, as the State Processor API's own bootstrap operators do.
+ * stage (the subtask that receives the floor entries writes their largest, the others an empty
+ * floor; a restore takes the largest of all), the horizon and zone recorded. At the end of its
+ * input it snapshots itself into the new savepoint, as the State Processor API's own bootstrap
+ * operators do.
  */
 final class MerchantStateBootstrap extends AbstractStreamOperator<TaggedOperatorSubtaskState>
         implements OneInputStreamOperator<MigratedEntry, TaggedOperatorSubtaskState>,
@@ -44,7 +46,6 @@ final class MerchantStateBootstrap extends AbstractStreamOperator<TaggedOperator
     private final long timestamp;
     private final Path savepointPath;
     private final DayFinality finality;
-    private final long floorValue;
     @Nullable private final Duration stateTtl;
 
     private transient InternalMapState<String, Long, String, Boolean> seen;
@@ -57,13 +58,11 @@ final class MerchantStateBootstrap extends AbstractStreamOperator<TaggedOperator
             long timestamp,
             Path savepointPath,
             DayFinality finality,
-            long floorValue,
             @Nullable Duration stateTtl) {
         this.checkpointId = checkpointId;
         this.timestamp = timestamp;
         this.savepointPath = savepointPath;
         this.finality = finality;
-        this.floorValue = floorValue;
         this.stateTtl = stateTtl;
     }
 
@@ -72,8 +71,7 @@ final class MerchantStateBootstrap extends AbstractStreamOperator<TaggedOperator
         super.initializeState(context);
         floor = new WatermarkFloor();
         floor.initialize(context.getOperatorStateStore(), false);
-        floor.advance(floorValue);
-        // Recorded as the merchant stage records them (the migration checked the old ones).
+        // Recorded as the merchant stage records them (RequireRecorded checked the old values).
         EventTimeDedupOperator.recordedHorizon(finality.horizon().toMillis())
                 .check(context.getOperatorStateStore(), false);
         DailyTotals.recordedZone(finality).check(context.getOperatorStateStore(), false);
@@ -100,7 +98,10 @@ final class MerchantStateBootstrap extends AbstractStreamOperator<TaggedOperator
     @Override
     public void processElement(StreamRecord<MigratedEntry> element) throws Exception {
         MigratedEntry entry = element.getValue();
-        if (entry.isId()) {
+        if (entry.isFloor()) {
+            // One subtask gets the dedup stage's floors; a restore takes the largest entry.
+            floor.advance(entry.floor);
+        } else if (entry.isId()) {
             seen.setCurrentNamespace(entry.day);
             seen.put(entry.eventId, Boolean.TRUE);
         } else {

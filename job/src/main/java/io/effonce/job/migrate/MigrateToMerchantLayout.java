@@ -15,7 +15,6 @@ import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
 import java.time.Duration;
 import java.time.ZoneId;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -24,6 +23,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.OperatorTransformation;
@@ -33,7 +33,6 @@ import org.apache.flink.state.api.StateBootstrapTransformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
-import org.apache.flink.util.CloseableIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,14 +92,11 @@ public final class MigrateToMerchantLayout {
         DayFinality finality =
                 new DayFinality(ZoneId.of(config.get(JobOptions.ZONE)), dedup.horizon());
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
-
-        requireRecorded(
-                env,
-                from,
-                LedgerPipeline.DEDUP_UID,
-                EventTimeDedupOperator.recordedHorizon(dedup.horizon().toMillis()));
-        requireRecorded(env, from, LedgerPipeline.TOTALS_UID, DailyTotals.recordedZone(finality));
-        long floor = restoredFloor(env, from);
+        // What fails a migration (a payment the ledger lacks, a changed setting) fails it again:
+        // stop at once with the reason instead of restarting as the cluster's strategy would.
+        Configuration once = new Configuration();
+        once.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        env.configure(once);
 
         SavepointReader old = SavepointReader.read(env, from, new HashMapStateBackend());
         Duration ttl = dedup.stateTtl();
@@ -114,27 +110,45 @@ public final class MigrateToMerchantLayout {
                         .transform(
                                 "Merchants of remembered ids",
                                 entries,
-                                new LedgerMerchants(ledger(config)));
+                                new LedgerMerchants(ledger(config)))
+                        // Its own task, behind a blocking exchange: a refusal fails it after the
+                        // reader has finished, so the job's failure is the refusal itself.
+                        .disableChaining();
         DataStream<MigratedEntry> totals =
                 old.readKeyedState(
                         OperatorIdentifier.forUid(LedgerPipeline.TOTALS_UID),
                         new DailyTotalsReader(),
                         TypeInformation.of(MerchantDayKey.class),
                         entries);
+        DataStream<MigratedEntry> floor =
+                old.readUnionState(
+                                OperatorIdentifier.forUid(LedgerPipeline.DEDUP_UID),
+                                WatermarkFloor.STATE_NAME,
+                                Types.LONG)
+                        .map(new FloorEntries(), entries)
+                        .name("Watermark floor");
+        RecordedSetting horizon =
+                EventTimeDedupOperator.recordedHorizon(dedup.horizon().toMillis());
+        RecordedSetting zone = DailyTotals.recordedZone(finality);
+        DataStream<MigratedEntry> settingsChecked =
+                recordedSetting(old, LedgerPipeline.DEDUP_UID, horizon)
+                        .union(recordedSetting(old, LedgerPipeline.TOTALS_UID, zone))
+                        .keyBy(e -> e.option, Types.STRING)
+                        .flatMap(new RequireRecorded(List.of(horizon, zone)), entries)
+                        .name("Recorded settings checked");
         DataStream<MigratedEntry> placed =
                 ids.union(totals)
                         .keyBy(e -> e.merchant, Types.STRING)
                         .process(new IdsOfOpenDays(), entries)
                         .name("Ids in their merchant's open days");
         StateBootstrapTransformation<MigratedEntry> merchantState =
-                OperatorTransformation.bootstrapWith(placed)
+                OperatorTransformation.bootstrapWith(placed.union(floor, settingsChecked))
                         .keyBy(e -> e.merchant, Types.STRING)
                         .transform(
                                 (timestamp, path) ->
                                         SimpleOperatorFactory.of(
                                                 new MerchantStateBootstrap(
-                                                        0L, timestamp, path, finality, floor,
-                                                        ttl)));
+                                                        0L, timestamp, path, finality, ttl)));
         SavepointWriter.fromExistingSavepoint(env, from, new HashMapStateBackend())
                 .removeOperator(OperatorIdentifier.forUid(LedgerPipeline.DEDUP_UID))
                 .removeOperator(OperatorIdentifier.forUid(LedgerPipeline.TOTALS_UID))
@@ -142,48 +156,34 @@ public final class MigrateToMerchantLayout {
                         OperatorIdentifier.forUid(LedgerPipeline.MERCHANT_TOTALS_UID),
                         merchantState)
                 .write(to);
+        // One job, so that it also runs where a jar may start only one (the REST API's jar run).
         JobExecutionResult result =
                 env.execute("effonce: migrate a savepoint to the merchant layout");
-        MigrationReport report = MigrationReport.of(result, floor);
+        if (!result.isJobExecutionResult()) {
+            LOG.info(
+                    "Submitted the migration of {} to {} detached: the savepoint is complete when"
+                            + " the job has FINISHED; its TaskManagers log what it moved",
+                    from,
+                    to);
+            return null;
+        }
+        MigrationReport report = MigrationReport.of(result);
         LOG.info("Migrated {} to {}: {}", from, to, report);
         return report;
     }
 
-    /** Refuses, as a restore would, a setting that differs from the one the old state recorded. */
-    private static void requireRecorded(
-            StreamExecutionEnvironment env, String from, String uid, RecordedSetting setting)
-            throws Exception {
-        setting.requireCompatible(
-                collect(
-                        SavepointReader.read(env, from, new HashMapStateBackend())
-                                .readUnionState(
-                                        OperatorIdentifier.forUid(uid),
-                                        setting.stateName(),
-                                        Types.STRING)));
-    }
-
-    /** The dedup stage's floor: the largest of its subtasks' entries, as a restore takes it. */
-    private static long restoredFloor(StreamExecutionEnvironment env, String from)
-            throws Exception {
-        long floor = Long.MIN_VALUE;
-        for (Long entry :
-                collect(
-                        SavepointReader.read(env, from, new HashMapStateBackend())
-                                .readUnionState(
-                                        OperatorIdentifier.forUid(LedgerPipeline.DEDUP_UID),
-                                        WatermarkFloor.STATE_NAME,
-                                        Types.LONG))) {
-            floor = Math.max(floor, entry);
-        }
-        return floor;
-    }
-
-    private static <T> List<T> collect(DataStream<T> stream) throws Exception {
-        List<T> values = new ArrayList<>();
-        try (CloseableIterator<T> it = stream.executeAndCollect()) {
-            it.forEachRemaining(values::add);
-        }
-        return values;
+    /**
+     * The values of a setting the old state recorded, for the bootstrap to check as a restore would
+     * (it refuses a forbidden change before it writes anything).
+     */
+    private static DataStream<MigratedEntry> recordedSetting(
+            SavepointReader old, String uid, RecordedSetting setting) throws Exception {
+        String option = setting.option();
+        return old.readUnionState(OperatorIdentifier.forUid(uid), setting.stateName(), Types.STRING)
+                .map(
+                        recorded -> MigratedEntry.recordedSetting(option, recorded),
+                        TypeInformation.of(MigratedEntry.class))
+                .name("Recorded " + option);
     }
 
     private static PostgresStoreConfig ledger(ReadableConfig config) {

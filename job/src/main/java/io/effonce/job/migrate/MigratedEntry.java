@@ -4,9 +4,10 @@ import io.effonce.sink.store.DailyTotal;
 import java.time.LocalDate;
 
 /**
- * One piece of a merchant's state on its way from the two-stage layout to the merchant layout: a
- * merchant-day's total in one currency, or a remembered event id (of one day once placed). A Flink
- * POJO: public fields, a public no-argument constructor.
+ * One piece of state on its way from the two-stage layout to the merchant layout: a merchant-day's
+ * total in one currency, a remembered event id (of one day once placed), or — no merchant, operator
+ * state — one dedup subtask's watermark floor or a setting the old state recorded. A Flink POJO:
+ * public fields, a public no-argument constructor.
  */
 public class MigratedEntry {
 
@@ -23,6 +24,14 @@ public class MigratedEntry {
 
     /** Null for a total. */
     public String eventId;
+
+    /** Set on a floor entry only. */
+    public Long floor;
+
+    /** The option of a recorded setting (null on any other entry), and its recorded value. */
+    public String option;
+
+    public String recorded;
 
     public MigratedEntry() {}
 
@@ -43,10 +52,33 @@ public class MigratedEntry {
         return e;
     }
 
+    static MigratedEntry floor(long floor) {
+        MigratedEntry e = new MigratedEntry();
+        e.merchant = "";
+        e.floor = floor;
+        return e;
+    }
+
+    static MigratedEntry recordedSetting(String option, String recorded) {
+        MigratedEntry e = new MigratedEntry();
+        e.merchant = "";
+        e.option = option;
+        e.recorded = recorded;
+        return e;
+    }
+
     MigratedEntry inDay(long epochDay) {
         MigratedEntry e = id(merchant, eventId);
         e.day = epochDay;
         return e;
+    }
+
+    boolean isFloor() {
+        return floor != null;
+    }
+
+    boolean isRecordedSetting() {
+        return option != null;
     }
 
     boolean isId() {

@@ -10,19 +10,20 @@ public record MigrationReport(
     static final String IDS_READ = "ids-read";
     static final String IDS_PLACED = "ids-placed";
     static final String IDS_PAST_HORIZON = "ids-past-horizon";
+    static final String FLOOR = "floor";
 
-    static MigrationReport of(JobExecutionResult result, long floor) {
+    static MigrationReport of(JobExecutionResult result) {
         return new MigrationReport(
-                count(result, TOTALS),
-                count(result, IDS_READ),
-                count(result, IDS_PLACED),
-                count(result, IDS_PAST_HORIZON),
-                floor);
+                count(result, TOTALS, 0),
+                count(result, IDS_READ, 0),
+                count(result, IDS_PLACED, 0),
+                count(result, IDS_PAST_HORIZON, 0),
+                count(result, FLOOR, Long.MIN_VALUE));
     }
 
-    private static long count(JobExecutionResult result, String name) {
+    private static long count(JobExecutionResult result, String name, long none) {
         Long value = result.getAccumulatorResult(name);
-        return value == null ? 0 : value;
+        return value == null ? none : value;
     }
 
     @Override

@@ -113,6 +113,60 @@ class JobSavepointCompatibilityITCase {
             assertThat(new TotalsTable(db).totals())
                     .as("the refused job wrote nothing")
                     .isEqualTo(JobSavepointFixture.expectedAtTheEnd());
+
+            // The migration checks the recorded settings as a restore does, before it writes.
+            // (The ledger holds every payment the restored job counted: the migration fails on
+            // the settings alone.)
+            ledgerHolds(db, JobSavepointFixture.phaseOne().merchants());
+            ledgerHolds(db, JobSavepointFixture.endOfDayOne().merchants());
+            ledgerHolds(db, JobSavepointFixture.phaseTwo().merchants());
+            Path notWritten = dir.resolve("migrated-with-raised-horizon");
+            assertThatThrownBy(
+                            () ->
+                                    migrate(
+                                            db,
+                                            dir,
+                                            Path.of(URI.create(savepointOfTheRestoredJob)),
+                                            notWritten,
+                                            raised))
+                    .hasStackTraceContaining("SettingChangedException")
+                    .hasStackTraceContaining(
+                            "The restored state was built with dedup.horizon=2 h, this job has"
+                                    + " dedup.horizon=3 h");
+            assertThat(notWritten.resolve("_metadata")).doesNotExist();
+        }
+    }
+
+    @Nested
+    class MerchantLayout {
+
+        @TempDir Path dir;
+
+        @ParameterizedTest(name = "release {0}")
+        @ValueSource(strings = {"0.2.0"})
+        void theSavepointRestoresAndTheJobGoesOnExactly(
+                String release, PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            String savepointOfTheRestoredJob =
+                    goesOnExactly(db, kafka, dir, copyOfFixture(dir, release), new Configuration());
+
+            // The state records dedup.horizon=2 h: a restore that raises it is refused.
+            Configuration raised = new Configuration();
+            raised.set(DedupOptions.HORIZON, Duration.ofHours(3));
+            JobClient refused =
+                    JobSavepointFixture.start(
+                            db,
+                            kafka.servers(),
+                            dir.resolve("checkpoints-raised"),
+                            Path.of(URI.create(savepointOfTheRestoredJob)),
+                            raised);
+            assertThatThrownBy(() -> refused.getJobExecutionResult().get())
+                    .hasStackTraceContaining("SettingChangedException")
+                    .hasStackTraceContaining(
+                            "The restored state was built with dedup.horizon=2 h, this job has"
+                                    + " dedup.horizon=3 h");
+            assertThat(new TotalsTable(db).totals())
+                    .as("the refused job wrote nothing")
+                    .isEqualTo(JobSavepointFixture.expectedAtTheEnd());
         }
 
         @Test
@@ -153,13 +207,20 @@ class JobSavepointCompatibilityITCase {
             ledgerHolds(db, merchants);
 
             // The ledger lacks a payment whose ids the old state remembers: refused, naming it.
-            assertThatThrownBy(() -> migrate(db, old, dir.resolve("refused")))
+            assertThatThrownBy(
+                            () ->
+                                    migrate(
+                                            db,
+                                            dir,
+                                            old,
+                                            dir.resolve("refused"),
+                                            new Configuration()))
                     .hasStackTraceContaining("have no payment with a merchant in the ledger")
                     .hasStackTraceContaining(lastPayment + ":SUCCEEDED");
 
             ledgerHolds(db, Map.of(lastPayment, lastMerchant));
             Path migrated = dir.resolve("migrated");
-            MigrationReport report = migrate(db, old, migrated);
+            MigrationReport report = migrate(db, dir, old, migrated, new Configuration());
             assertThat(report.openDays())
                     .as("every merchant-day of phase one is open at the savepoint")
                     .isEqualTo(JobSavepointFixture.phaseOne().expectedTotals().size());
@@ -174,42 +235,49 @@ class JobSavepointCompatibilityITCase {
 
             goesOnExactly(db, kafka, dir, migrated, layout(JobOptions.Layout.MERCHANT));
         }
+    }
 
-        /** Runs the migration as a user would: the ledger role's password from a file. */
-        private MigrationReport migrate(PostgresEndpoint db, Path from, Path to) throws Exception {
-            Path password = dir.resolve("ledger-password");
-            Files.writeString(password, LEDGER_PASSWORD + "\n");
-            Configuration config = new Configuration();
-            config.set(MigrationOptions.FROM, from.toUri().toString());
-            config.set(MigrationOptions.TO, to.toUri().toString());
-            config.set(MigrationOptions.LEDGER_URL, db.jdbcUrl());
-            config.set(MigrationOptions.LEDGER_PASSWORD_FILE, password.toString());
-            StreamExecutionEnvironment env =
-                    StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
-            env.setParallelism(JobSavepointFixture.PARALLELISM);
-            return MigrateToMerchantLayout.run(env, config);
-        }
+    /** Runs the migration as a user would: the ledger role's password from a file. */
+    private static MigrationReport migrate(
+            PostgresEndpoint db, Path dir, Path from, Path to, Configuration options)
+            throws Exception {
+        Path password = dir.resolve("ledger-password");
+        Files.writeString(password, LEDGER_PASSWORD + "\n");
+        Configuration config = new Configuration(options);
+        config.set(MigrationOptions.FROM, from.toUri().toString());
+        config.set(MigrationOptions.TO, to.toUri().toString());
+        config.set(MigrationOptions.LEDGER_URL, db.jdbcUrl());
+        config.set(MigrationOptions.LEDGER_PASSWORD_FILE, password.toString());
+        // As on a cluster with deploy/flink-conf/config.yaml: RocksDB and checkpoints configured,
+        // which the migration (a batch job reading and writing canonical savepoints) must ignore.
+        Configuration cluster = new Configuration();
+        cluster.setString("state.backend.type", "rocksdb");
+        cluster.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(cluster);
+        env.setParallelism(JobSavepointFixture.PARALLELISM);
+        return MigrateToMerchantLayout.run(env, config);
+    }
 
-        /** Payments of the ledger, read by the migration as effonce_recount (SELECT only). */
-        private static void ledgerHolds(PostgresEndpoint db, Map<String, String> merchants)
-                throws Exception {
-            try (Connection c = db.connect();
-                    Statement s = c.createStatement();
-                    PreparedStatement insert =
-                            c.prepareStatement(
-                                    "INSERT INTO payments (payment_id, caller_id, client_key,"
-                                            + " merchant_id, fingerprint, amount, currency, state,"
-                                            + " updated_at) VALUES (?, 'fixture', ?, ?, 'f', 100,"
-                                            + " 'EUR', 'SUCCEEDED', now())")) {
-                s.execute("ALTER ROLE effonce_recount PASSWORD '" + LEDGER_PASSWORD + "'");
-                for (Map.Entry<String, String> p : merchants.entrySet()) {
-                    insert.setString(1, p.getKey());
-                    insert.setString(2, p.getKey());
-                    insert.setString(3, p.getValue());
-                    insert.addBatch();
-                }
-                insert.executeBatch();
+    /** Payments of the ledger, read by the migration as effonce_recount (SELECT only). */
+    private static void ledgerHolds(PostgresEndpoint db, Map<String, String> merchants)
+            throws Exception {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                PreparedStatement insert =
+                        c.prepareStatement(
+                                "INSERT INTO payments (payment_id, caller_id, client_key,"
+                                        + " merchant_id, fingerprint, amount, currency, state,"
+                                        + " updated_at) VALUES (?, 'fixture', ?, ?, 'f', 100,"
+                                        + " 'EUR', 'SUCCEEDED', now())")) {
+            s.execute("ALTER ROLE effonce_recount PASSWORD '" + LEDGER_PASSWORD + "'");
+            for (Map.Entry<String, String> p : merchants.entrySet()) {
+                insert.setString(1, p.getKey());
+                insert.setString(2, p.getKey());
+                insert.setString(3, p.getValue());
+                insert.addBatch();
             }
+            insert.executeBatch();
         }
     }
 

@@ -46,8 +46,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public final class JobSavepointFixture {
 
-    /** The release whose fixture {@link #main} writes. */
-    public static final String RELEASE = "0.1.0";
+    /**
+     * The release whose fixture {@link #main} writes, in the job's default layout (0.1.0: the
+     * two-stage layout; 0.2.0: the merchant layout).
+     */
+    public static final String RELEASE = "0.2.0";
 
     static final String TOPIC = "upgrade.public.payments";
     static final int PARTITIONS = 2;
