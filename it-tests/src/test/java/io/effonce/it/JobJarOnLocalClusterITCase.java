@@ -29,8 +29,11 @@ import io.effonce.local.junit.PostgresExtension;
 import io.effonce.local.oracle.Comparison;
 import io.effonce.local.workload.WorkloadReport;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -386,6 +389,89 @@ class JobJarOnLocalClusterITCase {
                         .atMost(TotalsInvariant.TIMEOUT)
                         .until(() -> tables.lateEventIds().contains(copy.eventId()));
                 assertThat(tables.lateEventIds()).containsExactly(copy.eventId());
+                TotalsInvariant.assertSinkAloneHolds(db);
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+
+    /**
+     * The upgrade from 0.1.0 as a user runs it: the two-stage job stopped with a savepoint, the
+     * migration submitted from the same jar (its other entry class) and run to FINISHED, the job in
+     * the merchant layout restored from the migrated savepoint. A copy of the newest change is
+     * dropped (its id migrated), a copy of the oldest is late (the floor migrated), and new
+     * payments of the same day go on from the migrated totals.
+     */
+    @Nested
+    class TwoStageSavepointMigrated {
+
+        @Test
+        void aTwoStageSavepointMigratedOnTheClusterGoesOnExactlyInTheMerchantLayout(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Relays relays = new Relays(db, kafka.servers(), "migrate", DIR);
+            SinkTables tables = new SinkTables(db);
+            try (LedgerRelay relay = relays.start()) {
+                FlinkJobs jobs = cluster.jobs();
+                JobSubmission merchant = job(db, kafka, relays);
+                List<String> twoStageArgs = new ArrayList<>(merchant.args());
+                twoStageArgs.addAll(List.of("--pipeline.layout", "TWO_STAGE"));
+                String jobId =
+                        jobs.submit(
+                                JobSubmission.of(
+                                                merchant.jar(),
+                                                merchant.entryClass(),
+                                                twoStageArgs.toArray(String[]::new))
+                                        .withParallelism(merchant.parallelism()));
+                jobs.awaitAllTasksRunning(jobId);
+                WorkloadReport first =
+                        Workloads.runAsync(Workloads.options("migrate", 3_000, 0), db).get();
+                TotalsInvariant.awaitHoldsWithNothingLate(db, TotalsInvariant.TIMEOUT);
+                String twoStageSavepoint = jobs.stopWithSavepoint(jobId);
+
+                Path password = DIR.resolve("recount.password");
+                Files.writeString(password, "reads-the-ledger\n");
+                tables.execute("ALTER ROLE effonce_recount PASSWORD 'reads-the-ledger'");
+                String migrated =
+                        cluster.savepointDir().resolve("merchant-layout").toUri().toString();
+                String migration =
+                        jobs.submit(
+                                JobSubmission.of(
+                                        merchant.jar(),
+                                        "io.effonce.job.migrate.MigrateToMerchantLayout",
+                                        "--migrate.from",
+                                        twoStageSavepoint,
+                                        "--migrate.to",
+                                        migrated,
+                                        "--ledger.url",
+                                        db.jdbcUrl(),
+                                        "--ledger.password-file",
+                                        password.toString()));
+                jobs.awaitState(migration, "FINISHED");
+
+                jobId = jobs.submit(merchant.fromSavepoint(migrated));
+                jobs.awaitAllTasksRunning(jobId);
+                assertThat(cluster.rest().checkpoints(jobId).latestRestoredIsSavepoint()).isTrue();
+                OldChangeCopy newest =
+                        OldChangeCopy.newestSucceeded(db, kafka.servers(), relays.topic());
+                OldChangeCopy oldest =
+                        OldChangeCopy.oldestSucceeded(db, kafka.servers(), relays.topic());
+                newest.republish(kafka.servers(), relays.topic());
+                oldest.republish(kafka.servers(), relays.topic());
+                Workloads.runAsync(
+                                Workloads.options(
+                                        "migrate2",
+                                        2_000,
+                                        0,
+                                        first.lastEventTime().plus(Duration.ofMinutes(5))),
+                                db)
+                        .get();
+
+                TotalsInvariant.awaitSinkAloneHolds(db, TotalsInvariant.TIMEOUT);
+                await("the oldest copy in late_events")
+                        .atMost(TotalsInvariant.TIMEOUT)
+                        .until(() -> tables.lateEventIds().contains(oldest.eventId()));
+                assertThat(tables.lateEventIds()).containsExactly(oldest.eventId());
                 TotalsInvariant.assertSinkAloneHolds(db);
             } finally {
                 relays.dropSlot();

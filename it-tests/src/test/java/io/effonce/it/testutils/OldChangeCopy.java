@@ -12,9 +12,10 @@ import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * A copy of the ledger's oldest SUCCEEDED change, exactly as the relay published it: what a relay
- * restarted from an old position re-sends. Re-published after its ID expired, it must be rejected
- * as late, never counted twice.
+ * A copy of the ledger's oldest (or newest) SUCCEEDED change, exactly as the relay published it:
+ * what a relay restarted from an old position re-sends. Re-published after its ID expired, it must
+ * be rejected as late; re-published within the horizon, dropped as a duplicate; never counted
+ * twice.
  *
  * @param key the merchant-day it counts toward
  */
@@ -23,11 +24,24 @@ public record OldChangeCopy(String paymentId, long amount, MerchantDay key, Stri
     /** Finds the oldest SUCCEEDED payment in the ledger and its change record in the topic. */
     public static OldChangeCopy oldestSucceeded(
             PostgresEndpoint db, String bootstrap, String topic) {
+        return succeeded(db, bootstrap, topic, "ASC");
+    }
+
+    /** The same for the newest SUCCEEDED payment. */
+    public static OldChangeCopy newestSucceeded(
+            PostgresEndpoint db, String bootstrap, String topic) {
+        return succeeded(db, bootstrap, topic, "DESC");
+    }
+
+    private static OldChangeCopy succeeded(
+            PostgresEndpoint db, String bootstrap, String topic, String order) {
         SinkTables tables = new SinkTables(db);
         Object[] row = new Object[5];
         tables.query(
                 "SELECT payment_id, amount, merchant_id, currency, updated_at FROM payments"
-                        + " WHERE state = 'SUCCEEDED' ORDER BY updated_at LIMIT 1",
+                        + " WHERE state = 'SUCCEEDED' ORDER BY updated_at "
+                        + order
+                        + ", payment_id LIMIT 1",
                 rs -> {
                     row[0] = rs.getString(1);
                     row[1] = rs.getLong(2);

@@ -11,6 +11,8 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Per merchant (a batch job: the timer fires once the merchant's entries are all in), places each
@@ -23,6 +25,7 @@ import org.apache.flink.util.Collector;
 final class IdsOfOpenDays extends KeyedProcessFunction<String, MigratedEntry, MigratedEntry> {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(IdsOfOpenDays.class);
 
     private transient ListState<String> ids;
     private transient MapState<Long, Boolean> days;
@@ -42,6 +45,16 @@ final class IdsOfOpenDays extends KeyedProcessFunction<String, MigratedEntry, Mi
         getRuntimeContext().addAccumulator(MigrationReport.TOTALS, totals);
         getRuntimeContext().addAccumulator(MigrationReport.IDS_PLACED, placed);
         getRuntimeContext().addAccumulator(MigrationReport.IDS_PAST_HORIZON, unplaced);
+    }
+
+    @Override
+    public void close() {
+        LOG.info(
+                "{} merchant-day totals, {} ids placed in their merchant's open days, {} past their"
+                        + " horizon",
+                totals.getLocalValue(),
+                placed.getLocalValue(),
+                unplaced.getLocalValue());
     }
 
     @Override

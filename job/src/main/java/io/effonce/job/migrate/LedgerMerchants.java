@@ -13,6 +13,8 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds each remembered event id's merchant in the ledger, a thousand payments per query: the
@@ -24,6 +26,7 @@ final class LedgerMerchants extends AbstractStreamOperator<MigratedEntry>
         implements OneInputStreamOperator<String, MigratedEntry>, BoundedOneInput {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerMerchants.class);
 
     static final int PAYMENTS_PER_QUERY = 1000;
     private static final int NAMED_IN_ERROR = 10;
@@ -61,6 +64,11 @@ final class LedgerMerchants extends AbstractStreamOperator<MigratedEntry>
     @Override
     public void endInput() {
         lookUp();
+        LOG.info(
+                "{} remembered event ids placed under their merchant from {}, {} not found",
+                found.getLocalValue(),
+                ledger,
+                missingCount);
         if (missingCount > 0) {
             throw new IllegalStateException(
                     missingCount

@@ -22,6 +22,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
@@ -92,11 +93,15 @@ public final class MigrateToMerchantLayout {
         DayFinality finality =
                 new DayFinality(ZoneId.of(config.get(JobOptions.ZONE)), dedup.horizon());
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        Configuration migration = new Configuration();
         // What fails a migration (a payment the ledger lacks, a changed setting) fails it again:
         // stop at once with the reason instead of restarting as the cluster's strategy would.
-        Configuration once = new Configuration();
-        once.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        env.configure(once);
+        migration.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        // The State Processor API ships its own records (OperatorState) as generic types, which
+        // the job's cluster configuration switches off for the job (deploy/flink-conf); this
+        // one-time batch job keeps nothing in state that a later release must read.
+        migration.set(PipelineOptions.GENERIC_TYPES, true);
+        env.configure(migration);
 
         SavepointReader old = SavepointReader.read(env, from, new HashMapStateBackend());
         Duration ttl = dedup.stateTtl();

@@ -37,6 +37,7 @@ import java.util.TreeSet;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -248,11 +249,14 @@ class JobSavepointCompatibilityITCase {
         config.set(MigrationOptions.TO, to.toUri().toString());
         config.set(MigrationOptions.LEDGER_URL, db.jdbcUrl());
         config.set(MigrationOptions.LEDGER_PASSWORD_FILE, password.toString());
-        // As on a cluster with deploy/flink-conf/config.yaml: RocksDB and checkpoints configured,
-        // which the migration (a batch job reading and writing canonical savepoints) must ignore.
+        // As on a cluster with deploy/flink-conf/config.yaml: RocksDB, checkpoints, generic types
+        // off and restarts on, which the migration (a batch job over canonical savepoints) must
+        // override.
         Configuration cluster = new Configuration();
         cluster.setString("state.backend.type", "rocksdb");
         cluster.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
+        cluster.set(PipelineOptions.GENERIC_TYPES, false);
+        cluster.setString("restart-strategy.type", "exponential-delay");
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(cluster);
         env.setParallelism(JobSavepointFixture.PARALLELISM);
