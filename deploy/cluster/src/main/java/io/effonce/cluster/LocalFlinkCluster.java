@@ -4,7 +4,9 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,6 +108,9 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 cluster.add(cluster.launcher.startTaskManager(i));
             }
             cluster.awaitTaskManagers(spec.taskManagers(), spec.startTimeout());
+            if (spec.highAvailability()) {
+                cluster.awaitStandbysServing(spec.startTimeout());
+            }
         } catch (RuntimeException e) {
             LOG.error(
                     "Cluster did not start; logs in {}. The JobManager's last lines:\n{}",
@@ -245,6 +250,55 @@ public final class LocalFlinkCluster implements AutoCloseable {
                             return leader[0].pid() != former.pid();
                         });
         return leader[0];
+    }
+
+    /**
+     * Waits until every standby JobManager serves its REST port. A standby that died while starting
+     * is started once more on a new port, with its log's last lines in a WARN: its port is chosen
+     * free and then released for it to bind, and another process on the host (the leader binds
+     * ephemeral ports of its own) can take it in between.
+     */
+    private void awaitStandbysServing(Duration timeout) {
+        for (FlinkProcess jm : launchedJobManagers()) {
+            if (jm.port() == restPort) {
+                continue;
+            }
+            if (!awaitServing(jm, timeout)) {
+                LOG.warn(
+                        "Standby {} exited while starting; starting it again on a new port. Its"
+                                + " last lines:\n{}",
+                        jm,
+                        lastLines(jm.logFile(), 20));
+                processes.remove(jm);
+                FlinkProcess again = startJobManager();
+                if (!awaitServing(again, timeout)) {
+                    throw new IllegalStateException(
+                            "Standby " + again + " exited while starting; see " + again.logFile());
+                }
+            }
+        }
+    }
+
+    private List<FlinkProcess> launchedJobManagers() {
+        return processes().stream().filter(p -> p.role() == FlinkProcess.Role.JOBMANAGER).toList();
+    }
+
+    /** True once {@code jm} accepts connections on its REST port; false if it exits first. */
+    private static boolean awaitServing(FlinkProcess jm, Duration timeout) {
+        await("JobManager " + jm + " serving REST on port " + jm.port())
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> !jm.isAlive() || accepts(jm.port()));
+        return jm.isAlive();
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /**
