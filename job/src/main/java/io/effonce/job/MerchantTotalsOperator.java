@@ -18,16 +18,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.annotation.Nullable;
-import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.runtime.state.internal.InternalMapState;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
-import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
-import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
@@ -58,9 +53,8 @@ import org.apache.flink.util.OutputTag;
  * the watermark floor and the recorded horizon and zone as union list states.
  */
 final class MerchantTotalsOperator
-        extends AbstractStreamOperator<SinkChange<MerchantDayKey, DailyTotal>>
-        implements OneInputStreamOperator<PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>,
-                Triggerable<String, Long> {
+        extends MerchantStateOperator<SinkChange<MerchantDayKey, DailyTotal>>
+        implements OneInputStreamOperator<PaymentChange, SinkChange<MerchantDayKey, DailyTotal>> {
 
     private static final long serialVersionUID = 1L;
 
@@ -75,9 +69,6 @@ final class MerchantTotalsOperator
     private final RecordedSetting recordedHorizon;
     private final RecordedSetting recordedZone;
 
-    private transient InternalMapState<String, Long, String, Boolean> seen;
-    private transient InternalMapState<String, Long, String, DailyTotal> totals;
-    private transient InternalTimerService<Long> timers;
     private transient WatermarkFloor floor;
     private transient Map<String, List<StreamRecord<PaymentChange>>> bundle;
     private transient int bundled;
@@ -118,21 +109,9 @@ final class MerchantTotalsOperator
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public void open() throws Exception {
         super.open();
-        seen =
-                (InternalMapState<String, Long, String, Boolean>)
-                        getOrCreateKeyedState(
-                                LongSerializer.INSTANCE, MerchantState.seenIds(stateTtl));
-        totals =
-                (InternalMapState<String, Long, String, DailyTotal>)
-                        getOrCreateKeyedState(
-                                LongSerializer.INSTANCE,
-                                MerchantState.dayTotals(
-                                        getExecutionConfig().getSerializerConfig()));
-        timers =
-                getInternalTimerService(MerchantState.TIMER_SERVICE, LongSerializer.INSTANCE, this);
+        openMerchantState(stateTtl);
         bundle = new HashMap<>();
         var metrics = getMetricGroup();
         passed = metrics.counter("passed");

@@ -3,27 +3,21 @@ package io.effonce.job.migrate;
 import io.effonce.dedup.EventTimeDedupOperator;
 import io.effonce.dedup.WatermarkFloor;
 import io.effonce.job.DailyTotals;
-import io.effonce.job.MerchantState;
-import io.effonce.sink.store.DailyTotal;
+import io.effonce.job.MerchantStateOperator;
 import io.effonce.sink.store.DayFinality;
 import java.time.Duration;
 import java.time.LocalDate;
 import javax.annotation.Nullable;
-import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.state.api.output.SnapshotUtils;
 import org.apache.flink.state.api.output.TaggedOperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.InternalTimer;
-import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
-import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
@@ -35,10 +29,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * input it snapshots itself into the new savepoint, as the State Processor API's own bootstrap
  * operators do.
  */
-final class MerchantStateBootstrap extends AbstractStreamOperator<TaggedOperatorSubtaskState>
+final class MerchantStateBootstrap extends MerchantStateOperator<TaggedOperatorSubtaskState>
         implements OneInputStreamOperator<MigratedEntry, TaggedOperatorSubtaskState>,
-                BoundedOneInput,
-                Triggerable<String, Long> {
+                BoundedOneInput {
 
     private static final long serialVersionUID = 1L;
 
@@ -48,9 +41,6 @@ final class MerchantStateBootstrap extends AbstractStreamOperator<TaggedOperator
     private final DayFinality finality;
     @Nullable private final Duration stateTtl;
 
-    private transient InternalMapState<String, Long, String, Boolean> seen;
-    private transient InternalMapState<String, Long, String, DailyTotal> totals;
-    private transient InternalTimerService<Long> timers;
     private transient WatermarkFloor floor;
 
     MerchantStateBootstrap(
@@ -78,21 +68,9 @@ final class MerchantStateBootstrap extends AbstractStreamOperator<TaggedOperator
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public void open() throws Exception {
         super.open();
-        seen =
-                (InternalMapState<String, Long, String, Boolean>)
-                        getOrCreateKeyedState(
-                                LongSerializer.INSTANCE, MerchantState.seenIds(stateTtl));
-        totals =
-                (InternalMapState<String, Long, String, DailyTotal>)
-                        getOrCreateKeyedState(
-                                LongSerializer.INSTANCE,
-                                MerchantState.dayTotals(
-                                        getExecutionConfig().getSerializerConfig()));
-        timers =
-                getInternalTimerService(MerchantState.TIMER_SERVICE, LongSerializer.INSTANCE, this);
+        openMerchantState(stateTtl);
     }
 
     @Override

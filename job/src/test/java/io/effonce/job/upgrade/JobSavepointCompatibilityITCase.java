@@ -99,21 +99,7 @@ class JobSavepointCompatibilityITCase {
             // refused.
             Configuration raised = layout(JobOptions.Layout.TWO_STAGE);
             raised.set(DedupOptions.HORIZON, Duration.ofHours(3));
-            JobClient refused =
-                    JobSavepointFixture.start(
-                            db,
-                            kafka.servers(),
-                            dir.resolve("checkpoints-raised"),
-                            Path.of(URI.create(savepointOfTheRestoredJob)),
-                            raised);
-            assertThatThrownBy(() -> refused.getJobExecutionResult().get())
-                    .hasStackTraceContaining("SettingChangedException")
-                    .hasStackTraceContaining(
-                            "The restored state was built with dedup.horizon=2 h, this job has"
-                                    + " dedup.horizon=3 h");
-            assertThat(new TotalsTable(db).totals())
-                    .as("the refused job wrote nothing")
-                    .isEqualTo(JobSavepointFixture.expectedAtTheEnd());
+            aRestoreWithARaisedHorizonIsRefused(raised, db, kafka, dir, savepointOfTheRestoredJob);
 
             // The migration checks the recorded settings as a restore does, before it writes.
             // (The ledger holds every payment the restored job counted: the migration fails on
@@ -153,21 +139,7 @@ class JobSavepointCompatibilityITCase {
             // The state records dedup.horizon=2 h: a restore that raises it is refused.
             Configuration raised = new Configuration();
             raised.set(DedupOptions.HORIZON, Duration.ofHours(3));
-            JobClient refused =
-                    JobSavepointFixture.start(
-                            db,
-                            kafka.servers(),
-                            dir.resolve("checkpoints-raised"),
-                            Path.of(URI.create(savepointOfTheRestoredJob)),
-                            raised);
-            assertThatThrownBy(() -> refused.getJobExecutionResult().get())
-                    .hasStackTraceContaining("SettingChangedException")
-                    .hasStackTraceContaining(
-                            "The restored state was built with dedup.horizon=2 h, this job has"
-                                    + " dedup.horizon=3 h");
-            assertThat(new TotalsTable(db).totals())
-                    .as("the refused job wrote nothing")
-                    .isEqualTo(JobSavepointFixture.expectedAtTheEnd());
+            aRestoreWithARaisedHorizonIsRefused(raised, db, kafka, dir, savepointOfTheRestoredJob);
         }
 
         @Test
@@ -283,6 +255,31 @@ class JobSavepointCompatibilityITCase {
             }
             insert.executeBatch();
         }
+    }
+
+    /** A restore of {@code savepoint} with a raised dedup.horizon fails and writes nothing. */
+    private static void aRestoreWithARaisedHorizonIsRefused(
+            Configuration raised,
+            PostgresEndpoint db,
+            KafkaBootstrap kafka,
+            Path dir,
+            String savepoint)
+            throws Exception {
+        JobClient refused =
+                JobSavepointFixture.start(
+                        db,
+                        kafka.servers(),
+                        dir.resolve("checkpoints-raised"),
+                        Path.of(URI.create(savepoint)),
+                        raised);
+        assertThatThrownBy(() -> refused.getJobExecutionResult().get())
+                .hasStackTraceContaining("SettingChangedException")
+                .hasStackTraceContaining(
+                        "The restored state was built with dedup.horizon=2 h, this job has"
+                                + " dedup.horizon=3 h");
+        assertThat(new TotalsTable(db).totals())
+                .as("the refused job wrote nothing")
+                .isEqualTo(JobSavepointFixture.expectedAtTheEnd());
     }
 
     private static Configuration layout(JobOptions.Layout layout) {
