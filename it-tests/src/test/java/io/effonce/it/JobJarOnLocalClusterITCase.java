@@ -353,7 +353,6 @@ class JobJarOnLocalClusterITCase {
         void afterADrainedSavepointNewChangesCountAndAnOldCopyIsStillLate(
                 PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
             Relays relays = new Relays(db, kafka.servers(), "drain", DIR);
-            SinkTables tables = new SinkTables(db);
             try (LedgerRelay relay = relays.start()) {
                 FlinkJobs jobs = cluster.jobs();
                 JobSubmission submission = job(db, kafka, relays);
@@ -374,26 +373,33 @@ class JobJarOnLocalClusterITCase {
                 OldChangeCopy copy =
                         OldChangeCopy.oldestSucceeded(db, kafka.servers(), relays.topic());
                 copy.republish(kafka.servers(), relays.topic());
-                // More payments of the same day, from five minutes after the first part's last.
-                Workloads.runAsync(
-                                Workloads.options(
-                                        "drain2",
-                                        2_000,
-                                        0,
-                                        first.lastEventTime().plus(Duration.ofMinutes(5))),
-                                db)
-                        .get();
-
-                TotalsInvariant.awaitSinkAloneHolds(db, TotalsInvariant.TIMEOUT);
-                await("the old copy in late_events")
-                        .atMost(TotalsInvariant.TIMEOUT)
-                        .until(() -> tables.lateEventIds().contains(copy.eventId()));
-                assertThat(tables.lateEventIds()).containsExactly(copy.eventId());
-                TotalsInvariant.assertSinkAloneHolds(db);
+                moreOfTheSameDayThenExactWithOneLateCopy(db, "drain2", first, copy);
             } finally {
                 relays.dropSlot();
             }
         }
+    }
+
+    /**
+     * After a restore: 2,000 more payments of the same day (from five minutes after the first
+     * workload's last), then the sink alone equals the ledger and {@code late} is the one late
+     * event.
+     */
+    private static void moreOfTheSameDayThenExactWithOneLateCopy(
+            PostgresEndpoint db, String scope, WorkloadReport first, OldChangeCopy late)
+            throws Exception {
+        Workloads.runAsync(
+                        Workloads.options(
+                                scope, 2_000, 0, first.lastEventTime().plus(Duration.ofMinutes(5))),
+                        db)
+                .get();
+        TotalsInvariant.awaitSinkAloneHolds(db, TotalsInvariant.TIMEOUT);
+        SinkTables tables = new SinkTables(db);
+        await("the old copy " + late.eventId() + " in late_events")
+                .atMost(TotalsInvariant.TIMEOUT)
+                .until(() -> tables.lateEventIds().contains(late.eventId()));
+        assertThat(tables.lateEventIds()).containsExactly(late.eventId());
+        TotalsInvariant.assertSinkAloneHolds(db);
     }
 
     /**
@@ -458,21 +464,7 @@ class JobJarOnLocalClusterITCase {
                         OldChangeCopy.oldestSucceeded(db, kafka.servers(), relays.topic());
                 newest.republish(kafka.servers(), relays.topic());
                 oldest.republish(kafka.servers(), relays.topic());
-                Workloads.runAsync(
-                                Workloads.options(
-                                        "migrate2",
-                                        2_000,
-                                        0,
-                                        first.lastEventTime().plus(Duration.ofMinutes(5))),
-                                db)
-                        .get();
-
-                TotalsInvariant.awaitSinkAloneHolds(db, TotalsInvariant.TIMEOUT);
-                await("the oldest copy in late_events")
-                        .atMost(TotalsInvariant.TIMEOUT)
-                        .until(() -> tables.lateEventIds().contains(oldest.eventId()));
-                assertThat(tables.lateEventIds()).containsExactly(oldest.eventId());
-                TotalsInvariant.assertSinkAloneHolds(db);
+                moreOfTheSameDayThenExactWithOneLateCopy(db, "migrate2", first, oldest);
             } finally {
                 relays.dropSlot();
             }
