@@ -112,7 +112,7 @@ class JobJarOnLocalClusterITCase {
         @Test
         void totalsAreExactAfterTaskManagersAreKilledMidCheckpoint(
                 PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
-            int kills = Workloads.soak() ? 12 : 3;
+            int kills = Workloads.soak() ? 12 : 2;
             double rate = Workloads.soak() ? 1_200 : 800;
             Relays relays = new Relays(db, kafka.servers(), "kill9", DIR);
             SinkTables tables = new SinkTables(db);

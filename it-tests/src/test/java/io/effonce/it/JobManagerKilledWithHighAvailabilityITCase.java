@@ -44,7 +44,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class JobManagerKilledWithHighAvailabilityITCase {
 
     private static final int TASK_MANAGERS = 2;
-    private static final int LEADER_KILLS = Workloads.soak() ? 8 : 3;
+    private static final int LEADER_KILLS = Workloads.soak() ? 8 : 2;
 
     /** Payments committed before each kill (and after the last recovery): changes in flight. */
     private static final long BETWEEN_FAULTS = 2_000;
