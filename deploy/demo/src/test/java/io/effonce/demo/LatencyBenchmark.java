@@ -43,6 +43,7 @@ public final class LatencyBenchmark {
             List<Double> changesPerSecond,
             int seconds,
             int warmUpSeconds,
+            int stackWarmUpSeconds,
             int merchants,
             boolean versionLog,
             List<String> jobArgs,
@@ -52,6 +53,7 @@ public final class LatencyBenchmark {
             List<Double> rates = List.of(2000.0, 2000.0, 2000.0, 500.0, 4000.0);
             int seconds = 60;
             int warmUp = 10;
+            int stackWarmUp = 40;
             int merchants = 1000;
             boolean versionLog = false;
             List<String> jobArgs = new ArrayList<>();
@@ -68,6 +70,7 @@ public final class LatencyBenchmark {
                                             .toList();
                     case "--seconds" -> seconds = Integer.parseInt(args[++i]);
                     case "--warm-up" -> warmUp = Integer.parseInt(args[++i]);
+                    case "--stack-warm-up" -> stackWarmUp = Integer.parseInt(args[++i]);
                     case "--version-log" -> versionLog = true;
                     default ->
                             throw new IllegalArgumentException(
@@ -75,11 +78,13 @@ public final class LatencyBenchmark {
                                             + args[i]
                                             + "; use --rates 2000,2000,2000,500,4000 (changes/s,"
                                             + " one run each) --seconds 60 --warm-up 10"
+                                            + " --stack-warm-up 40"
                                             + " --merchants 1000 [--version-log]"
                                             + " [--job '--key value ...'] [--relay '--opt v ...']");
                 }
             }
-            return new Options(rates, seconds, warmUp, merchants, versionLog, jobArgs, relayArgs);
+            return new Options(
+                    rates, seconds, warmUp, stackWarmUp, merchants, versionLog, jobArgs, relayArgs);
         }
     }
 
@@ -100,19 +105,32 @@ public final class LatencyBenchmark {
                     "setup: job parallelism 2 on a local cluster of 1 JobManager and 2"
                             + " TaskManagers (OS processes), checkpoints every 2 s, PostgreSQL,"
                             + " Kafka, the relay and the workload on the same %d cores; runs of"
-                            + " %d s, one after the other on the same stack, warm-up %d s;"
+                            + " %d s, one after the other on the same stack, warm-up %d s"
+                            + " each, after a run 0 of %d s that warms the stack's JVMs;"
                             + " %d merchants; version log %s; extra job arguments %s, relay"
                             + " arguments %s%n",
                     Runtime.getRuntime().availableProcessors(),
                     options.seconds,
                     options.warmUpSeconds,
+                    options.stackWarmUpSeconds,
                     options.merchants,
                     options.versionLog ? "on" : "off",
                     options.jobArgs,
                     options.relayArgs);
+            if (options.stackWarmUpSeconds > 0) {
+                // Run 0: every JVM of the stack compiles its hot paths (the machine is saturated
+                // meanwhile, and the relay falls seconds behind); printed, not in the table.
+                run(stack, options, 0, options.changesPerSecond.get(0), options.stackWarmUpSeconds);
+            }
             List<String> summary = new ArrayList<>();
             for (int run = 1; run <= options.changesPerSecond.size(); run++) {
-                summary.add(run(stack, options, run));
+                summary.add(
+                        run(
+                                stack,
+                                options,
+                                run,
+                                options.changesPerSecond.get(run - 1),
+                                options.seconds));
             }
             System.out.println();
             System.out.println(
@@ -123,8 +141,9 @@ public final class LatencyBenchmark {
         }
     }
 
-    private static String run(DemoStack stack, Options options, int run) throws Exception {
-        double changesPerSecond = options.changesPerSecond.get(run - 1);
+    private static String run(
+            DemoStack stack, Options options, int run, double changesPerSecond, int seconds)
+            throws Exception {
         WorkloadOptions.Builder workload =
                 WorkloadOptions.builder()
                         .scope("latency-" + run)
@@ -139,7 +158,7 @@ public final class LatencyBenchmark {
         Instant start = Instant.now();
         WorkloadReport report =
                 new LedgerWorkload(
-                                workload.count((long) (paymentsPerSecond * options.seconds))
+                                workload.count((long) (paymentsPerSecond * seconds))
                                         .rate(paymentsPerSecond)
                                         .clock(EventClock.accelerated(start, 1.0))
                                         .build())
@@ -172,8 +191,12 @@ public final class LatencyBenchmark {
         }
         double rate = (report.created() + report.stateChanges()) / report.elapsedSeconds();
         System.out.printf(
-                "%nrun %d: %.0f changes/s (%.0f payments/s) for %.0f s%n",
-                run, rate, report.paymentsPerSecond(), report.elapsedSeconds());
+                "%nrun %d%s: %.0f changes/s (%.0f payments/s) for %.0f s%n",
+                run,
+                run == 0 ? " (the stack's warm-up, not in the table)" : "",
+                rate,
+                report.paymentsPerSecond(),
+                report.elapsedSeconds());
         Stats rows = Stats.of(total);
         System.out.println(
                 "  commit → totals row (sink's written_at), last success of each row after"
