@@ -18,13 +18,21 @@ record BenchOptions(
         String heap,
         long seed,
         List<String> jvmOptions,
+        String against,
         Instant start) {
+
+    /** Whether a second build of the job takes the SQL peers' place ({@code --against}). */
+    boolean comparesBuilds() {
+        return against != null;
+    }
 
     static final String USAGE =
             "ThroughputBenchmark [--records 1000000] [--rounds 3] [--partitions 4]"
                     + " [--merchants 10000] [--zipf 1.1] [--days 3] [--duplicates 0.1]"
                     + " [--parallelism 2] [--checkpoint-interval-ms 10000] [--heap 1g] [--seed 42]"
-                    + " [--jvm-option OPTION]... ({run} in OPTION becomes sql-1, sql-minibatch-1, effonce-1, ...)";
+                    + " [--jvm-option OPTION]... ({run} in OPTION becomes sql-1, sql-minibatch-1, effonce-1, ...)"
+                    + " [--against CLASSPATH] (another build of the job, e.g. its job/target/classes:"
+                    + " each round runs it and this build instead of the SQL peers)";
 
     static BenchOptions parse(String[] args) {
         int records = 1_000_000;
@@ -39,6 +47,7 @@ record BenchOptions(
         String heap = "1g";
         long seed = 42;
         List<String> jvmOptions = new ArrayList<>();
+        String against = null;
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (i + 1 >= args.length) {
@@ -58,6 +67,7 @@ record BenchOptions(
                 case "--heap" -> heap = v;
                 case "--seed" -> seed = Long.parseLong(v);
                 case "--jvm-option" -> jvmOptions.add(v);
+                case "--against" -> against = v;
                 default ->
                         throw new IllegalArgumentException(
                                 "Unknown option " + flag + "; usage: " + USAGE);
@@ -82,6 +92,7 @@ record BenchOptions(
                 heap,
                 seed,
                 List.copyOf(jvmOptions),
+                against,
                 Instant.parse("2026-11-01T00:00:00Z"));
     }
 }

@@ -6,7 +6,7 @@ import java.time.Instant;
  * The relay's Debezium envelope of one change of a payments row: schemas off, {@code before: null},
  * the source block of a PostgreSQL connector, as both benchmarks publish it.
  */
-final class Envelopes {
+public final class Envelopes {
 
     private Envelopes() {}
 
@@ -14,7 +14,7 @@ final class Envelopes {
      * @param change a number unique to the change in its stream, for its transaction id and LSN
      * @param created an insert (op {@code c}) or an update (op {@code u}) of the row
      */
-    static String payment(
+    public static String payment(
             String paymentId,
             String callerId,
             String merchantId,

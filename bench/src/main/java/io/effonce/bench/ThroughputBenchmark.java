@@ -6,6 +6,7 @@ import io.effonce.local.Files2;
 import io.effonce.local.LocalServices;
 import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.SchemaTool;
+import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,8 +32,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * The job and its Flink SQL equivalent, as written and tuned with mini-batch, side by side on one
  * topic: each run starts one of them in a fresh JVM (a cold MiniCluster), the order rotating from
  * round to round, and is timed from the start of its JVM until its totals table equals the expected
- * totals exactly. Prints records/s per run, the ratios per round and the medians. Not a test; run
- * it by hand (bench/README.md).
+ * totals exactly. Prints records/s per run, the ratios per round and the medians. With {@code
+ * --against} the peers are two builds of the job instead: {@code effonce} (this one) and {@code
+ * against}, the same job from another classpath put first. Not a test; run it by hand
+ * (bench/README.md).
  */
 public final class ThroughputBenchmark {
 
@@ -40,6 +43,9 @@ public final class ThroughputBenchmark {
 
     /** The systems of a round; see {@link BenchJob}. */
     private static final List<String> SYSTEMS = List.of("sql", "sql-minibatch", "effonce");
+
+    /** The systems of a round that compares two builds of the job. */
+    private static final List<String> BUILDS = List.of("effonce", "against");
 
     /** Upper bound of one run; a run that takes longer has a problem worth reading about. */
     private static final Duration RUN_LIMIT = Duration.ofMinutes(20);
@@ -72,19 +78,35 @@ public final class ThroughputBenchmark {
                             + " its table equals the expected totals%n",
                     options.heap(), options.parallelism(), options.checkpointIntervalMs());
 
+            List<String> systems = options.comparesBuilds() ? BUILDS : SYSTEMS;
             List<Map<String, Run>> rounds = new ArrayList<>();
             for (int round = 1; round <= options.rounds(); round++) {
                 Map<String, Run> runs = new HashMap<>();
                 // Each system takes each slot in turn: the machine's drift over a round is shared.
-                for (int slot = 0; slot < SYSTEMS.size(); slot++) {
-                    String system = SYSTEMS.get((round - 1 + slot) % SYSTEMS.size());
+                for (int slot = 0; slot < systems.size(); slot++) {
+                    String system = systems.get((round - 1 + slot) % systems.size());
                     runs.put(system, run(system, pg, kafka, options, stream, round));
                 }
                 rounds.add(runs);
+                if (options.comparesBuilds()) {
+                    System.out.printf(
+                            "round %d: effonce / against = %.2f%n", round, ratio(runs, "against"));
+                    continue;
+                }
                 System.out.printf(
                         "round %d: effonce / Flink SQL = %.2f, effonce / Flink SQL mini-batch ="
                                 + " %.2f%n",
                         round, ratio(runs, "sql"), ratio(runs, "sql-minibatch"));
+            }
+            if (options.comparesBuilds()) {
+                System.out.printf(
+                        "median: effonce %,.0f rec/s, against (%s) %,.0f rec/s; effonce / against"
+                                + " %.2f%n",
+                        median(rounds, r -> r.get("effonce").recordsPerSecond()),
+                        options.against(),
+                        median(rounds, r -> r.get("against").recordsPerSecond()),
+                        median(rounds, r -> ratio(r, "against")));
+                return;
             }
             System.out.println();
             System.out.println(
@@ -142,7 +164,7 @@ public final class ThroughputBenchmark {
             throws Exception {
         PostgresEndpoint db = LocalServices.newDatabase(pg.endpoint(), "effonce_bench");
         String table;
-        if (system.equals("effonce")) {
+        if (BUILDS.contains(system)) {
             SchemaTool.applyAll(db);
             table = "merchant_daily_totals";
         } else {
@@ -174,9 +196,13 @@ public final class ThroughputBenchmark {
         command.addAll(
                 List.of(
                         "-cp",
-                        System.getProperty("java.class.path"),
+                        system.equals("against")
+                                ? options.against()
+                                        + File.pathSeparator
+                                        + System.getProperty("java.class.path")
+                                : System.getProperty("java.class.path"),
                         BenchJob.class.getName(),
-                        system,
+                        BUILDS.contains(system) ? "effonce" : system,
                         kafka.bootstrapServers(),
                         TOPIC,
                         db.jdbcUrl(),

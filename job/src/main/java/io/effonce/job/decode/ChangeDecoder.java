@@ -84,13 +84,11 @@ public final class ChangeDecoder implements Serializable {
             return null;
         }
         Rejecter reject = new Rejecter(topic, partition, offset, value, maxRawChars);
-        EnvelopeScan root = PlainEnvelopeReader.read(value);
-        if (root == null) {
-            try (JsonParser parser = json().createParser(value)) {
-                root = EnvelopeScan.read(parser);
-            } catch (IOException e) {
-                return reject.because(RejectReason.NOT_JSON, shortMessage(e));
-            }
+        EnvelopeScan root;
+        try (JsonParser parser = json().createParser(value)) {
+            root = EnvelopeScan.read(parser);
+        } catch (IOException e) {
+            return reject.because(RejectReason.NOT_JSON, shortMessage(e));
         }
         if (!root.object) {
             return reject.because(RejectReason.NOT_AN_ENVELOPE, "the value is not a JSON object");

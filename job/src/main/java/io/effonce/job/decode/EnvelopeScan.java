@@ -8,9 +8,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 /**
  * The parts of a change record the decoder looks at, read in one streaming pass: {@code before},
  * {@code source} and {@code schema} are skipped without building objects, which is most of a
- * record's bytes. {@link PlainEnvelopeReader} fills it from the bytes of a plain record; {@link
- * #read} here, with Jackson, reads every other record and is the reference the fast path is tested
- * against.
+ * record's bytes.
  */
 final class EnvelopeScan {
 
