@@ -49,9 +49,9 @@ final class EngineConfig {
                 "publication.autocreate.mode",
                 findings.publicationExists() ? "disabled" : "filtered");
         p.setProperty("table.include.list", "public.payments");
-        p.setProperty("snapshot.mode", o.snapshotMode);
-        p.setProperty("lsn.flush.mode", o.lsnFlushMode);
-        p.setProperty("offset.mismatch.strategy", o.offsetMismatchStrategy);
+        p.setProperty("snapshot.mode", o.snapshotMode.getValue());
+        p.setProperty("lsn.flush.mode", o.lsnFlushMode.getValue());
+        p.setProperty("offset.mismatch.strategy", o.offsetMismatchStrategy.getValue());
         p.setProperty("heartbeat.interval.ms", Long.toString(o.heartbeatInterval.toMillis()));
         p.setProperty("tombstones.on.delete", "false");
         p.setProperty("max.batch.size", Integer.toString(o.maxBatchSize));

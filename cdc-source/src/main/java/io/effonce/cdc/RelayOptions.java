@@ -1,10 +1,12 @@
 package io.effonce.cdc;
 
+import io.debezium.connector.postgresql.PostgresConnectorConfig.LsnFlushMode;
+import io.debezium.connector.postgresql.PostgresConnectorConfig.OffsetSlotMismatchStrategy;
+import io.debezium.connector.postgresql.PostgresConnectorConfig.SnapshotMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -30,12 +32,6 @@ import picocli.CommandLine.Option;
         })
 public final class RelayOptions {
 
-    static final Set<String> SNAPSHOT_MODES =
-            Set.of("no_data", "initial", "when_needed", "always", "initial_only");
-    static final Set<String> MISMATCH_STRATEGIES =
-            Set.of("trust_offset", "no_validation", "trust_slot", "trust_greater_lsn");
-    static final Set<String> LSN_FLUSH_MODES =
-            Set.of("connector", "manual", "connector_and_driver");
     private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,63}");
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.-]{1,200}");
 
@@ -184,8 +180,9 @@ public final class RelayOptions {
                             + " initial first sends every existing row (op r), once; also"
                             + " when_needed, always, initial_only."
                             + " [EFFONCE_RELAY_SNAPSHOT_MODE] Default: ${DEFAULT-VALUE}",
-            defaultValue = "no_data")
-    String snapshotMode;
+            defaultValue = "no_data",
+            converter = DebeziumModes.Snapshot.class)
+    SnapshotMode snapshotMode;
 
     @Option(
             names = "--lsn-flush-mode",
@@ -195,8 +192,9 @@ public final class RelayOptions {
                             + " PostgreSQL can recycle WAL; manual never does (an operator moves the"
                             + " slot), which lets a restored older offset file replay."
                             + " [EFFONCE_RELAY_LSN_FLUSH_MODE] Default: ${DEFAULT-VALUE}",
-            defaultValue = "connector")
-    String lsnFlushMode;
+            defaultValue = "connector",
+            converter = DebeziumModes.LsnFlush.class)
+    LsnFlushMode lsnFlushMode;
 
     @Option(
             names = "--offset-mismatch-strategy",
@@ -208,8 +206,9 @@ public final class RelayOptions {
                             + " older than the slot would otherwise skip changes silently);"
                             + " also no_validation, trust_slot, trust_greater_lsn."
                             + " [EFFONCE_RELAY_OFFSET_MISMATCH_STRATEGY] Default: ${DEFAULT-VALUE}",
-            defaultValue = "trust_offset")
-    String offsetMismatchStrategy;
+            defaultValue = "trust_offset",
+            converter = DebeziumModes.OffsetMismatch.class)
+    OffsetSlotMismatchStrategy offsetMismatchStrategy;
 
     @Option(
             names = "--health-interval",
@@ -285,18 +284,6 @@ public final class RelayOptions {
                 replicationFactor == -1 || replicationFactor >= 1,
                 "--replication-factor must be -1 or >= 1");
         check(!kafkaBootstrap.isBlank(), "--kafka-bootstrap must name at least one HOST:PORT");
-        check(
-                SNAPSHOT_MODES.contains(snapshotMode),
-                "--snapshot-mode must be one of " + SNAPSHOT_MODES + ", was " + snapshotMode);
-        check(
-                LSN_FLUSH_MODES.contains(lsnFlushMode),
-                "--lsn-flush-mode must be one of " + LSN_FLUSH_MODES + ", was " + lsnFlushMode);
-        check(
-                MISMATCH_STRATEGIES.contains(offsetMismatchStrategy),
-                "--offset-mismatch-strategy must be one of "
-                        + MISMATCH_STRATEGIES
-                        + ", was "
-                        + offsetMismatchStrategy);
         check(!offsetFlushInterval.isNegative(), "--offset-flush-interval must be >= 0");
         check(!heartbeatInterval.isNegative(), "--heartbeat-interval must be >= 0 (0 = off)");
         check(
@@ -339,9 +326,9 @@ public final class RelayOptions {
                 + ", heartbeat="
                 + heartbeatInterval
                 + ", snapshot="
-                + snapshotMode
+                + snapshotMode.getValue()
                 + ", lsnFlush="
-                + lsnFlushMode
+                + lsnFlushMode.getValue()
                 + "]";
     }
 }

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.debezium.connector.postgresql.PostgresConnectorConfig.LsnFlushMode;
+import io.debezium.connector.postgresql.PostgresConnectorConfig.OffsetSlotMismatchStrategy;
+import io.debezium.connector.postgresql.PostgresConnectorConfig.SnapshotMode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -26,12 +29,12 @@ class RelayOptionsTest {
         assertThat(o.topic()).isEqualTo("effonce.public.payments");
         assertThat(o.heartbeatDestination()).isEqualTo("__debezium-heartbeat.effonce");
         assertThat(o.heartbeatInterval).isEqualTo(Duration.ofSeconds(1));
-        assertThat(o.snapshotMode).isEqualTo("no_data");
+        assertThat(o.snapshotMode).isEqualTo(SnapshotMode.NO_DATA);
         assertThat(o.slot).isEqualTo("effonce_relay");
         assertThat(o.publication).isEqualTo("effonce_payments");
         assertThat(o.partitions).isEqualTo(4);
-        assertThat(o.lsnFlushMode).isEqualTo("connector");
-        assertThat(o.offsetMismatchStrategy).isEqualTo("trust_offset");
+        assertThat(o.lsnFlushMode).isEqualTo(LsnFlushMode.CONNECTOR);
+        assertThat(o.offsetMismatchStrategy).isEqualTo(OffsetSlotMismatchStrategy.TRUST_OFFSET);
     }
 
     @Test
@@ -146,6 +149,38 @@ class RelayOptionsTest {
         assertThat(p.getProperty("offset.storage")).endsWith("FileOffsetBackingStore");
         assertThat(EngineConfig.properties(o, new Preflight.Findings(false)))
                 .containsEntry("publication.autocreate.mode", "filtered");
+    }
+
+    @Test
+    void modesAreDebeziumsOwnNamesFromTheCommandLineOrTheEnvironment() {
+        RelayOptions o =
+                RelayCli.parse(
+                        new String[] {
+                            "--snapshot-mode", "when_needed", "--lsn-flush-mode", "manual"
+                        },
+                        Map.of("EFFONCE_RELAY_OFFSET_MISMATCH_STRATEGY", "trust_greater_lsn"));
+        Properties p = EngineConfig.properties(o, new Preflight.Findings(true));
+        assertThat(p.getProperty("snapshot.mode")).isEqualTo("when_needed");
+        assertThat(p.getProperty("lsn.flush.mode")).isEqualTo("manual");
+        assertThat(p.getProperty("offset.mismatch.strategy")).isEqualTo("trust_greater_lsn");
+    }
+
+    @Test
+    void aSnapshotModeThatNeedsMoreConfigurationIsRefusedByName() {
+        for (String mode : new String[] {"custom", "configuration_based", "never"}) {
+            assertThatThrownBy(
+                            () -> RelayCli.parse(new String[] {"--snapshot-mode", mode}, Map.of()))
+                    .as(mode)
+                    .hasMessageContaining(
+                            "--snapshot-mode must be one of always, initial, no_data, initial_only,"
+                                    + " when_needed, was '"
+                                    + mode
+                                    + "'");
+        }
+        assertThatThrownBy(
+                        () -> RelayCli.parse(new String[] {"--lsn-flush-mode", "often"}, Map.of()))
+                .hasMessageContaining(
+                        "--lsn-flush-mode must be one of connector, manual, connector_and_driver");
     }
 
     @Test
