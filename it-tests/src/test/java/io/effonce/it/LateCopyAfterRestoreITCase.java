@@ -23,6 +23,7 @@ import io.effonce.local.oracle.LedgerOracle;
 import io.effonce.local.oracle.Total;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -39,11 +40,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * dedup state, must still be rejected as late: the watermark floor (operator state) does that. The
  * counterfactual runs the same scenario with the floor off and shows the copy counted twice.
  *
- * <p>The counterfactual runs the two-stage layout, whose ids expire one by one at {@code eventTime
- * + horizon}. The merchant layout (the default) keeps a day's ids until the day is final, so the
- * same copy of an open day still finds its id there even without the floor (what the floor keeps it
- * from counting again is a copy of a day already retired, which this workload of one open day does
- * not reach).
+ * <p>In the two-stage layout ids expire one by one at {@code eventTime + horizon}, so a copy of a
+ * day still open is the case ({@code WithoutTheFloor}: counted twice). The merchant layout (the
+ * default) keeps a day's ids until the day is final, so there the case is a copy of a day already
+ * retired: the workload starts in the evening of 1 March and runs past 02:00 on 2 March (end of day
+ * + the 2 h horizon), so 1 March is final and its totals and ids are gone before the restore.
+ * Without the floor that copy starts the day afresh and the sink sets its total to the copy alone
+ * ({@code RetiredDayWithoutTheFloor}).
  *
  * <p>The copy is a duplicate, so with the floor the sink alone equals the ledger and the copy is
  * recorded once in {@code late_events} (the batch recount matches late events to the ledger by
@@ -60,6 +63,12 @@ class LateCopyAfterRestoreITCase {
                             .setNumberSlotsPerTaskManager(1)
                             .build());
 
+    /**
+     * Event times from 18:00 on 1 March: 8,000 payments 5 s apart end near 05:00 on 2 March, past
+     * the end of 1 March + the horizon, so 1 March is final before the restore.
+     */
+    private static final Instant EVENING = Workloads.START.plus(Duration.ofHours(12));
+
     /** The earliest SUCCEEDED change: its copy is hours behind the watermark at the restore. */
     private static OldChangeCopy restoreThenRepublishAnOldCopy(
             PostgresEndpoint db,
@@ -67,7 +76,8 @@ class LateCopyAfterRestoreITCase {
             MiniCluster cluster,
             String name,
             boolean floor,
-            JobOptions.Layout layout)
+            JobOptions.Layout layout,
+            Instant start)
             throws Exception {
         Path dir = WorkDirs.fresh(name);
         Relays relays = new Relays(db, kafka.servers(), name, dir);
@@ -80,8 +90,8 @@ class LateCopyAfterRestoreITCase {
                             .start(name);
             MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
             faults.awaitAllTasksRunning(Duration.ofMinutes(5));
-            // 8,000 payments, 5 s apart from 06:00: the watermark ends near 17:00 on 1 March.
-            Workloads.runAsync(Workloads.options(name, 8_000, 0), db).get();
+            // 8,000 payments, 5 s apart: the watermark ends 11 h after start.
+            Workloads.runAsync(Workloads.options(name, 8_000, 0, start), db).get();
             TotalsInvariant.awaitHolds(db, Duration.ofMinutes(5));
             faults.awaitMoreCheckpoints(2, Duration.ofMinutes(5));
 
@@ -99,13 +109,14 @@ class LateCopyAfterRestoreITCase {
     @Nested
     class WithTheFloor {
 
+        /** The default layout and the case it has: a copy of a day retired before the restore. */
         @Test
-        void lateCopyAfterRestoreIsRejectedByTheFloor(
+        void lateCopyOfARetiredDayAfterRestoreIsRejectedByTheFloor(
                 PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
                 throws Exception {
             OldChangeCopy copy =
                     restoreThenRepublishAnOldCopy(
-                            db, kafka, cluster, "floor", true, JobOptions.Layout.MERCHANT);
+                            db, kafka, cluster, "floor", true, JobOptions.Layout.MERCHANT, EVENING);
             SinkTables tables = new SinkTables(db);
             await("the copy in late_events")
                     .atMost(Duration.ofMinutes(5))
@@ -124,13 +135,48 @@ class LateCopyAfterRestoreITCase {
                 throws Exception {
             OldChangeCopy copy =
                     restoreThenRepublishAnOldCopy(
-                            db, kafka, cluster, "nofloor", false, JobOptions.Layout.TWO_STAGE);
+                            db,
+                            kafka,
+                            cluster,
+                            "nofloor",
+                            false,
+                            JobOptions.Layout.TWO_STAGE,
+                            Workloads.START);
             LedgerOracle oracle = new LedgerOracle(db);
             Total ledger = oracle.ledgerTotals().get(copy.key());
             Total doubled = ledger.plus(new Total(copy.amount(), 1));
             await("the copy counted a second time")
                     .atMost(Duration.ofMinutes(5))
                     .until(() -> doubled.equals(oracle.sinkTotals().get(copy.key())));
+            assertThat(new SinkTables(db).lateEventIds()).isEmpty();
+        }
+    }
+
+    @Nested
+    class RetiredDayWithoutTheFloor {
+
+        @Test
+        void aCopyOfARetiredDaySetsItsTotalToTheCopyAloneWithoutTheFloor(
+                PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
+                throws Exception {
+            OldChangeCopy copy =
+                    restoreThenRepublishAnOldCopy(
+                            db,
+                            kafka,
+                            cluster,
+                            "retired_nofloor",
+                            false,
+                            JobOptions.Layout.MERCHANT,
+                            EVENING);
+            LedgerOracle oracle = new LedgerOracle(db);
+            Total ledger = oracle.ledgerTotals().get(copy.key());
+            assertThat(ledger.payments())
+                    .as("payments of the copy's merchant-day")
+                    .isGreaterThan(1);
+            Total copyAlone = new Total(copy.amount(), 1);
+            await("the copy's merchant-day set to the copy alone (ledger: %s)".formatted(ledger))
+                    .atMost(Duration.ofMinutes(5))
+                    .until(() -> copyAlone.equals(oracle.sinkTotals().get(copy.key())));
             assertThat(new SinkTables(db).lateEventIds()).isEmpty();
         }
     }
