@@ -55,7 +55,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class LivePageUnderTaskManagerKillsITCase {
 
     private static final int TASK_MANAGERS = 2;
-    private static final int KILLS = 2;
+    private static final int KILLS = Workloads.soak() ? 4 : 1;
     private static final int TOP = 10;
 
     /** Payments committed before each kill, and after the last recovery: changes in flight. */
