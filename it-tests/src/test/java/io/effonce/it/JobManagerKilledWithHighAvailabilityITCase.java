@@ -44,7 +44,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class JobManagerKilledWithHighAvailabilityITCase {
 
     private static final int TASK_MANAGERS = 2;
-    private static final int LEADER_KILLS = Workloads.soak() ? 8 : 2;
+    private static final int LEADER_KILLS = Workloads.soak() ? 8 : 1;
 
     /** Payments committed before each kill (and after the last recovery): changes in flight. */
     private static final long BETWEEN_FAULTS = 2_000;
@@ -76,8 +76,7 @@ class JobManagerKilledWithHighAvailabilityITCase {
                 List<JobManagerKill> kills = new ArrayList<>();
                 WorkloadReport ledger;
                 // The workload runs until it is stopped below: it is writing when each kill lands
-                // and
-                // while the new leader restores the job, whatever the machine's speed.
+                // and while the new leader restores the job, whatever the machine's speed.
                 try (RunningWorkload workload =
                         RunningWorkload.start(Workloads.unbounded("jmkill", 800), db)) {
                     for (int kill = 1; kill <= LEADER_KILLS + 1; kill++) {
