@@ -8,13 +8,12 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParseResult;
 
 /**
- * The command line of {@link LedgerRelay#main}: parses options (command line, then environment),
- * reads the password, starts the relay and runs it until the process is stopped. Exit codes: 0
- * after a clean stop, 1 if the running relay failed, 2 for a wrong option, 3 if it could not start.
+ * The command line of {@link LedgerRelay#main}, run by picocli's {@link CommandLine#execute}:
+ * parses options (command line, then environment), reads the password, starts the relay and runs it
+ * until the process is stopped. Exit codes: 0 after a clean stop, 1 if the running relay failed, 2
+ * for a wrong option, 3 if it could not start.
  */
 public final class RelayCli {
 
@@ -47,23 +46,34 @@ public final class RelayCli {
     static int run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err) {
         RelayOptions options = new RelayOptions();
         CommandLine cli = commandLine(options, env);
-        try {
-            ParseResult parsed = cli.parseArgs(args);
-            if (parsed.isUsageHelpRequested()) {
-                cli.usage(out);
-                return EXIT_OK;
-            }
-            if (parsed.isVersionHelpRequested()) {
-                out.println("effonce ledger relay");
-                return EXIT_OK;
-            }
-            options.dbPassword = password(options, env);
-            options.validate();
-        } catch (ParameterException | IllegalArgumentException e) {
-            err.println("ledger-relay: " + e.getMessage());
-            err.println("Run with --help to see every option.");
-            return EXIT_USAGE;
-        }
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setParameterExceptionHandler((e, given) -> usageError(e.getMessage(), err));
+        cli.setExecutionStrategy(
+                parsed -> {
+                    Integer help = CommandLine.executeHelpRequest(parsed);
+                    if (help != null) {
+                        return help;
+                    }
+                    try {
+                        options.dbPassword = password(options, env);
+                        options.validate();
+                    } catch (IllegalArgumentException e) {
+                        return usageError(e.getMessage(), err);
+                    }
+                    return runUntilStopped(options, err);
+                });
+        return cli.execute(args);
+    }
+
+    private static int usageError(String message, PrintWriter err) {
+        err.println("ledger-relay: " + message);
+        err.println("Run with --help to see every option.");
+        err.flush();
+        return EXIT_USAGE;
+    }
+
+    private static int runUntilStopped(RelayOptions options, PrintWriter err) {
         LedgerRelay relay;
         try {
             relay = LedgerRelay.start(options);

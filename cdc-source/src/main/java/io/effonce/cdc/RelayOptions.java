@@ -19,6 +19,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
         name = "ledger-relay",
+        version = "effonce ledger relay",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         usageHelpAutoWidth = true,

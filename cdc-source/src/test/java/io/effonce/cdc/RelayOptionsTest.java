@@ -100,6 +100,19 @@ class RelayOptionsTest {
     }
 
     @Test
+    void versionIsPrintedAndExitsZeroWithoutStartingTheRelay() {
+        StringWriter out = new StringWriter();
+        int code =
+                RelayCli.run(
+                        new String[] {"--version"},
+                        Map.of(),
+                        new PrintWriter(out),
+                        new PrintWriter(new StringWriter()));
+        assertThat(code).isZero();
+        assertThat(out.toString()).contains("effonce ledger relay");
+    }
+
+    @Test
     void wrongValuesExitWithUsageErrorAndSayWhatIsExpected() {
         StringWriter err = new StringWriter();
         int code =
