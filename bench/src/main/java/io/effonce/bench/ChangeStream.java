@@ -1,6 +1,6 @@
 package io.effonce.bench;
 
-import io.effonce.local.workload.Zipf;
+import io.effonce.testing.workload.Zipf;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Arrays;

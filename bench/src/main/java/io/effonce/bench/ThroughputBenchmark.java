@@ -1,11 +1,11 @@
 package io.effonce.bench;
 
-import io.effonce.local.EmbeddedKafka;
-import io.effonce.local.EmbeddedPostgres;
-import io.effonce.local.Files2;
-import io.effonce.local.LocalServices;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.SchemaTool;
+import io.effonce.testing.EmbeddedKafka;
+import io.effonce.testing.EmbeddedPostgres;
+import io.effonce.testing.Files2;
+import io.effonce.testing.LocalServices;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SchemaTool;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

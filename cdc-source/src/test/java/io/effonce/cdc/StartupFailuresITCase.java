@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.testutils.RelayProcess;
 import io.effonce.cdc.testutils.RelaySetup;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.junit.KafkaExtension;
-import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
-import io.effonce.local.junit.PostgresExtension;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.KafkaExtension;
+import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.testing.junit.PostgresExtension;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;

@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.junit.KafkaExtension;
-import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
-import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.KafkaExtension;
+import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.testing.junit.PostgresExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package io.effonce.cdc.testutils;
 
-import io.effonce.local.PostgresEndpoint;
+import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,7 +1,7 @@
 package io.effonce.cdc.testutils;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

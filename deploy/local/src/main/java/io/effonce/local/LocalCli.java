@@ -4,6 +4,8 @@ import io.effonce.local.cli.OracleCommand;
 import io.effonce.local.cli.PostgresCommand;
 import io.effonce.local.cli.SchemaCommand;
 import io.effonce.local.cli.WorkloadCommand;
+import io.effonce.testing.LocalServices;
+import io.effonce.testing.PostgresEndpoint;
 import java.io.PrintWriter;
 import java.util.Map;
 import picocli.CommandLine;

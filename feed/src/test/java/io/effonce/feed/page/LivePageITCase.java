@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.feed.DatabaseLogin;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.junit.PostgresExtension;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.PostgresExtension;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -1,6 +1,6 @@
 package io.effonce.feed.page;
 
-import io.effonce.local.PostgresEndpoint;
+import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
 import java.sql.Date;
 import java.sql.PreparedStatement;

@@ -2,11 +2,11 @@ package io.effonce.feed.recount;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.junit.PostgresExtension;
-import io.effonce.local.oracle.LedgerOracle;
-import io.effonce.local.oracle.MerchantDay;
-import io.effonce.local.oracle.Total;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.PostgresExtension;
+import io.effonce.testing.oracle.LedgerOracle;
+import io.effonce.testing.oracle.MerchantDay;
+import io.effonce.testing.oracle.Total;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.sql.Connection;

@@ -1,8 +1,8 @@
 package io.effonce.feed.recount;
 
-import io.effonce.local.EmbeddedPostgres;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.SchemaTool;
+import io.effonce.testing.EmbeddedPostgres;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SchemaTool;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

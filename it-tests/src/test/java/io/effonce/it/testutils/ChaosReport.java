@@ -1,7 +1,7 @@
 package io.effonce.it.testutils;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.oracle.LedgerOracle;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.oracle.LedgerOracle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

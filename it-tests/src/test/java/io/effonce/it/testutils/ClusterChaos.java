@@ -7,7 +7,7 @@ import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.FlinkProcess;
 import io.effonce.cluster.LocalFlinkCluster;
-import io.effonce.local.faults.PostgresLinkCut;
+import io.effonce.testing.faults.PostgresLinkCut;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

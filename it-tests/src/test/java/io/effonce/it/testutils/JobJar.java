@@ -3,7 +3,7 @@ package io.effonce.it.testutils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.cluster.JobSubmission;
-import io.effonce.local.PostgresEndpoint;
+import io.effonce.testing.PostgresEndpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -2,8 +2,8 @@ package io.effonce.it.testutils;
 
 import io.effonce.job.testutils.SyntheticLedger;
 import io.effonce.job.testutils.Topics;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.oracle.MerchantDay;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.oracle.MerchantDay;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;

@@ -2,7 +2,7 @@ package io.effonce.it.testutils;
 
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cdc.RelayCli;
-import io.effonce.local.PostgresEndpoint;
+import io.effonce.testing.PostgresEndpoint;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

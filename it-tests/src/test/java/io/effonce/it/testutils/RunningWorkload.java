@@ -2,10 +2,10 @@ package io.effonce.it.testutils;
 
 import static org.awaitility.Awaitility.await;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.workload.LedgerWorkload;
-import io.effonce.local.workload.WorkloadOptions;
-import io.effonce.local.workload.WorkloadReport;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.workload.LedgerWorkload;
+import io.effonce.testing.workload.WorkloadOptions;
+import io.effonce.testing.workload.WorkloadReport;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;

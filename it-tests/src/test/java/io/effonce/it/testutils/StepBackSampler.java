@@ -1,9 +1,9 @@
 package io.effonce.it.testutils;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.oracle.LedgerOracle;
-import io.effonce.local.oracle.MerchantDay;
-import io.effonce.local.oracle.Total;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.oracle.LedgerOracle;
+import io.effonce.testing.oracle.MerchantDay;
+import io.effonce.testing.oracle.Total;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;

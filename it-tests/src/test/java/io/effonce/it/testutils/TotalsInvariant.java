@@ -3,11 +3,11 @@ package io.effonce.it.testutils;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.oracle.Comparison;
-import io.effonce.local.oracle.LedgerOracle;
-import io.effonce.local.oracle.MerchantDay;
-import io.effonce.local.oracle.Total;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.oracle.Comparison;
+import io.effonce.testing.oracle.LedgerOracle;
+import io.effonce.testing.oracle.MerchantDay;
+import io.effonce.testing.oracle.Total;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.job.decode.PaymentChange;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.PostgresExtension;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

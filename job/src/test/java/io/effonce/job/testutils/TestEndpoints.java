@@ -3,9 +3,9 @@ package io.effonce.job.testutils;
 import io.effonce.job.LedgerPipeline;
 import io.effonce.job.LedgerTotalsJobAccess;
 import io.effonce.job.sidetables.SideTables;
-import io.effonce.local.PostgresEndpoint;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.testing.PostgresEndpoint;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 

@@ -1,9 +1,5 @@
 package io.effonce.sink.bench;
 
-import io.effonce.local.EmbeddedPostgres;
-import io.effonce.local.LocalServices;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.SchemaTool;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.SinkChange;
@@ -15,6 +11,10 @@ import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.testing.EmbeddedPostgres;
+import io.effonce.testing.LocalServices;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SchemaTool;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

@@ -1,12 +1,12 @@
 package io.effonce.sink.explore;
 
-import io.effonce.local.PostgresEndpoint;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.testing.PostgresEndpoint;
 import java.time.LocalDate;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;

@@ -1,9 +1,9 @@
 package io.effonce.sink.explore;
 
-import io.effonce.local.EmbeddedPostgres;
-import io.effonce.local.LocalServices;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.SchemaTool;
+import io.effonce.testing.EmbeddedPostgres;
+import io.effonce.testing.LocalServices;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SchemaTool;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;

@@ -1,13 +1,13 @@
 package io.effonce.sink.internal;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.PostgresExtension;
 import java.time.LocalDate;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;

@@ -3,8 +3,6 @@ package io.effonce.sink.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
@@ -15,6 +13,8 @@ import io.effonce.sink.testutils.RunningTotals;
 import io.effonce.sink.testutils.SourceGate;
 import io.effonce.sink.testutils.TestPayment;
 import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.PostgresExtension;
 import java.time.Duration;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;

@@ -3,10 +3,10 @@ package io.effonce.sink.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.PostgresExtension;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;

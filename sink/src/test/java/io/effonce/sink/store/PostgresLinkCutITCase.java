@@ -3,11 +3,11 @@ package io.effonce.sink.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.faults.PostgresLinkCut;
-import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.faults.PostgresLinkCut;
+import io.effonce.testing.junit.PostgresExtension;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.junit.PostgresExtension;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.PostgresExtension;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.local.PostgresEndpoint;
 import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

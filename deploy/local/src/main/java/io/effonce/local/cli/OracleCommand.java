@@ -1,8 +1,8 @@
 package io.effonce.local.cli;
 
 import io.effonce.local.LocalCli;
-import io.effonce.local.oracle.Comparison;
-import io.effonce.local.oracle.LedgerOracle;
+import io.effonce.testing.oracle.Comparison;
+import io.effonce.testing.oracle.LedgerOracle;
 import java.io.PrintWriter;
 import java.time.ZoneId;
 import java.util.concurrent.Callable;

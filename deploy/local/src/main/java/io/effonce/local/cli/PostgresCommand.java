@@ -1,7 +1,7 @@
 package io.effonce.local.cli;
 
-import io.effonce.local.EmbeddedPostgres;
-import io.effonce.local.PostgresEndpoint;
+import io.effonce.testing.EmbeddedPostgres;
+import io.effonce.testing.PostgresEndpoint;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

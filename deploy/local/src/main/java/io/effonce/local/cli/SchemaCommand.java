@@ -1,8 +1,8 @@
 package io.effonce.local.cli;
 
 import io.effonce.local.LocalCli;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.SchemaTool;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SchemaTool;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -1,11 +1,11 @@
 package io.effonce.local.cli;
 
 import io.effonce.local.LocalCli;
-import io.effonce.local.PostgresEndpoint;
-import io.effonce.local.workload.EventClock;
-import io.effonce.local.workload.LedgerWorkload;
-import io.effonce.local.workload.WorkloadOptions;
-import io.effonce.local.workload.WorkloadReport;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.workload.EventClock;
+import io.effonce.testing.workload.LedgerWorkload;
+import io.effonce.testing.workload.WorkloadOptions;
+import io.effonce.testing.workload.WorkloadReport;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,9 +3,9 @@ package io.effonce.local.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.local.LocalCli;
-import io.effonce.local.PostgresEndpoint;
 import io.effonce.local.cli.LocalCliTest.Result;
-import io.effonce.local.junit.PostgresExtension;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.PostgresExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

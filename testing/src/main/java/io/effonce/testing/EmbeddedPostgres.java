@@ -1,0 +1,119 @@
+package io.effonce.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real PostgreSQL server started from the binaries zonky ships in a Maven jar, on 127.0.0.1, with
+ * logical decoding on ({@code wal_level = logical}) and room for replication slots. It can be
+ * stopped and started again on the same data directory and port, as a database restart.
+ */
+public final class EmbeddedPostgres implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgres.class);
+    private static final String SERVICE = "Embedded PostgreSQL";
+
+    private final Path dataDir;
+    private final boolean temporary;
+    private int port;
+    private io.zonky.test.db.postgres.embedded.EmbeddedPostgres server;
+
+    private EmbeddedPostgres(Path dataDir, boolean temporary, int port) {
+        this.dataDir = dataDir;
+        this.temporary = temporary;
+        this.port = port;
+    }
+
+    /** Starts a server with its data in a new temporary directory, on a free port. */
+    public static EmbeddedPostgres start() {
+        return start(0);
+    }
+
+    /**
+     * Starts a server with its data in a new temporary directory (deleted on close), on {@code
+     * port} or a free one if 0.
+     */
+    public static EmbeddedPostgres start(int port) {
+        try {
+            return start(Files.createTempDirectory("effonce-pg-"), true, port);
+        } catch (IOException e) {
+            throw StartupFailure.explain(SERVICE, Path.of(System.getProperty("java.io.tmpdir")), e);
+        }
+    }
+
+    /** Starts a server on {@code dataDir} (kept after stop), on {@code port} or a free one if 0. */
+    public static EmbeddedPostgres start(Path dataDir, int port) {
+        return start(dataDir, false, port);
+    }
+
+    private static EmbeddedPostgres start(Path dataDir, boolean temporary, int port) {
+        EmbeddedPostgres postgres = new EmbeddedPostgres(dataDir, temporary, port);
+        postgres.startServer();
+        return postgres;
+    }
+
+    private void startServer() {
+        StartupFailure.requirePortFree(SERVICE, port);
+        try {
+            var builder =
+                    io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
+                            .setDataDirectory(dataDir)
+                            .setCleanDataDirectory(
+                                    false) // we delete temporary data ourselves, after a final stop
+                            .setServerConfig("listen_addresses", "127.0.0.1")
+                            .setServerConfig("wal_level", "logical")
+                            .setServerConfig("max_replication_slots", "10")
+                            .setServerConfig("max_wal_senders", "10")
+                            .setServerConfig("max_connections", "200")
+                            .setServerConfig("fsync", "off")
+                            .setServerConfig("synchronous_commit", "on");
+            if (port > 0) {
+                builder.setPort(port);
+            }
+            server = builder.start();
+            port = server.getPort();
+            LOG.info("{} is up on 127.0.0.1:{} with data in {}", SERVICE, port, dataDir);
+        } catch (IOException | RuntimeException e) {
+            throw StartupFailure.explain(SERVICE, dataDir, e);
+        }
+    }
+
+    /** The superuser endpoint of the {@code postgres} database. */
+    public PostgresEndpoint endpoint() {
+        return new PostgresEndpoint(
+                "jdbc:postgresql://127.0.0.1:" + port + "/postgres", "postgres", "postgres");
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Stops the server the way a crash would leave it reachable again: same port, same data. */
+    public void restart() {
+        stopServer();
+        startServer();
+    }
+
+    /** Stops the server; after this, connections are refused until {@link #restart()}. */
+    public void stopServer() {
+        if (server != null) {
+            try {
+                server.close();
+            } catch (IOException e) {
+                LOG.warn("{} on port {} did not stop cleanly", SERVICE, port, e);
+            }
+            server = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        stopServer();
+        if (temporary) {
+            Files2.deleteRecursively(dataDir);
+        }
+    }
+}
