@@ -6,8 +6,8 @@ import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.debezium.engine.format.Json;
 import io.effonce.cdc.LedgerRelay;
+import io.effonce.cdc.RelayBenchAccess;
 import io.effonce.cdc.RelayOptions;
-import io.effonce.cdc.RelayTestAccess;
 import io.effonce.testing.EmbeddedKafka;
 import io.effonce.testing.EmbeddedPostgres;
 import io.effonce.testing.LocalServices;
@@ -113,7 +113,7 @@ public final class RelayBenchmark {
 
     private static RelayOptions options(
             PostgresEndpoint db, EmbeddedKafka kafka, Path dir, String slot) {
-        return RelayTestAccess.options(
+        return RelayBenchAccess.options(
                 new String[] {
                     "--db-url", db.jdbcUrl(),
                     "--db-user", db.user(),
@@ -135,7 +135,7 @@ public final class RelayBenchmark {
             boolean jsonFormat)
             throws Exception {
         RelayOptions o = options(db, kafka, dir, slot);
-        Properties props = RelayTestAccess.engineProperties(o);
+        Properties props = RelayBenchAccess.engineProperties(o);
         props.setProperty("converter.schemas.enable", "false");
         AtomicLong seen = new AtomicLong();
         String topic = o.topic();

@@ -3,10 +3,10 @@ package io.effonce.cdc;
 import java.util.Map;
 import java.util.Properties;
 
-/** Test-side access to package-private parts, for the benchmark in another package. */
-public final class RelayTestAccess {
+/** The relay benchmark's access to package-private parts (this file shares the relay's package). */
+public final class RelayBenchAccess {
 
-    private RelayTestAccess() {}
+    private RelayBenchAccess() {}
 
     /** Parses options as the main does. */
     public static RelayOptions options(String[] args, Map<String, String> env) {
