@@ -19,6 +19,7 @@ import io.effonce.job.decode.BadRecords.Bad;
 import io.effonce.job.testutils.SyntheticLedger;
 import io.effonce.job.testutils.Topics;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
@@ -32,7 +33,6 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -92,13 +92,7 @@ class BadInputITCase {
         return raw.length() <= 4096 ? raw : raw.substring(0, 4096);
     }
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.oneTaskManager(2);
 
     private final Path dir = WorkDirs.fresh("bad-input");
 

@@ -16,6 +16,7 @@ import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
 import io.effonce.job.JobOptions;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
@@ -31,7 +32,6 @@ import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Nested;
@@ -82,13 +82,7 @@ class ExistingLedgerBootstrapITCase {
     /** Payments the live workload commits after the bootstrap, so event time moves past it. */
     private static final long AFTER_BOOTSTRAP = 1_000;
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(2)
-                            .setNumberSlotsPerTaskManager(1)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.taskManagers(2);
 
     /** The history, written before any relay exists: {@code HISTORY} payments, all final. */
     private static WorkloadReport writeHistory(PostgresEndpoint db) {

@@ -19,6 +19,7 @@ import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
@@ -37,7 +38,6 @@ import java.util.function.Function;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Nested;
@@ -55,13 +55,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class JobUpgradeITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.oneTaskManager(2);
 
     /** Runs v1, then v2 from v1's savepoint; returns the keys only v1 produced. */
     private static Set<MerchantDay> upgradeFromV1ToV2(

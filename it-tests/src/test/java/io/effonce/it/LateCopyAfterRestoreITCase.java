@@ -16,6 +16,7 @@ import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
 import io.effonce.job.JobOptions;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
@@ -26,7 +27,6 @@ import java.time.Duration;
 import java.time.Instant;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Nested;
@@ -55,13 +55,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class LateCopyAfterRestoreITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(2)
-                            .setNumberSlotsPerTaskManager(1)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.taskManagers(2);
 
     /**
      * Event times from 18:00 on 1 March: 8,000 payments 5 s apart end near 05:00 on 2 March, past

@@ -11,6 +11,7 @@ import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.SchemaTool;
+import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
@@ -23,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,13 +39,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class LedgerPipelineITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.oneTaskManager(2);
 
     @ParameterizedTest
     @EnumSource(JobOptions.Layout.class)

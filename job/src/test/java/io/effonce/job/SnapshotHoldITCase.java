@@ -9,6 +9,7 @@ import io.effonce.job.testutils.Topics;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.common.utils.Utils;
@@ -46,13 +46,7 @@ class SnapshotHoldITCase {
     private static final Instant PRESENT = Instant.parse("2026-11-20T00:00:00Z");
     private static final int LONG_HISTORY = 60_000;
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.oneTaskManager(2);
 
     @Test
     void aPartitionStillInItsHistoryIsNeverLeftBehindByOneInThePresent(

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.PostgresExtension;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -19,7 +20,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,13 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @ExtendWith(PostgresExtension.class)
 class SideTablesITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(1)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.oneTaskManager(1);
 
     @BeforeEach
     void emptyLateEvents(PostgresEndpoint db) throws Exception {

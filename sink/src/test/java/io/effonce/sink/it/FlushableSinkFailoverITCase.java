@@ -14,6 +14,7 @@ import io.effonce.sink.testutils.SourceGate;
 import io.effonce.sink.testutils.TestPayment;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.PostgresExtension;
 import java.time.Duration;
 import org.apache.flink.api.common.JobID;
@@ -26,7 +27,6 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -51,14 +51,9 @@ class FlushableSinkFailoverITCase {
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            // One slot each: both task managers run a subtask, so every
-                            // termination hits the job and costs a restore.
-                            .setNumberTaskManagers(2)
-                            .setNumberSlotsPerTaskManager(1)
-                            .build());
+    // One slot each: both task managers run a subtask, so every termination hits the job and
+    // costs a restore.
+    static final MiniClusterExtension FLINK = MiniClusters.taskManagers(2);
 
     @Test
     void totalsAreExactAfterTaskManagersAreTerminatedMidRun(
