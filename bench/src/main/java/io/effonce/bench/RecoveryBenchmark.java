@@ -13,6 +13,7 @@ import io.effonce.testing.Files2;
 import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.SchemaTool;
+import io.effonce.testing.kafka.KafkaTopics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,12 +22,8 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.function.ToDoubleFunction;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -112,7 +109,7 @@ public final class RecoveryBenchmark {
             Path dir)
             throws Exception {
         String topic = "recovery-" + number;
-        createTopic(kafka.bootstrapServers(), topic, options.partitions());
+        KafkaTopics.create(kafka.bootstrapServers(), topic, options.partitions());
         PostgresEndpoint db = LocalServices.newDatabase(pg.endpoint(), "effonce_recovery");
         SchemaTool.applyAll(db);
         // Yesterday: behind every clock, so no change is ahead of its Kafka timestamp.
@@ -224,22 +221,6 @@ public final class RecoveryBenchmark {
                         "--sink.restore-flush",
                         scenario.policy().name())
                 .withParallelism(options.parallelism());
-    }
-
-    private static void createTopic(String bootstrap, String topic, int partitions)
-            throws Exception {
-        try (Admin admin =
-                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(
-                            List.of(
-                                    new NewTopic(topic, partitions, (short) 1)
-                                            .configs(
-                                                    Map.of(
-                                                            "message.timestamp.type",
-                                                            "LogAppendTime"))))
-                    .all()
-                    .get();
-        }
     }
 
     private static Producer<byte[], byte[]> producer(String bootstrap) {

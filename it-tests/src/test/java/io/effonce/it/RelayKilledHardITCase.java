@@ -12,7 +12,6 @@ import io.effonce.it.testutils.PipelineJob;
 import io.effonce.it.testutils.Relays;
 import io.effonce.it.testutils.Relays.ChildJvm;
 import io.effonce.it.testutils.SinkTables;
-import io.effonce.it.testutils.TopicRecords;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
@@ -21,6 +20,7 @@ import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
+import io.effonce.testing.kafka.KafkaTopics;
 import io.effonce.testing.oracle.Comparison;
 import io.effonce.testing.workload.EventClock;
 import io.effonce.testing.workload.WorkloadReport;
@@ -92,7 +92,7 @@ class RelayKilledHardITCase {
             // 1. SIGKILL while streaming.
             await("8,000 records in the topic")
                     .atMost(Duration.ofMinutes(5))
-                    .until(() -> TopicRecords.size(kafka.servers(), topic) > 8_000);
+                    .until(() -> KafkaTopics.size(kafka.servers(), topic) > 8_000);
             report.mark("kill", "SIGKILL of the relay while streaming");
             relay.kill();
             await("the killed relay's slot released")
@@ -111,10 +111,10 @@ class RelayKilledHardITCase {
 
             // 3. SIGKILL again while catching up.
             relay = relays.startProcess(logs.resolve("relay-3.log"));
-            long before = TopicRecords.size(kafka.servers(), topic);
+            long before = KafkaTopics.size(kafka.servers(), topic);
             await("6,000 more records in the topic")
                     .atMost(Duration.ofMinutes(5))
-                    .until(() -> TopicRecords.size(kafka.servers(), topic) > before + 6_000);
+                    .until(() -> KafkaTopics.size(kafka.servers(), topic) > before + 6_000);
             report.mark("kill", "SIGKILL of the relay while catching up");
             relay.kill();
             await("the killed relay's slot released")
@@ -132,7 +132,7 @@ class RelayKilledHardITCase {
             long duplicates = 0;
             long countedDuplicates = 0;
             Set<String> seen = new HashSet<>();
-            for (ConsumerRecord<byte[], byte[]> r : TopicRecords.readAll(kafka.servers(), topic)) {
+            for (ConsumerRecord<byte[], byte[]> r : KafkaTopics.readAll(kafka.servers(), topic)) {
                 JsonNode value = JSON.readTree(r.value());
                 records++;
                 String id = new String(r.key()) + "@" + value.path("source").path("lsn").asLong();

@@ -15,6 +15,7 @@ import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
+import io.effonce.testing.kafka.KafkaTopics;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -49,7 +50,7 @@ class LedgerPipelineITCase {
         PostgresEndpoint db = LocalServices.newDatabase(server, "pipeline");
         SchemaTool.applyAll(db);
         String topic = "pipeline-" + layout + ".public.payments";
-        Topics.create(kafka.servers(), topic, 2);
+        KafkaTopics.create(kafka.servers(), topic, 2);
         SyntheticLedger ledger =
                 new SyntheticLedger(3_000, Instant.parse("2026-11-28T00:00:00Z"), 2);
         List<SyntheticLedger.Change> records = new ArrayList<>(ledger.changes());

@@ -13,6 +13,7 @@ import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
+import io.effonce.testing.kafka.KafkaTopics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,7 +53,7 @@ class SnapshotHoldITCase {
     void aPartitionStillInItsHistoryIsNeverLeftBehindByOneInThePresent(
             PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
         String topic = "skewed.public.payments";
-        Topics.create(kafka.servers(), topic, 2);
+        KafkaTopics.create(kafka.servers(), topic, 2);
         Map<MerchantDayKey, Long> expected = new HashMap<>();
         // Partition 1: ten history rows, then the present.
         List<byte[]> quick = new ArrayList<>();

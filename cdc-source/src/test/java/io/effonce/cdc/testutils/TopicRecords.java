@@ -2,6 +2,7 @@ package io.effonce.cdc.testutils;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.effonce.testing.kafka.KafkaTopics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -10,14 +11,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Reads a topic from the beginning, keeping what it has read, so a test can poll it repeatedly
@@ -41,19 +37,9 @@ public final class TopicRecords implements AutoCloseable {
     private final List<Rec> records = new ArrayList<>();
 
     public TopicRecords(String bootstrap, String topic) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        this.consumer =
-                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.consumer = KafkaTopics.consumer(bootstrap);
         this.topic = topic;
-        List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(30));
-        List<TopicPartition> parts =
-                infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+        List<TopicPartition> parts = KafkaTopics.partitions(consumer, topic);
         consumer.assign(parts);
         consumer.seekToBeginning(parts);
     }

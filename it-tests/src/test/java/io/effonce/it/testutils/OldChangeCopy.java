@@ -3,6 +3,7 @@ package io.effonce.it.testutils;
 import io.effonce.job.testutils.SyntheticLedger;
 import io.effonce.job.testutils.Topics;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.kafka.KafkaTopics;
 import io.effonce.testing.oracle.MerchantDay;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
@@ -51,7 +52,7 @@ public record OldChangeCopy(String paymentId, long amount, MerchantDay key, Stri
                 });
         String paymentId = (String) row[0];
         ConsumerRecord<byte[], byte[]> original =
-                TopicRecords.readAll(bootstrap, topic).stream()
+                KafkaTopics.readAll(bootstrap, topic).stream()
                         .filter(r -> r.key() != null && paymentId.equals(text(r.key())))
                         .filter(r -> text(r.value()).contains("\"state\":\"SUCCEEDED\""))
                         .findFirst()

@@ -16,6 +16,7 @@ import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
+import io.effonce.testing.kafka.KafkaTopics;
 import java.net.URI;
 import java.net.URL;
 import java.nio.file.Files;
@@ -69,7 +70,8 @@ class JobSavepointCompatibilityITCase {
 
     @BeforeAll
     static void theFixtureTopic(KafkaBootstrap kafka) throws Exception {
-        Topics.create(kafka.servers(), JobSavepointFixture.TOPIC, JobSavepointFixture.PARTITIONS);
+        KafkaTopics.create(
+                kafka.servers(), JobSavepointFixture.TOPIC, JobSavepointFixture.PARTITIONS);
         // The same records at the same offsets as when the savepoint was taken, then what follows.
         Topics.publish(
                 kafka.servers(),

@@ -13,6 +13,7 @@ import io.effonce.testing.EmbeddedKafka;
 import io.effonce.testing.EmbeddedPostgres;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.SchemaTool;
+import io.effonce.testing.kafka.KafkaTopics;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -152,7 +153,7 @@ public final class JobSavepointFixture {
                 EmbeddedKafka kafka = EmbeddedKafka.start()) {
             PostgresEndpoint db = postgres.endpoint();
             SchemaTool.applyAll(db);
-            Topics.create(kafka.bootstrapServers(), TOPIC, PARTITIONS);
+            KafkaTopics.create(kafka.bootstrapServers(), TOPIC, PARTITIONS);
             Topics.publish(kafka.bootstrapServers(), TOPIC, phaseOne().changes());
             JobClient job = start(db, kafka.bootstrapServers(), work.resolve("checkpoints"), null);
             Map<MerchantDayKey, Long> expected = phaseOne().expectedTotals();
