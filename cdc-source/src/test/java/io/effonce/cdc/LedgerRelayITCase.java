@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.effonce.cdc.testutils.ChangeAudit;
-import io.effonce.cdc.testutils.RelaySetup;
+import io.effonce.cdc.testutils.Relays;
 import io.effonce.cdc.testutils.TopicRecords;
 import io.effonce.cdc.testutils.TopicRecords.Rec;
 import io.effonce.testing.PostgresEndpoint;
@@ -42,7 +42,7 @@ class LedgerRelayITCase {
         ChangeAudit audit = ChangeAudit.install(db);
         // Least privilege: the relay logs in as effonce_relay (LOGIN REPLICATION, SELECT on
         // payments) and uses the publication roles.sql created.
-        RelaySetup setup = new RelaySetup(db.as("effonce_relay", ""), kafka, "workload", dir);
+        Relays setup = new Relays(db.as("effonce_relay", ""), kafka.servers(), "workload", dir);
         RelayOptions options = RelayCli.parse(setup.argsArray(), Map.of());
         try (LedgerRelay relay = LedgerRelay.start(options);
                 TopicRecords topic = new TopicRecords(kafka.servers(), setup.topic())) {
@@ -98,9 +98,11 @@ class LedgerRelayITCase {
     @Test
     void heartbeatsKeepArrivingOnEveryPartitionWhileTheLedgerIsIdle(
             PostgresEndpoint db, KafkaBootstrap kafka) {
-        RelaySetup setup = new RelaySetup(db, kafka, "idle", dir);
+        Relays setup = new Relays(db, kafka.servers(), "idle", dir);
         RelayOptions options =
-                RelayCli.parse(setup.argsArray("--heartbeat-interval", "500ms"), setup.env());
+                RelayCli.parse(
+                        setup.argsArray("--heartbeat-interval", "500ms", "--partitions", "3"),
+                        setup.env());
         try (LedgerRelay relay = LedgerRelay.start(options);
                 TopicRecords topic = new TopicRecords(kafka.servers(), setup.topic())) {
             await("4 heartbeats published")
@@ -144,7 +146,7 @@ class LedgerRelayITCase {
 
     @Test
     void heartbeatsCanBeSwitchedOff(PostgresEndpoint db, KafkaBootstrap kafka) {
-        RelaySetup setup = new RelaySetup(db, kafka, "quiet", dir);
+        Relays setup = new Relays(db, kafka.servers(), "quiet", dir);
         RelayOptions options =
                 RelayCli.parse(setup.argsArray("--heartbeat-interval", "0"), setup.env());
         try (LedgerRelay relay = LedgerRelay.start(options);

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.testutils.ChangeAudit;
 import io.effonce.cdc.testutils.RelayProcess;
-import io.effonce.cdc.testutils.RelaySetup;
+import io.effonce.cdc.testutils.Relays;
 import io.effonce.cdc.testutils.TopicRecords;
 import io.effonce.cdc.testutils.TopicRecords.Rec;
 import io.effonce.testing.PostgresEndpoint;
@@ -48,7 +48,7 @@ class RelayKillITCase {
     void hardKillsDuringAWorkloadLoseNoChangeAndResendSome(
             PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
         ChangeAudit audit = ChangeAudit.install(db);
-        RelaySetup setup = new RelaySetup(db, kafka, "kills", dir);
+        Relays setup = new Relays(db, kafka.servers(), "kills", dir);
         List<String> args = setup.args();
         Path logs = Path.of("target", "relay-kill-logs");
         Map<String, Long> topicSizeAfter = new LinkedHashMap<>();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.testutils.RelayProcess;
-import io.effonce.cdc.testutils.RelaySetup;
+import io.effonce.cdc.testutils.Relays;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
@@ -43,7 +43,7 @@ class StartupFailuresITCase {
                             "jdbc:postgresql://127.0.0.1:" + replicaOnly.getPort() + "/postgres",
                             "postgres",
                             "");
-            Outcome o = run(new RelaySetup(db, kafka, "wal", dir), Map.of());
+            Outcome o = run(new Relays(db, kafka.servers(), "wal", dir), Map.of());
             assertThat(o.code).isEqualTo(3);
             assertThat(o.err)
                     .contains("wal_level is 'replica'")
@@ -54,7 +54,10 @@ class StartupFailuresITCase {
     @Test
     void roleWithoutReplicationIsExplained(PostgresEndpoint db, KafkaBootstrap kafka) {
         // effonce_sink is NOREPLICATION (deploy/sql/roles.sql).
-        Outcome o = run(new RelaySetup(db.as("effonce_sink", ""), kafka, "norepl", dir), Map.of());
+        Outcome o =
+                run(
+                        new Relays(db.as("effonce_sink", ""), kafka.servers(), "norepl", dir),
+                        Map.of());
         assertThat(o.code).isEqualTo(3);
         assertThat(o.err)
                 .contains("role 'effonce_sink' has no REPLICATION privilege")
@@ -65,7 +68,7 @@ class StartupFailuresITCase {
     void missingTableIsExplained(PostgresEndpoint db, KafkaBootstrap kafka) {
         String otherDb = db.jdbcUrl().replaceFirst("/[^/?]+(\\?.*)?$", "/postgres");
         PostgresEndpoint postgres = new PostgresEndpoint(otherDb, db.user(), db.password());
-        Outcome o = run(new RelaySetup(postgres, kafka, "notable", dir), Map.of());
+        Outcome o = run(new Relays(postgres, kafka.servers(), "notable", dir), Map.of());
         assertThat(o.code).isEqualTo(3);
         assertThat(o.err)
                 .contains("table public.payments does not exist in database 'postgres'")
@@ -76,7 +79,7 @@ class StartupFailuresITCase {
     void unreachableKafkaIsExplainedAndTheProcessExitsNonZero(PostgresEndpoint db)
             throws Exception {
         KafkaBootstrap nowhere = new KafkaBootstrap("127.0.0.1:" + freePort());
-        RelaySetup setup = new RelaySetup(db, nowhere, "nokafka", dir);
+        Relays setup = new Relays(db, nowhere.servers(), "nokafka", dir);
         Outcome o = run(setup, Map.of(), "--kafka-timeout", "2s");
         assertThat(o.code).isEqualTo(3);
         assertThat(o.err)
@@ -96,7 +99,7 @@ class StartupFailuresITCase {
 
     @Test
     void slotAlreadyActiveIsExplained(PostgresEndpoint db, KafkaBootstrap kafka) {
-        RelaySetup setup = new RelaySetup(db, kafka, "busy", dir);
+        Relays setup = new Relays(db, kafka.servers(), "busy", dir);
         try (LedgerRelay running =
                 LedgerRelay.start(RelayCli.parse(setup.argsArray(), setup.env()))) {
             await("the relay's replication slot active")
@@ -116,7 +119,7 @@ class StartupFailuresITCase {
     @Test
     void theMainNeverPrintsThePassword(PostgresEndpoint db) {
         KafkaBootstrap nowhere = new KafkaBootstrap("127.0.0.1:" + freePort());
-        RelaySetup setup = new RelaySetup(db, nowhere, "secret", dir);
+        Relays setup = new Relays(db, nowhere.servers(), "secret", dir);
         Outcome o = run(setup, Map.of("EFFONCE_PG_PASSWORD", "s3cr3t-pw"), "--kafka-timeout", "1s");
         assertThat(o.code).isEqualTo(3);
         assertThat(o.out + o.err).doesNotContain("s3cr3t-pw");
@@ -124,7 +127,7 @@ class StartupFailuresITCase {
 
     private record Outcome(int code, String out, String err) {}
 
-    private static Outcome run(RelaySetup setup, Map<String, String> env, String... extra) {
+    private static Outcome run(Relays setup, Map<String, String> env, String... extra) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code =

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
+import io.effonce.cdc.testutils.Relays;
 import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.JobSubmission;
@@ -12,7 +13,6 @@ import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.ClusterChaos;
 import io.effonce.it.testutils.JobJar;
 import io.effonce.it.testutils.OldChangeCopy;
-import io.effonce.it.testutils.Relays;
 import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.StepBackSampler;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
+import io.effonce.cdc.testutils.Relays;
 import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.FlinkProcess;
@@ -11,7 +12,6 @@ import io.effonce.cluster.JobSubmission;
 import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.JobJar;
-import io.effonce.it.testutils.Relays;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;

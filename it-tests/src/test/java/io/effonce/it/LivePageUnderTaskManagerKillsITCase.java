@@ -3,6 +3,7 @@ package io.effonce.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.cdc.LedgerRelay;
+import io.effonce.cdc.testutils.Relays;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.feed.DatabaseLogin;
@@ -14,7 +15,6 @@ import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.ClusterChaos;
 import io.effonce.it.testutils.JobJar;
 import io.effonce.it.testutils.PageSampler;
-import io.effonce.it.testutils.Relays;
 import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.TaskManagerKill;
 import io.effonce.it.testutils.TotalsInvariant;

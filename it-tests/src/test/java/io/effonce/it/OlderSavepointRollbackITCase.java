@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
+import io.effonce.cdc.testutils.Relays;
 import io.effonce.it.testutils.MiniClusterFaults;
 import io.effonce.it.testutils.PipelineJob;
-import io.effonce.it.testutils.Relays;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;

@@ -5,12 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.effonce.cdc.testutils.RelayProcess;
+import io.effonce.cdc.testutils.Relays;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.JobMetrics;
 import io.effonce.it.testutils.MiniClusterFaults;
 import io.effonce.it.testutils.PipelineJob;
-import io.effonce.it.testutils.Relays;
-import io.effonce.it.testutils.Relays.ChildJvm;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
@@ -66,7 +66,7 @@ class RelayKilledHardITCase {
         String topic = relays.topic();
         Path logs = dir.resolve("logs");
         SinkTables tables = new SinkTables(db);
-        ChildJvm relay = relays.startProcess(logs.resolve("relay-1.log"));
+        RelayProcess relay = relays.startProcess(logs.resolve("relay-1.log"));
         try {
             await("the relay's replication slot active")
                     .atMost(Duration.ofMinutes(5))

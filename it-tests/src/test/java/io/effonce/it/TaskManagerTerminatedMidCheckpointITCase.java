@@ -3,10 +3,10 @@ package io.effonce.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.cdc.LedgerRelay;
+import io.effonce.cdc.testutils.Relays;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.MiniClusterFaults;
 import io.effonce.it.testutils.PipelineJob;
-import io.effonce.it.testutils.Relays;
 import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.TaskManagerKill;

@@ -1,10 +1,9 @@
-package io.effonce.it.testutils;
+package io.effonce.cdc.testutils;
 
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cdc.RelayCli;
 import io.effonce.testing.PostgresEndpoint;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -19,7 +18,8 @@ import java.util.Map;
  * The ledger relay of one test: its own slot, topic prefix and offsets file, run in this JVM
  * ({@link #start}) or as a child JVM that can be killed the way an operating system would ({@link
  * #startProcess}). Heartbeats are off unless asked for, so a workload with event times in the past
- * is never made late by wall-clock heartbeats.
+ * is never made late by wall-clock heartbeats. The relay's own tests and the end-to-end tests share
+ * it (cdc-source's test-jar).
  */
 public final class Relays {
 
@@ -80,12 +80,18 @@ public final class Relays {
         return LedgerRelay.start(RelayCli.parse(args(extra).toArray(String[]::new), env()));
     }
 
-    /** Starts {@code LedgerRelay.main} in a child JVM, its output in {@code log}. */
-    public ChildJvm startProcess(Path log, String... extra) throws IOException {
-        return ChildJvm.start(LedgerRelay.class.getName(), args(extra), env(), log);
+    /** The same arguments as an array, as a main receives them. */
+    public String[] argsArray(String... extra) {
+        return args(extra).toArray(String[]::new);
     }
 
-    private Map<String, String> env() {
+    /** Starts {@code LedgerRelay.main} in a child JVM, its output in {@code log}. */
+    public RelayProcess startProcess(Path log, String... extra) throws IOException {
+        return RelayProcess.start(args(extra), env(), log);
+    }
+
+    /** The environment with the password, as an operator would pass it. */
+    public Map<String, String> env() {
         return Map.of("EFFONCE_PG_PASSWORD", db.password());
     }
 
@@ -110,59 +116,6 @@ public final class Relays {
             return rs.next() && rs.getBoolean(1);
         } catch (SQLException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** A main class in a child JVM with this test's class path. */
-    public static final class ChildJvm implements AutoCloseable {
-        private final Process process;
-        private final Path log;
-
-        private ChildJvm(Process process, Path log) {
-            this.process = process;
-            this.log = log;
-        }
-
-        static ChildJvm start(
-                String mainClass, List<String> args, Map<String, String> env, Path log)
-                throws IOException {
-            List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(List.of("-Xmx384m", "-XX:TieredStopAtLevel=1", "-cp"));
-            command.add(System.getProperty("java.class.path"));
-            command.add(mainClass);
-            command.addAll(args);
-            Files.createDirectories(log.getParent());
-            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-            pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-            pb.environment().putAll(env);
-            return new ChildJvm(pb.start(), log);
-        }
-
-        /** SIGKILL: no shutdown hook, no offset commit. Returns the exit code. */
-        public int kill() throws InterruptedException {
-            process.destroyForcibly();
-            return process.waitFor();
-        }
-
-        /** Waits for the process to end by itself (for example a test halt); its exit code. */
-        public int waitFor(long seconds) throws InterruptedException {
-            if (!process.waitFor(seconds, java.util.concurrent.TimeUnit.SECONDS)) {
-                throw new IllegalStateException(
-                        "The child JVM still runs after " + seconds + " s; log: " + log);
-            }
-            return process.exitValue();
-        }
-
-        public boolean isAlive() {
-            return process.isAlive();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            if (process.isAlive()) {
-                kill();
-            }
         }
     }
 }
