@@ -1,10 +1,7 @@
 package io.effonce.cdc;
 
-import java.io.IOException;
+import io.effonce.credentials.PasswordFile;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine;
@@ -104,23 +101,9 @@ public final class RelayCli {
     /** The password: {@code --db-password-file}, else EFFONCE_PG_PASSWORD, else empty. */
     static String password(RelayOptions options, Map<String, String> env) {
         if (options.dbPasswordFile != null) {
-            return firstLine(options.dbPasswordFile);
+            return PasswordFile.read(options.dbPasswordFile, "--db-password-file");
         }
         String value = env.get("EFFONCE_PG_PASSWORD");
         return value == null ? "" : value;
-    }
-
-    private static String firstLine(Path file) {
-        try {
-            String text = Files.readString(file, StandardCharsets.UTF_8);
-            int end = text.indexOf('\n');
-            return (end < 0 ? text : text.substring(0, end)).strip();
-        } catch (IOException e) {
-            throw new IllegalArgumentException(
-                    "--db-password-file names "
-                            + file
-                            + ", which cannot be read: "
-                            + e.getMessage());
-        }
     }
 }

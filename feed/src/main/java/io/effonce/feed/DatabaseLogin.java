@@ -1,8 +1,6 @@
 package io.effonce.feed;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.effonce.credentials.PasswordFile;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -28,12 +26,9 @@ public record DatabaseLogin(String jdbcUrl, String user, String password) {
      * The password from the first line of {@code file} if one is given, else from the environment
      * variable {@code envVar}, else none.
      */
-    public static String password(Path file, String envVar, Map<String, String> env)
-            throws IOException {
+    public static String password(Path file, String envVar, Map<String, String> env) {
         if (file != null) {
-            String text = Files.readString(file, StandardCharsets.UTF_8);
-            int end = text.indexOf('\n');
-            return (end < 0 ? text : text.substring(0, end)).strip();
+            return PasswordFile.read(file, "--password-file");
         }
         return env.getOrDefault(envVar, "");
     }

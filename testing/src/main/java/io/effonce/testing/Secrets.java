@@ -1,9 +1,6 @@
 package io.effonce.testing;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.effonce.credentials.PasswordFile;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -23,21 +20,8 @@ public final class Secrets {
         }
         String file = env.get(name + "_FILE");
         if (file != null && !file.isEmpty()) {
-            return readFirstLine(Path.of(file), name + "_FILE");
+            return PasswordFile.read(Path.of(file), name + "_FILE");
         }
         return fallback;
-    }
-
-    /** The first line of {@code file}, without its line break. */
-    public static String readFirstLine(Path file, String settingName) {
-        try {
-            String text = Files.readString(file, StandardCharsets.UTF_8);
-            int end = text.indexOf('\n');
-            return (end < 0 ? text : text.substring(0, end)).strip();
-        } catch (IOException e) {
-            throw new UncheckedIOException(
-                    settingName + " names " + file + ", which cannot be read: " + e.getMessage(),
-                    e);
-        }
     }
 }

@@ -206,13 +206,8 @@ public final class LivePageCommand {
     private String password(CommandLine cli, Map<String, String> env) {
         try {
             return DatabaseLogin.password(passwordFile, PASSWORD_ENV, env);
-        } catch (IOException e) {
-            throw new ParameterException(
-                    cli,
-                    "--password-file names "
-                            + passwordFile
-                            + ", which cannot be read: "
-                            + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(cli, e.getMessage());
         }
     }
 

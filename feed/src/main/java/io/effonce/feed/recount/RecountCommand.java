@@ -1,7 +1,6 @@
 package io.effonce.feed.recount;
 
 import io.effonce.feed.DatabaseLogin;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -162,10 +161,8 @@ public final class RecountCommand implements Callable<Integer> {
         String password;
         try {
             password = DatabaseLogin.password(passwordFile, PASSWORD_ENV, System.getenv());
-        } catch (IOException e) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--password-file names " + passwordFile + ", which cannot be read: " + e);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         return new DatabaseLogin(jdbcUrl, user, password).connect("recount");
     }

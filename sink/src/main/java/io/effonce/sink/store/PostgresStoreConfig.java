@@ -1,10 +1,7 @@
 package io.effonce.sink.store;
 
-import java.io.IOException;
+import io.effonce.credentials.PasswordFile;
 import java.io.Serializable;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -97,12 +94,7 @@ public record PostgresStoreConfig(
     /** The password: from the file if one is named, else the environment variable, else given. */
     String resolvePassword() {
         if (passwordFile != null) {
-            try {
-                return Files.readString(Path.of(passwordFile), StandardCharsets.UTF_8).strip();
-            } catch (IOException e) {
-                throw new UncheckedIOException(
-                        "The sink's password file " + passwordFile + " cannot be read", e);
-            }
+            return PasswordFile.read(Path.of(passwordFile), "The sink's password file setting");
         }
         if (passwordEnv != null) {
             String value = System.getenv(passwordEnv);
