@@ -8,9 +8,8 @@ import io.effonce.cdc.testutils.Relays;
 import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.JobSubmission;
-import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.it.testutils.ChaosClusterExtension;
 import io.effonce.it.testutils.ChaosReport;
-import io.effonce.it.testutils.ClusterChaos;
 import io.effonce.it.testutils.JobJar;
 import io.effonce.it.testutils.OldChangeCopy;
 import io.effonce.it.testutils.RunningWorkload;
@@ -34,12 +33,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The shaded job jar, as users submit it, on a real multi-process standalone cluster (one
@@ -52,29 +49,8 @@ class JobJarOnLocalClusterITCase {
     private static final int TASK_MANAGERS = 2;
     private static final Path DIR = WorkDirs.fresh("local-cluster");
 
-    private static LocalFlinkCluster cluster;
-    private static ClusterChaos chaos;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster =
-                LocalFlinkCluster.start(
-                        ClusterChaos.chaosCluster(DIR.resolve("flink"), TASK_MANAGERS).build());
-        chaos = new ClusterChaos(cluster, TASK_MANAGERS);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.stop();
-        }
-    }
-
-    @AfterEach
-    void cancelJobsAndRestoreTaskManagers() {
-        cluster.jobs().cancelAll();
-        chaos.restoreTaskManagers();
-    }
+    @RegisterExtension
+    static final ChaosClusterExtension CLUSTER = new ChaosClusterExtension(DIR, TASK_MANAGERS);
 
     private static JobSubmission job(PostgresEndpoint db, KafkaBootstrap kafka, Relays relays) {
         return JobJar.submission(db, kafka.servers(), relays.topic(), DIR);
@@ -88,7 +64,7 @@ class JobJarOnLocalClusterITCase {
                 PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
             Relays relays = new Relays(db, kafka.servers(), "jar", DIR);
             try (LedgerRelay relay = relays.start()) {
-                FlinkJobs jobs = cluster.jobs();
+                FlinkJobs jobs = CLUSTER.cluster().jobs();
                 String jobId = jobs.submit(job(db, kafka, relays));
                 jobs.awaitAllTasksRunning(jobId);
                 WorkloadReport ledger =
@@ -96,7 +72,7 @@ class JobJarOnLocalClusterITCase {
                 Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
                 assertThat(ledger.started()).isEqualTo(10_000);
                 assertThat(comparison.keys()).isGreaterThan(100);
-                assertThat(cluster.rest().checkpoints(jobId).restored()).isZero();
+                assertThat(CLUSTER.cluster().rest().checkpoints(jobId).restored()).isZero();
             } finally {
                 relays.dropSlot();
             }
@@ -117,7 +93,7 @@ class JobJarOnLocalClusterITCase {
             Relays relays = new Relays(db, kafka.servers(), "kill9", DIR);
             SinkTables tables = new SinkTables(db);
             try (LedgerRelay relay = relays.start()) {
-                FlinkJobs jobs = cluster.jobs();
+                FlinkJobs jobs = CLUSTER.cluster().jobs();
                 String jobId = jobs.submit(job(db, kafka, relays));
                 jobs.awaitAllTasksRunning(jobId);
                 long takeoversAtStart = tables.ownershipTakeovers();
@@ -133,7 +109,8 @@ class JobJarOnLocalClusterITCase {
                                 RunningWorkload.start(Workloads.unbounded("kill9", rate), db)) {
                     for (int kill = 1; kill <= kills; kill++) {
                         workload.awaitMore(BETWEEN_FAULTS);
-                        TaskManagerKill k = chaos.killTaskManagerMidCheckpoint(jobId, report);
+                        TaskManagerKill k =
+                                CLUSTER.chaos().killTaskManagerMidCheckpoint(jobId, report);
                         hits += k.hitCheckpointInFlight() ? 1 : 0;
                         TotalsInvariant.awaitExactAfter(k.recovery(), workload, db);
                     }
@@ -141,7 +118,7 @@ class JobJarOnLocalClusterITCase {
                     ledger = workload.stopAndDrain();
                     TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
                     jobs.awaitCheckpointAfter(
-                            jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                            jobId, CLUSTER.cluster().rest().checkpoints(jobId).latestCompletedId());
                     TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
                     report.figure(
                             "committed-table reads across the kills (each reads every key)",
@@ -157,13 +134,14 @@ class JobJarOnLocalClusterITCase {
                 }
                 Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
 
-                long restores = cluster.rest().checkpoints(jobId).restored();
+                long restores = CLUSTER.cluster().rest().checkpoints(jobId).restored();
                 long flushes = tables.ownershipTakeovers() - takeoversAtStart;
                 report.figure("payments", ledger.started());
                 report.figure("kill -9 of TaskManagers", kills);
                 report.figure("kills that failed the checkpoint in progress", hits);
                 report.figure("restores", restores);
-                report.figure("failed checkpoints", cluster.rest().checkpoints(jobId).failed());
+                report.figure(
+                        "failed checkpoints", CLUSTER.cluster().rest().checkpoints(jobId).failed());
                 report.figure("sink subtask flushes (takeovers)", flushes);
                 report.figure("late events", tables.count("late_events"));
                 report.figure("result", comparison.summary());
@@ -194,7 +172,7 @@ class JobJarOnLocalClusterITCase {
             int pauses = Workloads.soak() ? 6 : 1;
             Relays relays = new Relays(db, kafka.servers(), "pause", DIR);
             try (LedgerRelay relay = relays.start()) {
-                FlinkJobs jobs = cluster.jobs();
+                FlinkJobs jobs = CLUSTER.cluster().jobs();
                 String jobId = jobs.submit(job(db, kafka, relays));
                 jobs.awaitAllTasksRunning(jobId);
                 ChaosReport report = new ChaosReport("tm-sigstop-cluster", db);
@@ -204,8 +182,9 @@ class JobJarOnLocalClusterITCase {
                                 RunningWorkload.start(Workloads.unbounded("pause", 800), db)) {
                     for (int pause = 1; pause <= pauses; pause++) {
                         workload.awaitMore(BETWEEN_FAULTS);
-                        TaskManagerPause p = chaos.pauseTaskManagerMidCheckpoint(jobId, report);
-                        String woken = chaos.retireWokenTaskManager(p);
+                        TaskManagerPause p =
+                                CLUSTER.chaos().pauseTaskManagerMidCheckpoint(jobId, report);
+                        String woken = CLUSTER.chaos().retireWokenTaskManager(p);
                         fencedOrRefused +=
                                 woken.contains("FencedException")
                                                 || woken.contains("Refusing a stale attempt")
@@ -217,7 +196,7 @@ class JobJarOnLocalClusterITCase {
                     workload.stopAndDrain();
                     TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
                     jobs.awaitCheckpointAfter(
-                            jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                            jobId, CLUSTER.cluster().rest().checkpoints(jobId).latestCompletedId());
                     TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
                     report.figure("SIGSTOP of TaskManagers, woken after two checkpoints", pauses);
                     report.figure(
@@ -230,10 +209,10 @@ class JobJarOnLocalClusterITCase {
                     assertThat(reader.committedSamples()).isPositive();
                 }
                 Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
-                report.figure("restores", cluster.rest().checkpoints(jobId).restored());
+                report.figure("restores", CLUSTER.cluster().rest().checkpoints(jobId).restored());
                 report.figure("result", comparison.summary());
                 report.close();
-                assertThat(cluster.rest().checkpoints(jobId).restored())
+                assertThat(CLUSTER.cluster().rest().checkpoints(jobId).restored())
                         .isGreaterThanOrEqualTo(pauses);
             } finally {
                 relays.dropSlot();
@@ -260,7 +239,7 @@ class JobJarOnLocalClusterITCase {
                     PostgresLinkCut link = PostgresLinkCut.to(server.getHost(), server.getPort())) {
                 PostgresEndpoint throughLink =
                         new PostgresEndpoint(link.jdbcUrl(db.jdbcUrl()), db.user(), db.password());
-                FlinkJobs jobs = cluster.jobs();
+                FlinkJobs jobs = CLUSTER.cluster().jobs();
                 String jobId = jobs.submit(job(throughLink, kafka, relays));
                 jobs.awaitAllTasksRunning(jobId);
                 ChaosReport report = new ChaosReport("pg-link-cut-cluster", db);
@@ -269,13 +248,13 @@ class JobJarOnLocalClusterITCase {
                                 RunningWorkload.start(Workloads.unbounded("cut", 800), db)) {
                     workload.awaitMore(BETWEEN_FAULTS);
                     ChaosReport.Recovery recovery =
-                            chaos.cutFromPostgresMidTransaction(jobId, link, report);
+                            CLUSTER.chaos().cutFromPostgresMidTransaction(jobId, link, report);
                     TotalsInvariant.awaitExactAfter(recovery, workload, db);
                     workload.awaitMore(BETWEEN_FAULTS);
                     workload.stopAndDrain();
                     TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
                     jobs.awaitCheckpointAfter(
-                            jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                            jobId, CLUSTER.cluster().rest().checkpoints(jobId).latestCompletedId());
                     TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
                     report.figure("connections cut mid-transaction", link.frozenLinks());
                     report.figure("committed keys that stepped back", reader.committedStepsBack());
@@ -302,7 +281,7 @@ class JobJarOnLocalClusterITCase {
             Relays relays = new Relays(db, kafka.servers(), "rescale", DIR);
             SinkTables tables = new SinkTables(db);
             try (LedgerRelay relay = relays.start()) {
-                FlinkJobs jobs = cluster.jobs();
+                FlinkJobs jobs = CLUSTER.cluster().jobs();
                 String jobId = jobs.submit(job(db, kafka, relays));
                 jobs.awaitAllTasksRunning(jobId);
                 ChaosReport report = new ChaosReport("rescale-cluster", db);
@@ -311,14 +290,15 @@ class JobJarOnLocalClusterITCase {
                     for (int parallelism : new int[] {3, 1}) {
                         workload.awaitMore(BETWEEN_FAULTS);
                         jobs.awaitCheckpointAfter(
-                                jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                                jobId,
+                                CLUSTER.cluster().rest().checkpoints(jobId).latestCompletedId());
                         ChaosReport.Recovery recovery =
                                 report.fault(
                                         "rescale",
                                         "stop with savepoint, resubmit with p=" + parallelism);
                         jobId = jobs.rescale(jobId, parallelism);
                         jobs.awaitAllTasksRunning(jobId);
-                        CheckpointStats restored = cluster.rest().checkpoints(jobId);
+                        CheckpointStats restored = CLUSTER.cluster().rest().checkpoints(jobId);
                         assertThat(restored.latestRestoredIsSavepoint()).isTrue();
                         recovery.running("running from the savepoint with p=" + parallelism);
                         recovery.checkpointed(
@@ -354,7 +334,7 @@ class JobJarOnLocalClusterITCase {
                 PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
             Relays relays = new Relays(db, kafka.servers(), "drain", DIR);
             try (LedgerRelay relay = relays.start()) {
-                FlinkJobs jobs = cluster.jobs();
+                FlinkJobs jobs = CLUSTER.cluster().jobs();
                 JobSubmission submission = job(db, kafka, relays);
                 String jobId = jobs.submit(submission);
                 jobs.awaitAllTasksRunning(jobId);
@@ -363,12 +343,13 @@ class JobJarOnLocalClusterITCase {
                         Workloads.runAsync(Workloads.options("drain", 3_000, 0), db).get();
                 TotalsInvariant.awaitHoldsWithNothingLate(db, TotalsInvariant.TIMEOUT);
                 jobs.awaitCheckpointAfter(
-                        jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                        jobId, CLUSTER.cluster().rest().checkpoints(jobId).latestCompletedId());
 
                 String savepoint = jobs.stopWithSavepoint(jobId, true);
                 jobId = jobs.submit(submission.fromSavepoint(savepoint));
                 jobs.awaitAllTasksRunning(jobId);
-                assertThat(cluster.rest().checkpoints(jobId).latestRestoredIsSavepoint()).isTrue();
+                assertThat(CLUSTER.cluster().rest().checkpoints(jobId).latestRestoredIsSavepoint())
+                        .isTrue();
 
                 OldChangeCopy copy =
                         OldChangeCopy.oldestSucceeded(db, kafka.servers(), relays.topic());
@@ -418,7 +399,7 @@ class JobJarOnLocalClusterITCase {
             Relays relays = new Relays(db, kafka.servers(), "migrate", DIR);
             SinkTables tables = new SinkTables(db);
             try (LedgerRelay relay = relays.start()) {
-                FlinkJobs jobs = cluster.jobs();
+                FlinkJobs jobs = CLUSTER.cluster().jobs();
                 JobSubmission merchant = job(db, kafka, relays);
                 List<String> twoStageArgs = new ArrayList<>(merchant.args());
                 twoStageArgs.addAll(List.of("--pipeline.layout", "TWO_STAGE"));
@@ -439,7 +420,11 @@ class JobJarOnLocalClusterITCase {
                 Files.writeString(password, "reads-the-ledger\n");
                 tables.execute("ALTER ROLE effonce_recount PASSWORD 'reads-the-ledger'");
                 String migrated =
-                        cluster.savepointDir().resolve("merchant-layout").toUri().toString();
+                        CLUSTER.cluster()
+                                .savepointDir()
+                                .resolve("merchant-layout")
+                                .toUri()
+                                .toString();
                 String migration =
                         jobs.submit(
                                 JobSubmission.of(
@@ -457,7 +442,8 @@ class JobJarOnLocalClusterITCase {
 
                 jobId = jobs.submit(merchant.fromSavepoint(migrated));
                 jobs.awaitAllTasksRunning(jobId);
-                assertThat(cluster.rest().checkpoints(jobId).latestRestoredIsSavepoint()).isTrue();
+                assertThat(CLUSTER.cluster().rest().checkpoints(jobId).latestRestoredIsSavepoint())
+                        .isTrue();
                 OldChangeCopy newest =
                         OldChangeCopy.newestSucceeded(db, kafka.servers(), relays.topic());
                 OldChangeCopy oldest =

@@ -5,14 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cdc.testutils.Relays;
 import io.effonce.cluster.FlinkJobs;
-import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.feed.DatabaseLogin;
 import io.effonce.feed.page.HeadlessChromium;
 import io.effonce.feed.page.LivePageServer;
 import io.effonce.feed.page.PageFigures;
 import io.effonce.feed.page.PageSettings;
+import io.effonce.it.testutils.ChaosClusterExtension;
 import io.effonce.it.testutils.ChaosReport;
-import io.effonce.it.testutils.ClusterChaos;
 import io.effonce.it.testutils.JobJar;
 import io.effonce.it.testutils.PageSampler;
 import io.effonce.it.testutils.RunningWorkload;
@@ -37,10 +36,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The issue's browser test: the live page in headless Chromium while the job runs on a real
@@ -64,31 +62,15 @@ class LivePageUnderTaskManagerKillsITCase {
     private static final Path DIR = WorkDirs.fresh("live-page");
     private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
-    private static LocalFlinkCluster cluster;
-    private static ClusterChaos chaos;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster =
-                LocalFlinkCluster.start(
-                        ClusterChaos.chaosCluster(DIR.resolve("flink"), TASK_MANAGERS).build());
-        chaos = new ClusterChaos(cluster, TASK_MANAGERS);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.jobs().cancelAll();
-            cluster.stop();
-        }
-    }
+    @RegisterExtension
+    static final ChaosClusterExtension CLUSTER = new ChaosClusterExtension(DIR, TASK_MANAGERS);
 
     @Test
     void thePagesCommittedFiguresNeverDecreaseAcrossKillsAndEndEqualToTheLedger(
             PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
         Relays relays = new Relays(db, kafka.servers(), "page", DIR);
         try (LedgerRelay relay = relays.start()) {
-            FlinkJobs jobs = cluster.jobs();
+            FlinkJobs jobs = CLUSTER.cluster().jobs();
             String jobId = jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), DIR));
             jobs.awaitAllTasksRunning(jobId);
             ChaosReport report = new ChaosReport("live-page-tm-kill9", db);
@@ -103,7 +85,7 @@ class LivePageUnderTaskManagerKillsITCase {
                 sampler.awaitShown("the first committed figures", f -> hasCommitted(f));
                 for (int kill = 1; kill <= KILLS; kill++) {
                     workload.awaitMore(BETWEEN_FAULTS);
-                    TaskManagerKill k = chaos.killTaskManagerMidCheckpoint(jobId, report);
+                    TaskManagerKill k = CLUSTER.chaos().killTaskManagerMidCheckpoint(jobId, report);
                     hits += k.hitCheckpointInFlight() ? 1 : 0;
                     int markers = kill;
                     // the page followed the restore: the sink recorded it, a commit announced it
@@ -116,7 +98,7 @@ class LivePageUnderTaskManagerKillsITCase {
                 ledger = workload.stopAndDrain();
                 TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
                 jobs.awaitCheckpointAfter(
-                        jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                        jobId, CLUSTER.cluster().rest().checkpoints(jobId).latestCompletedId());
                 TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
 
                 Oracle oracle = Oracle.of(db);

@@ -1,0 +1,69 @@
+package io.effonce.it.testutils;
+
+import io.effonce.cluster.LocalFlinkCluster;
+import java.nio.file.Path;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * The chaos cluster of one test class ({@link ClusterChaos#chaosCluster}), started once before its
+ * tests and stopped after them; after each test every job is cancelled and killed TaskManagers are
+ * replaced, so the next test starts on a whole cluster. Registered as a static field; nested
+ * classes share the outer class's cluster.
+ */
+public final class ChaosClusterExtension
+        implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
+
+    private final Path dir;
+    private final int taskManagers;
+    private LocalFlinkCluster cluster;
+    private ClusterChaos chaos;
+
+    /** A cluster of {@code taskManagers} TaskManagers whose files are under {@code dir}. */
+    public ChaosClusterExtension(Path dir, int taskManagers) {
+        this.dir = dir;
+        this.taskManagers = taskManagers;
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        if (cluster == null) {
+            cluster =
+                    LocalFlinkCluster.start(
+                            ClusterChaos.chaosCluster(dir.resolve("flink"), taskManagers).build());
+            chaos = new ClusterChaos(cluster, taskManagers);
+        }
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        cluster.jobs().cancelAll();
+        chaos.restoreTaskManagers();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        // A nested class's end is not the end of the class that registered the cluster.
+        boolean outermost = context.getRequiredTestClass().getEnclosingClass() == null;
+        if (outermost && cluster != null) {
+            cluster.jobs().cancelAll();
+            cluster.stop();
+            cluster = null;
+        }
+    }
+
+    public LocalFlinkCluster cluster() {
+        return cluster;
+    }
+
+    public ClusterChaos chaos() {
+        return chaos;
+    }
+
+    /** The directory of the cluster's files, for the test's own (relay offsets, job jar copies). */
+    public Path dir() {
+        return dir;
+    }
+}
