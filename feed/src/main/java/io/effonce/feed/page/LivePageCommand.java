@@ -16,7 +16,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParseResult;
 
 /**
  * The live page as a command of its own, pointed at any database that holds the sink's tables:
@@ -33,6 +32,7 @@ import picocli.CommandLine.ParseResult;
 @Command(
         name = "live-page",
         mixinStandardHelpOptions = true,
+        version = "effonce live page",
         description =
                 "Serves a page of the top merchants' daily totals, live and committed side by"
                         + " side, refreshed on every checkpoint's commit (LISTEN"
@@ -113,27 +113,28 @@ public final class LivePageCommand {
         return command.settings(cli, env);
     }
 
-    /** Runs the page as the main does; returns the exit code. */
+    /** Runs the page as the main does, on picocli's {@link CommandLine#execute}; the exit code. */
     static int run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err) {
         LivePageCommand command = new LivePageCommand();
         CommandLine cli = new CommandLine(command);
-        PageSettings settings;
-        try {
-            ParseResult parsed = cli.parseArgs(args);
-            if (parsed.isUsageHelpRequested()) {
-                cli.usage(out);
-                return EXIT_OK;
-            }
-            if (parsed.isVersionHelpRequested()) {
-                out.println("effonce live page");
-                return EXIT_OK;
-            }
-            settings = command.settings(cli, env);
-        } catch (ParameterException e) {
-            err.println("live-page: " + e.getMessage());
-            err.println("Run with --help to see every option.");
-            return EXIT_USAGE;
-        }
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setParameterExceptionHandler(
+                (e, given) -> {
+                    err.println("live-page: " + e.getMessage());
+                    err.println("Run with --help to see every option.");
+                    err.flush();
+                    return EXIT_USAGE;
+                });
+        cli.setExecutionStrategy(
+                parsed -> {
+                    Integer help = CommandLine.executeHelpRequest(parsed);
+                    return help != null ? help : serve(command.settings(cli, env), out, err);
+                });
+        return cli.execute(args);
+    }
+
+    private static int serve(PageSettings settings, PrintWriter out, PrintWriter err) {
         try {
             checkAccess(settings.login());
         } catch (SQLException e) {

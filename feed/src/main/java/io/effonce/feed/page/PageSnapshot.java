@@ -1,5 +1,7 @@
 package io.effonce.feed.page;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.List;
@@ -77,48 +79,71 @@ record PageSnapshot(
     }
 
     String toJson() {
-        JsonText json = new JsonText().begin();
-        json.field("day", day)
-                .field("readAt", readAt)
-                .field("trigger", trigger)
-                .number("commitNotices", commitNotices)
-                .field("error", error);
+        return PageJson.write(this::writeTo);
+    }
+
+    private void writeTo(JsonGenerator json) throws IOException {
+        json.writeStartObject();
+        text(json, "day", day);
+        text(json, "readAt", readAt);
+        text(json, "trigger", trigger);
+        number(json, "commitNotices", commitNotices);
+        text(json, "error", error);
         if (asOf == null) {
-            json.field("asOf", null);
+            json.writeNullField("asOf");
         } else {
-            json.object("asOf")
-                    .number("checkpoint", asOf.checkpointId())
-                    .field("completeThrough", asOf.completeThrough())
-                    .field("finalThrough", asOf.finalThrough())
-                    .field("committedAt", asOf.committedAt())
-                    .field("lastRestoreAt", asOf.lastRestoreAt())
-                    .number("lastRestoredCheckpoint", asOf.lastRestoredCheckpoint())
-                    .number("keyGroups", asOf.keyGroups())
-                    .end();
+            json.writeObjectFieldStart("asOf");
+            number(json, "checkpoint", asOf.checkpointId());
+            text(json, "completeThrough", asOf.completeThrough());
+            text(json, "finalThrough", asOf.finalThrough());
+            text(json, "committedAt", asOf.committedAt());
+            text(json, "lastRestoreAt", asOf.lastRestoreAt());
+            number(json, "lastRestoredCheckpoint", asOf.lastRestoredCheckpoint());
+            number(json, "keyGroups", asOf.keyGroups());
+            json.writeEndObject();
         }
-        json.array("restores");
+        json.writeArrayFieldStart("restores");
         for (Restore r : restores) {
-            json.begin()
-                    .field("at", r.at())
-                    .number("checkpoint", r.checkpointId())
-                    .field("seenAt", r.seenAt())
-                    .end();
+            json.writeStartObject();
+            text(json, "at", r.at());
+            number(json, "checkpoint", r.checkpointId());
+            text(json, "seenAt", r.seenAt());
+            json.writeEndObject();
         }
-        json.endArray().array("rows");
+        json.writeEndArray();
+        json.writeArrayFieldStart("rows");
         for (Row r : rows) {
-            json.begin()
-                    .field("merchant", r.merchantId())
-                    .field("currency", r.currency())
-                    .number("committed", r.committedMinor())
-                    .number("committedPayments", r.committedPayments())
-                    .number("checkpoint", r.checkpointId())
-                    .number("live", r.liveMinor())
-                    .number("livePayments", r.livePayments())
-                    .bool("final", r.dayFinal())
-                    .field("source", r.source())
-                    .number("finalTotal", r.finalMinor())
-                    .end();
+            json.writeStartObject();
+            text(json, "merchant", r.merchantId());
+            text(json, "currency", r.currency());
+            number(json, "committed", r.committedMinor());
+            number(json, "committedPayments", r.committedPayments());
+            number(json, "checkpoint", r.checkpointId());
+            number(json, "live", r.liveMinor());
+            number(json, "livePayments", r.livePayments());
+            json.writeBooleanField("final", r.dayFinal());
+            text(json, "source", r.source());
+            number(json, "finalTotal", r.finalMinor());
+            json.writeEndObject();
         }
-        return json.endArray().end().toString();
+        json.writeEndArray();
+        json.writeEndObject();
+    }
+
+    /** A string, a date or a time (as its ISO text), or null. */
+    private static void text(JsonGenerator json, String name, Object value) throws IOException {
+        if (value == null) {
+            json.writeNullField(name);
+        } else {
+            json.writeStringField(name, value.toString());
+        }
+    }
+
+    private static void number(JsonGenerator json, String name, Long value) throws IOException {
+        if (value == null) {
+            json.writeNullField(name);
+        } else {
+            json.writeNumberField(name, value);
+        }
     }
 }

@@ -58,7 +58,7 @@ final class SseBroadcaster implements AutoCloseable {
     }
 
     private String event(String json) {
-        // JSON written by JsonText has no line breaks, so it fits on one data line.
+        // The page's JSON (PageJson) has no line breaks, so it fits on one data line.
         return "id: " + eventId.incrementAndGet() + "\nevent: snapshot\ndata: " + json + "\n\n";
     }
 

@@ -97,6 +97,29 @@ class LivePageCommandTest {
     }
 
     @Test
+    void helpAndVersionArePrintedAndExitZeroWithoutServing() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int help =
+                LivePageCommand.run(
+                        new String[] {"--help"},
+                        Map.of(),
+                        new PrintWriter(out, true),
+                        new PrintWriter(err, true));
+        int version =
+                LivePageCommand.run(
+                        new String[] {"--version"},
+                        Map.of(),
+                        new PrintWriter(out, true),
+                        new PrintWriter(err, true));
+        // --jdbc-url is required, yet a help request needs none: nothing was parsed into settings
+        assertThat(help).isEqualTo(LivePageCommand.EXIT_OK);
+        assertThat(version).isEqualTo(LivePageCommand.EXIT_OK);
+        assertThat(out.toString()).contains("--jdbc-url").contains("effonce live page");
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
     void startFailuresSayWhatToDoWithoutThePassword() {
         DatabaseLogin login =
                 new DatabaseLogin(URL + "?password=hidden", "effonce_dashboard", "pw");

@@ -52,7 +52,7 @@ class PageSnapshotTest {
                         null,
                         List.of(
                                 new PageSnapshot.Row(
-                                        "m\"1\\</script>\n",
+                                        "m\"1\\</script>\n\u2028",
                                         "EUR",
                                         null,
                                         null,
@@ -70,7 +70,7 @@ class PageSnapshotTest {
                         "cannot read the totals: \"x\"");
         String json = s.toJson();
         assertThat(json)
-                .contains("\"merchant\":\"m\\\"1\\\\\\u003c/script>\\n\"")
+                .contains("\"merchant\":\"m\\\"1\\\\\\u003c/script>\\n\\u2028\"")
                 .contains("\"committed\":null")
                 .contains("\"error\":\"cannot read the totals: \\\"x\\\"\"")
                 .contains(
