@@ -6,7 +6,6 @@ import io.effonce.job.decode.PaymentChange;
 import io.effonce.job.decode.RejectReason;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
 import java.time.ZoneId;
 import org.apache.flink.api.common.functions.OpenContext;

@@ -9,7 +9,6 @@ import io.effonce.job.sidetables.LateEvent;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.time.ZoneId;
@@ -103,7 +102,7 @@ public final class LedgerPipeline {
                         .store(io.totals())
                         .valueType(TypeInformation.of(DailyTotal.class))
                         .options(config)
-                        .finality(finality)
+                        .progress(finality)
                         .build();
         TypeInformation<MerchantDayKey> keyType = TypeInformation.of(MerchantDayKey.class);
         OutputTag<LateCopy<PaymentChange>> lateTag =

@@ -8,7 +8,6 @@ import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
 import java.time.Duration;
 import java.time.LocalDate;

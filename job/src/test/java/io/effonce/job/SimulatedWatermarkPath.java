@@ -8,7 +8,6 @@ import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.MerchantDayKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.effonce.sink;
 
 import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.internal.SinkSettings;
-import io.effonce.sink.store.DayFinality;
+import io.effonce.sink.store.ProgressRule;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.time.Duration;
 import java.util.Objects;
@@ -90,7 +90,7 @@ public final class FlushableSink<K, V> {
                 FlushableSinkOptions.RESET_ON_FRESH_START.defaultValue();
         private boolean deleteStaleOnFlush = true;
         private RestoreFlushPolicy restoreFlush = FlushableSinkOptions.RESTORE_FLUSH.defaultValue();
-        private DayFinality finality;
+        private ProgressRule progress = ProgressRule.WATERMARK_ONLY;
 
         private Builder() {}
 
@@ -120,11 +120,12 @@ public final class FlushableSink<K, V> {
         }
 
         /**
-         * When a day is final, for the progress each commit records ({@code committed_progress}:
-         * final_through). Without it only the watermark is recorded.
+         * What each commit records as its progress ({@code committed_progress}), from the watermark
+         * at its barrier: for the ledger's totals, the last final day. Without it only the
+         * watermark is recorded.
          */
-        public Builder<K, V> finality(DayFinality finality) {
-            this.finality = finality;
+        public Builder<K, V> progress(ProgressRule rule) {
+            this.progress = Objects.requireNonNull(rule, "progress");
             return this;
         }
 
@@ -182,7 +183,7 @@ public final class FlushableSink<K, V> {
                             resetOnFreshStart,
                             deleteStaleOnFlush,
                             restoreFlush == RestoreFlushPolicy.FULL,
-                            finality));
+                            progress));
         }
     }
 }

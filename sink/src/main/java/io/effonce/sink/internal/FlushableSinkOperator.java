@@ -2,7 +2,6 @@ package io.effonce.sink.internal;
 
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.Claim;
-import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.Progress;
@@ -281,12 +280,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         if (at == null || at.getValue() == Long.MIN_VALUE) {
             return Progress.UNKNOWN;
         }
-        long w = at.getValue();
-        DayFinality finality = settings.finality();
-        return finality == null
-                ? new Progress(w, null, null, null)
-                : new Progress(
-                        w, finality.finalThrough(w), finality.zone().getId(), finality.horizon());
+        return settings.progress().at(at.getValue());
     }
 
     /** Writes each changed key's last value to state; keeps the changes for the next stage. */

@@ -1,6 +1,6 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.store.DayFinality;
+import io.effonce.sink.store.ProgressRule;
 import java.io.Serializable;
 import java.time.Duration;
 
@@ -9,7 +9,7 @@ import java.time.Duration;
  *
  * @param deleteStaleOnFlush {@code false} only in tests that show why the flush deletes
  * @param alwaysFullFlush {@code sink.restore-flush} FULL: every restore flush a full one
- * @param finality when a day is final, for the progress of each commit; {@code null}: not recorded
+ * @param progress what each commit records as its progress, from the watermark at its barrier
  */
 public record SinkSettings(
         int batchSize,
@@ -17,5 +17,5 @@ public record SinkSettings(
         boolean resetOnFreshStart,
         boolean deleteStaleOnFlush,
         boolean alwaysFullFlush,
-        DayFinality finality)
+        ProgressRule progress)
         implements Serializable {}

@@ -7,13 +7,11 @@ import static io.effonce.sink.testutils.SinkHarnesses.sink;
 import static io.effonce.sink.testutils.SinkHarnesses.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.effonce.sink.store.DayFinality;
 import io.effonce.sink.testutils.InMemoryTable;
 import io.effonce.sink.testutils.InMemoryTable.ProgressRow;
-import java.time.Duration;
+import io.effonce.sink.testutils.UtcDaysFinal;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.junit.jupiter.api.Test;
 
@@ -25,8 +23,6 @@ import org.junit.jupiter.api.Test;
  */
 class CommittedProgressTest {
 
-    private static final DayFinality FINALITY =
-            new DayFinality(ZoneOffset.UTC, Duration.ofHours(2));
     private static final long NOV_28_03H = millis("2026-11-28T03:00:00Z");
     private static final long NOV_29_01H = millis("2026-11-29T01:00:00Z");
     private static final long NOV_29_02H = millis("2026-11-29T02:00:00Z");
@@ -35,7 +31,7 @@ class CommittedProgressTest {
 
     @Test
     void aCommitRecordsTheWatermarkOfItsBarrierNotTheCurrentOne() throws Exception {
-        try (var h = fresh(sink(table).finality(FINALITY).build())) {
+        try (var h = fresh(sink(table).progress(UtcDaysFinal.RULE).build())) {
             upsert(h, "m1", 100);
             h.processWatermark(NOV_28_03H);
             checkpoint(h, 1);
@@ -55,7 +51,7 @@ class CommittedProgressTest {
 
     @Test
     void aLostNotificationIsCaughtUpWithTheWatermarkOfTheCheckpointCommitted() throws Exception {
-        try (var h = fresh(sink(table).finality(FINALITY).build())) {
+        try (var h = fresh(sink(table).progress(UtcDaysFinal.RULE).build())) {
             h.processWatermark(NOV_28_03H);
             checkpoint(h, 1); // its notification is lost
             h.processWatermark(NOV_29_01H);
@@ -73,13 +69,13 @@ class CommittedProgressTest {
     void aRestoredRunKeepsTheProgressOfItsCheckpointUntilItsOwnWatermarkPassesIt()
             throws Exception {
         OperatorSubtaskState checkpoint1;
-        try (var run = fresh(sink(table).finality(FINALITY).build())) {
+        try (var run = fresh(sink(table).progress(UtcDaysFinal.RULE).build())) {
             run.processWatermark(NOV_29_01H);
             checkpoint1 = checkpoint(run, 1);
             run.notifyOfCompletedCheckpoint(1);
         }
         try (var restored =
-                restored(sink(table).finality(FINALITY).build(), checkpoint1, 1, 1, 0)) {
+                restored(sink(table).progress(UtcDaysFinal.RULE).build(), checkpoint1, 1, 1, 0)) {
             assertThat(progress().watermark()).isEqualTo(NOV_29_01H);
             restored.processWatermark(NOV_28_03H); // the replay's first, lower watermark
             checkpoint(restored, 2);
@@ -93,7 +89,7 @@ class CommittedProgressTest {
     @Test
     void restoringAnOlderSavepointForgetsHowFarTheLaterCheckpointWent() throws Exception {
         OperatorSubtaskState savepoint1;
-        try (var run = fresh(sink(table).finality(FINALITY).build())) {
+        try (var run = fresh(sink(table).progress(UtcDaysFinal.RULE).build())) {
             run.processWatermark(NOV_28_03H);
             savepoint1 = checkpoint(run, 1);
             run.notifyOfCompletedCheckpoint(1);
@@ -103,7 +99,8 @@ class CommittedProgressTest {
         }
         assertThat(progress().watermark()).isEqualTo(NOV_29_02H);
 
-        try (var restored = restored(sink(table).finality(FINALITY).build(), savepoint1, 1, 1, 0)) {
+        try (var restored =
+                restored(sink(table).progress(UtcDaysFinal.RULE).build(), savepoint1, 1, 1, 0)) {
             assertThat(progress())
                     .as("checkpoint 3's watermark does not hold for savepoint 1's totals")
                     .isEqualTo(new ProgressRow(1, Long.MIN_VALUE, null));
@@ -116,7 +113,7 @@ class CommittedProgressTest {
 
     @Test
     void withoutAWatermarkNothingIsClaimed() throws Exception {
-        try (var h = fresh(sink(table).finality(FINALITY).build())) {
+        try (var h = fresh(sink(table).progress(UtcDaysFinal.RULE).build())) {
             upsert(h, "m1", 100);
             checkpoint(h, 1);
             h.notifyOfCompletedCheckpoint(1);

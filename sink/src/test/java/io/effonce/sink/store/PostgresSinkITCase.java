@@ -10,6 +10,7 @@ import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.sink.testutils.UtcDaysFinal;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.junit.PostgresExtension;
 import java.sql.Connection;
@@ -17,7 +18,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -213,11 +213,10 @@ class PostgresSinkITCase {
     @Test
     void progressSaysHowFarCommittedTotalsAreCompleteAndWhichDaysAreFinal(PostgresEndpoint db)
             throws Exception {
-        DayFinality finality = new DayFinality(ZoneOffset.UTC, Duration.ofHours(2));
         OffsetDateTime nextDay01h = OffsetDateTime.parse("2026-11-30T01:00:00Z");
         OffsetDateTime nextDay02h = OffsetDateTime.parse("2026-11-30T02:00:00Z");
         OperatorSubtaskState checkpoint1;
-        try (var run = open(sink().finality(finality).build())) {
+        try (var run = open(sink().progress(UtcDaysFinal.RULE).build())) {
             upsert(run, M1, 100, 1);
             run.processWatermark(nextDay01h.toInstant().toEpochMilli());
             checkpoint1 = checkpoint(run, 1);
@@ -238,7 +237,8 @@ class PostgresSinkITCase {
             assertThat(table.finalDays()).containsExactly(Map.entry(M1, true));
         }
 
-        try (var restored = restoreFrom(sink().finality(finality).build(), checkpoint1, 1)) {
+        try (var restored =
+                restoreFrom(sink().progress(UtcDaysFinal.RULE).build(), checkpoint1, 1)) {
             assertThat(table.progress())
                     .as("savepoint 1 restored after checkpoint 2: how far it went is unknown")
                     .isEqualTo(new TotalsTable.CommittedProgress(1, null, null, 1L, "Z"));

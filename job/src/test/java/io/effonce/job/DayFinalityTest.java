@@ -1,4 +1,4 @@
-package io.effonce.sink.store;
+package io.effonce.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,7 @@
-package io.effonce.sink.store;
+package io.effonce.job;
 
-import java.io.Serializable;
+import io.effonce.sink.store.Progress;
+import io.effonce.sink.store.ProgressRule;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -10,9 +11,10 @@ import java.time.ZoneId;
  * When a day is final: once the event-time watermark has passed the end of the day (in the job's
  * zone) plus the acceptance horizon. Deduplication sends any change that late to {@code
  * late_events}, so from then on only a batch recount changes the day. The daily totals retire a key
- * at this instant, and the sink reports the last final day with each commit: one rule for both.
+ * at this instant, and the sink records the last final day with each commit (the sink's {@link
+ * ProgressRule}): one rule for both.
  */
-public record DayFinality(ZoneId zone, Duration horizon) implements Serializable {
+public record DayFinality(ZoneId zone, Duration horizon) implements ProgressRule {
 
     /** The event time at which {@code day} becomes final. */
     public long finalAt(LocalDate day) {
@@ -26,5 +28,11 @@ public record DayFinality(ZoneId zone, Duration horizon) implements Serializable
                 .atZone(zone)
                 .toLocalDate()
                 .minusDays(1);
+    }
+
+    /** The sink's progress at {@code watermark}: the last final day, this zone and horizon. */
+    @Override
+    public Progress at(long watermark) {
+        return new Progress(watermark, finalThrough(watermark), zone.getId(), horizon);
     }
 }

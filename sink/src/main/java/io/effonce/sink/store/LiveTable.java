@@ -1,0 +1,34 @@
+package io.effonce.sink.store;
+
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * The live table, the read contract that follows the stream: each key's latest value as an absolute
+ * SET tagged with the barrier it was written under, within the writer's range.
+ */
+public interface LiveTable<K, V> {
+
+    /**
+     * Writes every row as an absolute SET, in one transaction. Throws {@link RefusedRowsException}
+     * if the database refuses the rows for what they contain; nothing of the batch is written then.
+     */
+    void write(List<StoredRow<K, V>> rows);
+
+    /**
+     * Records a row the database refused for what it contains in {@code dead_letters} (idempotent:
+     * the same key again adds nothing), so every other key can keep moving.
+     */
+    void quarantine(StoredRow<K, V> row, String sqlState, String message);
+
+    /**
+     * The keys in this writer's range whose barrier tag is {@code tag} or later (the tag index).
+     */
+    List<K> keysTaggedSince(long tag);
+
+    /** Deletes these keys' rows, in one transaction. */
+    void delete(Collection<K> keys);
+
+    /** Deletes every row in this writer's key-group range; returns how many. */
+    long deleteAll();
+}
