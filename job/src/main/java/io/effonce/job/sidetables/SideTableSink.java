@@ -1,9 +1,9 @@
 package io.effonce.job.sidetables;
 
+import io.effonce.jdbc.RefusedRows;
+import io.effonce.jdbc.RefusedRowsException;
+import io.effonce.jdbc.RetryingSession;
 import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.RefusedRows;
-import io.effonce.sink.store.RefusedRowsException;
-import io.effonce.sink.store.RetryingSession;
 import java.io.Serializable;
 import java.sql.PreparedStatement;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.store.RefusedRows;
-import io.effonce.sink.store.RefusedRowsException;
+import io.effonce.jdbc.RefusedRows;
+import io.effonce.jdbc.RefusedRowsException;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import java.util.List;

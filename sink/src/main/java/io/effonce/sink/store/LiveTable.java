@@ -1,5 +1,6 @@
 package io.effonce.sink.store;
 
+import io.effonce.jdbc.RefusedRowsException;
 import java.util.Collection;
 import java.util.List;
 

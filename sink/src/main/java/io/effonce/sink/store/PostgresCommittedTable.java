@@ -1,5 +1,6 @@
 package io.effonce.sink.store;
 
+import io.effonce.jdbc.RetryingSession;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,6 +1,7 @@
 package io.effonce.sink.store;
 
 import io.effonce.credentials.PasswordFile;
+import io.effonce.jdbc.SessionSettings;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,7 +21,7 @@ public record PostgresStoreConfig(
         String table,
         int maxRetries,
         Duration retryBackoff)
-        implements Serializable {
+        implements Serializable, SessionSettings {
 
     public PostgresStoreConfig {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
@@ -42,17 +43,6 @@ public record PostgresStoreConfig(
         }
         Objects.requireNonNull(retryBackoff, "retryBackoff");
     }
-
-    /**
-     * Server-side bounds on every sink session, as roles.sql sets them for the sink's role: a task
-     * cut from the database mid-transaction loses its transaction and locks after 20 s idle, a lock
-     * wait (a takeover behind such a task) gives up after 60 s and is retried, and keepalives find
-     * a silent peer in about 30 s instead of hours.
-     */
-    static final String SESSION_OPTIONS =
-            "-c idle_in_transaction_session_timeout=20s -c lock_timeout=60s"
-                    + " -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5"
-                    + " -c tcp_keepalives_count=4";
 
     /** What the committed table's name adds to the totals table's (the longest suffix). */
     static final String COMMITTED_SUFFIX = "_committed";
@@ -92,7 +82,8 @@ public record PostgresStoreConfig(
     }
 
     /** The password: from the file if one is named, else the environment variable, else given. */
-    String resolvePassword() {
+    @Override
+    public String resolvePassword() {
         if (passwordFile != null) {
             return PasswordFile.read(Path.of(passwordFile), "The sink's password file setting");
         }

@@ -1,5 +1,6 @@
 package io.effonce.sink.store;
 
+import io.effonce.jdbc.RetryingSession;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.Predicate;

@@ -8,8 +8,8 @@ import static io.effonce.sink.testutils.SinkHarnesses.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.effonce.jdbc.RefusedRowsException;
 import io.effonce.sink.store.KeyGroupSpan;
-import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.testutils.Claims;

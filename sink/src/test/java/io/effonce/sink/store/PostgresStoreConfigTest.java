@@ -2,6 +2,7 @@ package io.effonce.sink.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.jdbc.TransactionFailedException;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 
@@ -24,8 +25,8 @@ class PostgresStoreConfigTest {
     @Test
     void anErrorOfTheStoreNamesTheUrlWithoutItsSecrets() {
         PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
-        SinkStoreException e =
-                new SinkStoreException(
+        TransactionFailedException e =
+                new TransactionFailedException(
                         "Writing 1 rows", config, new SQLException("refused", "28P01"), 0);
 
         assertThat(e.getMessage()).doesNotContain("s3cr3t", "k3y").contains("db:5432/ledger");

@@ -1,12 +1,12 @@
 package io.effonce.sink.testutils;
 
+import io.effonce.jdbc.RefusedRowsException;
 import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.Progress;
 import io.effonce.sink.store.RangeOwner;
 import io.effonce.sink.store.RangeRecord;
-import io.effonce.sink.store.RefusedRowsException;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.Takeover;
 import io.effonce.sink.store.TotalsStore;

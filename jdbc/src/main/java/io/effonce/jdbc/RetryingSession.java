@@ -1,4 +1,4 @@
-package io.effonce.sink.store;
+package io.effonce.jdbc;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -25,10 +25,21 @@ public final class RetryingSession implements AutoCloseable {
         T run(Connection connection) throws SQLException;
     }
 
-    private final PostgresStoreConfig config;
+    /**
+     * Server-side bounds on every session, as roles.sql sets them for the sink's role: a task cut
+     * from the database mid-transaction loses its transaction and locks after 20 s idle, a lock
+     * wait (a takeover behind such a task) gives up after 60 s and is retried, and keepalives find
+     * a silent peer in about 30 s instead of hours.
+     */
+    static final String SESSION_OPTIONS =
+            "-c idle_in_transaction_session_timeout=20s -c lock_timeout=60s"
+                    + " -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5"
+                    + " -c tcp_keepalives_count=4";
+
+    private final SessionSettings config;
     private Connection connection;
 
-    public RetryingSession(PostgresStoreConfig config) {
+    public RetryingSession(SessionSettings config) {
         this.config = config;
     }
 
@@ -50,7 +61,7 @@ public final class RetryingSession implements AutoCloseable {
                     throw new RefusedRowsException(what, e.getSQLState(), e.getMessage(), e);
                 }
                 if (!SqlErrors.isRetryable(e) || attempt >= config.maxRetries()) {
-                    throw new SinkStoreException(what, config, e, attempt);
+                    throw new TransactionFailedException(what, config, e, attempt);
                 }
                 LOG.warn(
                         "{} on {} failed (SQLSTATE {}: {}); reconnecting, retry {} of {} in {} ms",
@@ -77,7 +88,7 @@ public final class RetryingSession implements AutoCloseable {
             props.setProperty("connectTimeout", "10");
             props.setProperty("socketTimeout", "120");
             props.setProperty("tcpKeepAlive", "true");
-            props.setProperty("options", PostgresStoreConfig.SESSION_OPTIONS);
+            props.setProperty("options", SESSION_OPTIONS);
             // A batch of inserts (late_events, dead_letters) becomes multi-row INSERTs: a few
             // statements for PostgreSQL to parse and plan instead of one per row.
             props.setProperty("reWriteBatchedInserts", "true");

@@ -1,4 +1,4 @@
-package io.effonce.sink.store;
+package io.effonce.jdbc;
 
 import java.sql.SQLException;
 import java.sql.SQLTransientException;

@@ -1,11 +1,12 @@
-package io.effonce.sink.store;
+package io.effonce.jdbc;
 
 import java.sql.SQLException;
 
-/** A store operation that failed for good; the task fails and Flink restores it. */
-public final class SinkStoreException extends RuntimeException {
+/** A transaction that failed for good; the task fails and Flink restores it. */
+public final class TransactionFailedException extends RuntimeException {
 
-    SinkStoreException(String what, PostgresStoreConfig config, SQLException cause, int retries) {
+    public TransactionFailedException(
+            String what, SessionSettings config, SQLException cause, int retries) {
         super(
                 what
                         + " on "
@@ -25,10 +26,10 @@ public final class SinkStoreException extends RuntimeException {
             return "";
         }
         if (state.startsWith("28")) {
-            return ". Check the sink's user and password.";
+            return ". Check the user and password.";
         }
         if (state.equals("42501")) {
-            return ". The sink's role lacks a privilege: apply deploy/sql/roles.sql.";
+            return ". The role lacks a privilege: apply deploy/sql/roles.sql.";
         }
         if (state.equals("42P01")) {
             return ". The table is missing: apply deploy/sql/sink.sql.";

@@ -1,4 +1,4 @@
-package io.effonce.sink.store;
+package io.effonce.jdbc;
 
 import java.util.List;
 import java.util.function.BiConsumer;

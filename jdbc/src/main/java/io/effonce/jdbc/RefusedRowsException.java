@@ -1,4 +1,4 @@
-package io.effonce.sink.store;
+package io.effonce.jdbc;
 
 /**
  * The database refused a write for what its rows contain (SQLSTATE class 22 data exception, 23
