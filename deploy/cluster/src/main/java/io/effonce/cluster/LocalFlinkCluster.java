@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
@@ -13,9 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Stream;
@@ -83,10 +80,10 @@ public final class LocalFlinkCluster implements AutoCloseable {
         }
         long begin = System.nanoTime();
         // REST and RPC of the first JobManager, ZooKeeper, REST of each further JobManager
-        int[] ports = freePorts(2 + spec.jobManagers());
+        int[] ports = FreePorts.take(2 + spec.jobManagers());
         int restPort = ports[0];
         int zooKeeperPort = ports[2];
-        writeConfig(spec, restPort, ports[1], zooKeeperPort);
+        ClusterConfig.write(spec, restPort, ports[1], zooKeeperPort);
         String classpath =
                 spec.flinkHome()
                         .map(FlinkLauncher::distributionClasspath)
@@ -309,7 +306,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
     public FlinkProcess startJobManager() {
         int next = nextIndex(FlinkProcess.Role.JOBMANAGER);
         FlinkProcess jm =
-                launcher.startJobManager(next, highAvailability ? freePorts(1)[0] : restPort);
+                launcher.startJobManager(next, highAvailability ? FreePorts.take(1)[0] : restPort);
         add(jm);
         return jm;
     }
@@ -466,84 +463,12 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 processes().stream().filter(FlinkProcess::isAlive).toList());
     }
 
-    private static void writeConfig(
-            ClusterSpec spec, int restPort, int rpcPort, int zooKeeperPort) {
-        Path dir = spec.workDir();
-        try {
-            for (String sub :
-                    List.of("log", "tmp", "upload", "work", "checkpoints", "savepoints")) {
-                Files.createDirectories(dir.resolve(sub));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        FlinkConfigFile.projectDefault()
-                .set("rest.port", Integer.toString(restPort))
-                .set("jobmanager.rpc.port", Integer.toString(rpcPort))
-                .set("execution.checkpointing.dir", dir.resolve("checkpoints").toUri().toString())
-                .set(
-                        "execution.checkpointing.savepoint-dir",
-                        dir.resolve("savepoints").toUri().toString())
-                .set("io.tmp.dirs", dir.resolve("tmp").toString())
-                .set("web.upload.dir", dir.resolve("upload").toString())
-                .set("process.working-dir", dir.resolve("work").toString())
-                .setAll(spec.highAvailability() ? highAvailability(dir, zooKeeperPort) : Map.of())
-                .setAll(spec.effectiveOverrides())
-                .writeTo(dir.resolve("conf"));
-    }
-
-    /**
-     * ZooKeeper high availability: leader election, the job graphs and the completed checkpoints'
-     * pointers in ZooKeeper, their data under {@code ha/}; a JobManager's RPC port is chosen freely
-     * ({@code high-availability.jobmanager.port} 0), as two share the host.
-     */
-    private static Map<String, String> highAvailability(Path dir, int zooKeeperPort) {
-        Map<String, String> ha = new LinkedHashMap<>();
-        ha.put("high-availability.type", "zookeeper");
-        ha.put("high-availability.zookeeper.quorum", "127.0.0.1:" + zooKeeperPort);
-        ha.put("high-availability.storageDir", dir.resolve("ha").toUri().toString());
-        ha.put("high-availability.cluster-id", "/effonce-local");
-        ha.put("high-availability.jobmanager.port", "0");
-        // the local server has no SASL; without this every client logs "Authentication failed"
-        ha.put("zookeeper.sasl.disable", "true");
-        return ha;
-    }
-
     private static String lastLines(Path file, int n) {
         try {
             List<String> lines = Files.readAllLines(file);
             return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
         } catch (IOException | RuntimeException e) {
             return "(cannot read " + file + ": " + e.getMessage() + ")";
-        }
-    }
-
-    /**
-     * {@code n} distinct free ports, all held open while they are chosen: two ports picked one
-     * after the other can be the same one, and a JobManager whose REST and RPC ports collide
-     * answers REST calls with its RPC protocol (seen once: "header parser received no bytes" for 3
-     * minutes).
-     */
-    private static int[] freePorts(int n) {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[n];
-            for (int i = 0; i < n; i++) {
-                ServerSocket socket = new ServerSocket(0);
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-            return ports;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            for (ServerSocket socket : sockets) {
-                try {
-                    socket.close();
-                } catch (IOException ignored) {
-                    // only probing
-                }
-            }
         }
     }
 
