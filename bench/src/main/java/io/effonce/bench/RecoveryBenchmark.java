@@ -119,7 +119,14 @@ public final class RecoveryBenchmark {
         FlinkJobs jobs = cluster.jobs();
         String jobId =
                 jobs.submit(
-                        submission(db, kafka.bootstrapServers(), topic, scenario, options, dir));
+                        submission(
+                                        db,
+                                        kafka.bootstrapServers(),
+                                        topic,
+                                        scenario.policy(),
+                                        options.jobJar(),
+                                        dir)
+                                .withParallelism(options.parallelism()));
         List<Kill> kills = new ArrayList<>();
         try (Producer<byte[], byte[]> producer = producer(kafka.bootstrapServers())) {
             jobs.awaitAllTasksRunning(jobId);
@@ -193,37 +200,37 @@ public final class RecoveryBenchmark {
                 logs.flushSince(after.latestRestoredId()));
     }
 
-    private static JobSubmission submission(
+    /** The shaded job jar on {@code topic}, writing to {@code db}, as a user submits it. */
+    static JobSubmission submission(
             PostgresEndpoint db,
             String kafka,
             String topic,
-            Scenario scenario,
-            RecoveryOptions options,
+            RestoreFlushPolicy policy,
+            Path jobJar,
             Path dir)
             throws Exception {
         Path password = Files.createTempFile(dir, "pg", ".password");
         Files.writeString(password, db.password());
         return JobSubmission.of(
-                        options.jobJar().toAbsolutePath(),
-                        "io.effonce.job.LedgerTotalsJob",
-                        "--kafka.bootstrap-servers",
-                        kafka,
-                        "--kafka.topic",
-                        topic,
-                        "--kafka.group-id",
-                        topic,
-                        "--postgres.url",
-                        db.jdbcUrl(),
-                        "--postgres.user",
-                        db.user(),
-                        "--postgres.password-file",
-                        password.toString(),
-                        "--sink.restore-flush",
-                        scenario.policy().name())
-                .withParallelism(options.parallelism());
+                jobJar.toAbsolutePath(),
+                "io.effonce.job.LedgerTotalsJob",
+                "--kafka.bootstrap-servers",
+                kafka,
+                "--kafka.topic",
+                topic,
+                "--kafka.group-id",
+                topic,
+                "--postgres.url",
+                db.jdbcUrl(),
+                "--postgres.user",
+                db.user(),
+                "--postgres.password-file",
+                password.toString(),
+                "--sink.restore-flush",
+                policy.name());
     }
 
-    private static Producer<byte[], byte[]> producer(String bootstrap) {
+    static Producer<byte[], byte[]> producer(String bootstrap) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
