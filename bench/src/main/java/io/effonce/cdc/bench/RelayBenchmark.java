@@ -84,7 +84,7 @@ public final class RelayBenchmark {
                     "Settings: pgoutput, public.payments only, max.batch.size 2048, poll.interval.ms"
                             + " 10, offset flush 1 s (file), heartbeat 1 s; relay: 4 partitions,"
                             + " acks=all, idempotent, linger.ms 5, batch.size 256 KiB, no compression;"
-                            + " embedded PostgreSQL 14 and a single KRaft broker on this machine.");
+                            + " embedded PostgreSQL 17 and a single KRaft broker on this machine.");
             print("raw engine, Connect records, no-op consumer", raw, changes);
             print("raw engine, JSON records, no-op consumer", json, changes);
             print("relay (JSON to Kafka, acked before marking)", relay, changes);
