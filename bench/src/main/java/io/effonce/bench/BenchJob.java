@@ -3,6 +3,7 @@ package io.effonce.bench;
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
 import io.effonce.job.LedgerTotalsJob;
+import java.util.List;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
@@ -57,7 +58,7 @@ public final class BenchJob {
         switch (system) {
             case "effonce" -> {
                 config.set(JobOptions.KAFKA_BOOTSTRAP, bootstrap);
-                config.set(JobOptions.TOPIC, topic);
+                config.set(JobOptions.TOPIC, List.of(topic));
                 config.set(JobOptions.PG_URL, jdbcUrl);
                 config.set(JobOptions.PG_USER, user);
                 config.set(JobOptions.PG_PASSWORD_ENV, PASSWORD_ENV);

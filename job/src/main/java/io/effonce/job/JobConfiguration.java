@@ -2,6 +2,7 @@ package io.effonce.job;
 
 import java.time.DateTimeException;
 import java.time.ZoneId;
+import java.util.List;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.ReadableConfig;
@@ -49,6 +50,16 @@ final class JobConfiguration {
                             + zone
                             + "', not a time zone; use an IANA name such as UTC or Europe/Berlin",
                     e);
+        }
+        List<String> topics = config.get(JobOptions.TOPIC);
+        if (topics.isEmpty() || topics.stream().anyMatch(String::isBlank)) {
+            throw new IllegalConfigurationException(
+                    "Option "
+                            + JobOptions.TOPIC.key()
+                            + " is "
+                            + topics
+                            + "; name the relay's topic, or every shard's relay's topic separated"
+                            + " by ';' (a.public.payments;b.public.payments)");
         }
         int maxParallelism = config.get(JobOptions.MAX_PARALLELISM);
         if (maxParallelism < 1 || maxParallelism > 32_768) {

@@ -20,11 +20,15 @@ public final class JobOptions {
                     .noDefaultValue()
                     .withDescription("Kafka bootstrap servers of the relay's topic. Required.");
 
-    public static final ConfigOption<String> TOPIC =
+    public static final ConfigOption<List<String>> TOPIC =
             ConfigOptions.key("kafka.topic")
                     .stringType()
-                    .defaultValue("effonce.public.payments")
-                    .withDescription("The relay's change topic: <prefix>.public.payments.");
+                    .asList()
+                    .defaultValues("effonce.public.payments")
+                    .withDescription(
+                            "The relay's change topic, <prefix>.public.payments; for a sharded"
+                                    + " ledger every shard's relay's topic, separated by ';', read"
+                                    + " as one stream.");
 
     public static final ConfigOption<String> GROUP_ID =
             ConfigOptions.key("kafka.group-id")

@@ -99,8 +99,25 @@ class JobConfigurationTest {
                 JobConfiguration.merge(
                         GlobalConfiguration.loadConfiguration(dir.toString()),
                         new String[] {"--kafka.topic", "from-args"});
-        assertThat(merged.get(JobOptions.TOPIC)).isEqualTo("from-args");
+        assertThat(merged.get(JobOptions.TOPIC)).containsExactly("from-args");
         assertThat(merged.getString("sink.batch-size", null)).isEqualTo("10");
+    }
+
+    @Test
+    void aShardedLedgersTopicsAreOneListAndAnEmptyOneIsRefused() {
+        Configuration merged =
+                JobConfiguration.merge(
+                        new Configuration(),
+                        new String[] {"--kafka.topic", "a.public.payments;b.public.payments"});
+        assertThat(merged.get(JobOptions.TOPIC))
+                .containsExactly("a.public.payments", "b.public.payments");
+        assertThatThrownBy(
+                        () ->
+                                JobConfiguration.merge(
+                                        new Configuration(), new String[] {"--kafka.topic", " "}))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("kafka.topic")
+                .hasMessageContaining("separated by ';'");
     }
 
     @Test

@@ -61,7 +61,7 @@ class LedgerPipelineITCase {
 
         Configuration config = new Configuration();
         config.set(JobOptions.KAFKA_BOOTSTRAP, kafka.servers());
-        config.set(JobOptions.TOPIC, topic);
+        config.set(JobOptions.TOPIC, List.of(topic));
         config.set(JobOptions.LAYOUT, layout);
         // No restarts: a bad record must never fail the job, so any failure fails the test.
         Configuration cluster = new Configuration();

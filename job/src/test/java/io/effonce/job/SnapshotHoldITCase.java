@@ -76,7 +76,7 @@ class SnapshotHoldITCase {
 
         Configuration config = new Configuration();
         config.set(JobOptions.KAFKA_BOOTSTRAP, kafka.servers());
-        config.set(JobOptions.TOPIC, topic);
+        config.set(JobOptions.TOPIC, List.of(topic));
         config.set(JobOptions.IDLENESS, Duration.ofMillis(100));
         Configuration cluster = new Configuration();
         cluster.set(RestartStrategyOptions.RESTART_STRATEGY, "none");

@@ -12,6 +12,7 @@ import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.testing.PostgresEndpoint;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Function;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
@@ -40,7 +41,7 @@ public final class PipelineJob {
     private PipelineJob(PostgresEndpoint db, String kafka, String topic, Path checkpoints) {
         this.db = db;
         job.set(JobOptions.KAFKA_BOOTSTRAP, kafka);
-        job.set(JobOptions.TOPIC, topic);
+        job.set(JobOptions.TOPIC, List.of(topic.split(";")));
         job.set(JobOptions.GROUP_ID, topic);
         cluster.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
         cluster.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());

@@ -137,7 +137,7 @@ public final class JobSavepointFixture {
         env.configure(options);
         Configuration job = new Configuration();
         job.set(JobOptions.KAFKA_BOOTSTRAP, kafka);
-        job.set(JobOptions.TOPIC, TOPIC);
+        job.set(JobOptions.TOPIC, List.of(TOPIC));
         job.addAll(options);
         LedgerPipeline.build(env, job, TestEndpoints.unbounded(job, db));
         return env.executeAsync("savepoint-fixture");
