@@ -72,36 +72,34 @@ class ShardedLedgerITCase {
      * sink alone compares, and how many changes were late.
      */
     private Outcome run(PostgresEndpoint shardA, KafkaBootstrap kafka) throws Exception {
-        String name = "shard";
         PostgresEndpoint shardB = LocalServices.newDatabase(shardA, "shard_b");
         SchemaTool.applyAll(shardB);
         WorkloadReport history =
                 Workloads.runAsync(
-                                Workloads.options(
-                                        name + "-b-history", HISTORY_PAYMENTS, 0, HISTORY),
+                                Workloads.options("shard-b-history", HISTORY_PAYMENTS, 0, HISTORY),
                                 shardB)
                         .join();
         assertThat(history.started()).isEqualTo(HISTORY_PAYMENTS);
-        Relays relayA = new Relays(shardA, kafka.servers(), name + "a", dir);
-        Relays relayB = new Relays(shardB, kafka.servers(), name + "b", dir);
+        Relays relayA = new Relays(shardA, kafka.servers(), "sharda", dir);
+        Relays relayB = new Relays(shardB, kafka.servers(), "shardb", dir);
         PipelineJob pipeline =
                 PipelineJob.over(
                         shardA,
                         kafka.servers(),
                         relayA.topic() + ";" + relayB.topic(),
-                        dir.resolve(name));
+                        dir.resolve("checkpoints"));
         try (LedgerRelay streaming = relayA.start();
                 RunningWorkload presentA =
-                        RunningWorkload.start(Workloads.unbounded(name + "-a", 400), shardA);
+                        RunningWorkload.start(Workloads.unbounded("shard-a", 400), shardA);
                 LedgerRelay bootstrapping = relayB.start("--snapshot-mode", "initial")) {
             // B's partitions carry its snapshot before the job reads them: they hold, never idle.
             await("shard B's snapshot on its topic")
                     .atMost(TIMEOUT)
                     .until(() -> KafkaTopics.size(kafka.servers(), relayB.topic()) > 0);
-            JobClient job = pipeline.start("sharded-ledger-" + name);
+            JobClient job = pipeline.start("sharded-ledger");
             presentA.awaitMore(2_000);
             // B streams once its snapshot is done: its first streamed change ends its hold.
-            Workloads.runAsync(Workloads.options(name + "-b", 2_000, 400), shardB).join();
+            Workloads.runAsync(Workloads.options("shard-b", 2_000, 400), shardB).join();
             presentA.awaitMore(1_000);
             presentA.stopAndDrain();
             SinkTables sink = new SinkTables(shardA);

@@ -29,7 +29,4 @@ public interface LiveTable<K, V> {
 
     /** Deletes these keys' rows, in one transaction. */
     void delete(Collection<K> keys);
-
-    /** Deletes every row in this writer's key-group range; returns how many. */
-    long deleteAll();
 }

@@ -137,18 +137,6 @@ final class PostgresLiveTable implements LiveTable<MerchantDayKey, DailyTotal> {
                 });
     }
 
-    /** Deletes this range's live rows only; {@link PostgresTotalsStore#deleteAll} resets all. */
-    @Override
-    public long deleteAll() {
-        fence.requireOwner();
-        return session.inTransaction(
-                "Deleting the rows of " + fence.span() + " of " + table,
-                c -> {
-                    fence.check(c);
-                    return deleteRange(c);
-                });
-    }
-
     /** Deletes this range's live rows inside the caller's transaction; returns how many. */
     long deleteRange(Connection c) throws SQLException {
         return TotalsRows.deleteInSpan(c, table, fence.span(), "");

@@ -65,10 +65,6 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
         live.delete(keys);
     }
 
-    /**
-     * Also empties the range's staged and committed values and its progress, in the same
-     * transaction: a reset starts them over too.
-     */
     @Override
     public long deleteAll() {
         fence.requireOwner();

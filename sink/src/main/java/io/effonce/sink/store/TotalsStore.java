@@ -13,6 +13,12 @@ package io.effonce.sink.store;
 public interface TotalsStore<K, V>
         extends RangeFence, LiveTable<K, V>, CommittedTable<K, V>, AutoCloseable {
 
+    /**
+     * Resets this writer's key-group range, in one transaction: deletes its live rows (returns how
+     * many), its staged and committed values and its progress.
+     */
+    long deleteAll();
+
     /** The table's name, for messages. */
     String tableName();
 
