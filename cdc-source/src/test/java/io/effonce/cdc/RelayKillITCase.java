@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.testutils.ChangeAudit;
-import io.effonce.cdc.testutils.RelayProcess;
 import io.effonce.cdc.testutils.Relays;
 import io.effonce.cdc.testutils.TopicRecords;
 import io.effonce.cdc.testutils.TopicRecords.Rec;
+import io.effonce.testing.ChildJvm;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
@@ -49,12 +49,10 @@ class RelayKillITCase {
             PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
         ChangeAudit audit = ChangeAudit.install(db);
         Relays setup = new Relays(db, kafka.servers(), "kills", dir);
-        List<String> args = setup.args();
         Path logs = Path.of("target", "relay-kill-logs");
         Map<String, Long> topicSizeAfter = new LinkedHashMap<>();
         try (TopicRecordsHolder holder = new TopicRecordsHolder()) {
-            RelayProcess first =
-                    holder.add(RelayProcess.start(args, setup.env(), logs.resolve("1.log")));
+            ChildJvm first = holder.add(setup.startProcess(logs.resolve("1.log")));
             await("the relay's replication slot active")
                     .atMost(Duration.ofMinutes(5))
                     .until(setup::slotActive);
@@ -84,10 +82,10 @@ class RelayKillITCase {
                     .until(() -> !setup.slotActive());
 
             // 2. Halt after Kafka acknowledged 2,000 changes, before their positions are marked.
-            List<String> halting = new ArrayList<>(args);
-            halting.addAll(List.of("--test-halt-after-changes", "2000"));
-            RelayProcess second =
-                    holder.add(RelayProcess.start(halting, setup.env(), logs.resolve("2.log")));
+            ChildJvm second =
+                    holder.add(
+                            setup.startProcess(
+                                    logs.resolve("2.log"), "--test-halt-after-changes", "2000"));
             assertThat(second.waitFor(300)).as("halted by the test hook").isEqualTo(99);
             topicSizeAfter.put("halt between ack and offset commit", topic.endOffsetTotal());
             await("the halted relay's slot released")
@@ -95,8 +93,7 @@ class RelayKillITCase {
                     .until(() -> !setup.slotActive());
 
             // 3. SIGKILL again while catching up.
-            RelayProcess third =
-                    holder.add(RelayProcess.start(args, setup.env(), logs.resolve("3.log")));
+            ChildJvm third = holder.add(setup.startProcess(logs.resolve("3.log")));
             long before = topic.endOffsetTotal();
             await("8,000 more changes in the topic")
                     .atMost(Duration.ofMinutes(5))
@@ -108,8 +105,7 @@ class RelayKillITCase {
                     .until(() -> !setup.slotActive());
 
             // 4. A last relay runs to the end.
-            RelayProcess last =
-                    holder.add(RelayProcess.start(args, setup.env(), logs.resolve("4.log")));
+            ChildJvm last = holder.add(setup.startProcess(logs.resolve("4.log")));
             workload.get();
             long expected = audit.count();
             Set<String> distinct = new HashSet<>();
@@ -171,17 +167,17 @@ class RelayKillITCase {
 
     /** Kills the relay processes and closes the topic reader however the test ends. */
     private static final class TopicRecordsHolder implements AutoCloseable {
-        final List<RelayProcess> processes = new ArrayList<>();
+        final List<ChildJvm> processes = new ArrayList<>();
         TopicRecords topic;
 
-        RelayProcess add(RelayProcess p) {
+        ChildJvm add(ChildJvm p) {
             processes.add(p);
             return p;
         }
 
         @Override
         public void close() throws InterruptedException {
-            for (RelayProcess p : processes) {
+            for (ChildJvm p : processes) {
                 p.close();
             }
             if (topic != null) {

@@ -3,8 +3,8 @@ package io.effonce.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.effonce.cdc.testutils.RelayProcess;
 import io.effonce.cdc.testutils.Relays;
+import io.effonce.testing.ChildJvm;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
@@ -15,7 +15,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -86,12 +85,11 @@ class StartupFailuresITCase {
                 .contains("Kafka at " + nowhere.servers() + " did not answer within 2000 ms");
 
         // The same through a real JVM: the process exit code an operator's supervisor sees.
-        List<String> args = setup.args("--kafka-timeout", "2s");
-        try (RelayProcess p =
-                RelayProcess.start(
-                        args,
-                        setup.env(),
-                        Path.of("target", "startup-failure-logs", "kafka.log"))) {
+        try (ChildJvm p =
+                setup.startProcess(
+                        Path.of("target", "startup-failure-logs", "kafka.log"),
+                        "--kafka-timeout",
+                        "2s")) {
             assertThat(p.waitFor(300)).isEqualTo(3);
             assertThat(p.output()).contains("did not answer within 2000 ms");
         }

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.effonce.cdc.testutils.RelayProcess;
 import io.effonce.cdc.testutils.Relays;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.JobMetrics;
@@ -15,6 +14,7 @@ import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
+import io.effonce.testing.ChildJvm;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
@@ -66,7 +66,7 @@ class RelayKilledHardITCase {
         String topic = relays.topic();
         Path logs = dir.resolve("logs");
         SinkTables tables = new SinkTables(db);
-        RelayProcess relay = relays.startProcess(logs.resolve("relay-1.log"));
+        ChildJvm relay = relays.startProcess(logs.resolve("relay-1.log"));
         try {
             await("the relay's replication slot active")
                     .atMost(Duration.ofMinutes(5))

@@ -2,6 +2,7 @@ package io.effonce.cdc.testutils;
 
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cdc.RelayCli;
+import io.effonce.testing.ChildJvm;
 import io.effonce.testing.PostgresEndpoint;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -86,8 +87,8 @@ public final class Relays {
     }
 
     /** Starts {@code LedgerRelay.main} in a child JVM, its output in {@code log}. */
-    public RelayProcess startProcess(Path log, String... extra) throws IOException {
-        return RelayProcess.start(args(extra), env(), log);
+    public ChildJvm startProcess(Path log, String... extra) throws IOException {
+        return ChildJvm.start(LedgerRelay.class.getName(), args(extra), env(), log);
     }
 
     /** The environment with the password, as an operator would pass it. */

@@ -3,6 +3,9 @@ package io.effonce.it.testutils;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
@@ -30,7 +33,12 @@ public final class MiniClusterFaults {
 
     private final MiniCluster cluster;
     private final JobID job;
-    private int nextTaskManager;
+
+    /**
+     * Per cluster, how many task managers were terminated: the MiniCluster keeps them in its list,
+     * so the oldest live one has this index, across the tests of a class that share the cluster.
+     */
+    private static final Map<MiniCluster, AtomicInteger> TERMINATED = new WeakHashMap<>();
 
     /** Task managers are terminated in start order: 0, 1, then the replacements. */
     public MiniClusterFaults(MiniCluster cluster, JobID job) {
@@ -79,7 +87,11 @@ public final class MiniClusterFaults {
                 .atMost(TIMEOUT)
                 .pollInterval(Duration.ofMillis(5))
                 .until(() -> (inProgress[0] = inProgressCheckpoint()) >= 0);
-        int victim = nextTaskManager++;
+        int victim;
+        synchronized (TERMINATED) {
+            victim =
+                    TERMINATED.computeIfAbsent(cluster, c -> new AtomicInteger()).getAndIncrement();
+        }
         ChaosReport.Recovery recovery =
                 report.fault(
                         "kill",

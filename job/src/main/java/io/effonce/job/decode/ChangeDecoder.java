@@ -17,9 +17,10 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 /**
  * Turns one record of the relay's topic into a {@link LedgerRecord}. It reads the standard Debezium
  * JSON envelope with converter schemas off ({@code before, after, source, op, ts_ms}) or on (the
- * same wrapped in {@code payload}), and the relay's heartbeats ({@code
- * {"heartbeat":true,"ts_ms":...}}). Anything it cannot use becomes a dead letter with a reason; it
- * never throws on bad input.
+ * same wrapped in {@code payload}), the relay's heartbeats ({@code {"heartbeat":true,"ts_ms":...}})
+ * and Debezium's own from its heartbeat topic ({@code {"ts_ms":...}}, either form), which Debezium
+ * on Kafka Connect writes. Anything it cannot use becomes a dead letter with a reason; it never
+ * throws on bad input.
  */
 public final class ChangeDecoder implements Serializable {
 
@@ -93,30 +94,13 @@ public final class ChangeDecoder implements Serializable {
         if (!root.object) {
             return reject.because(RejectReason.NOT_AN_ENVELOPE, "the value is not a JSON object");
         }
-        if (root.heartbeat) {
-            EnvelopeScan.Field ts = root.tsMs;
-            if (ts == null || !ts.fitsLong()) {
-                return reject.because(RejectReason.MISTYPED_FIELD, "heartbeat ts_ms");
-            }
-            // The same bounds as a change's time: Long.MIN_VALUE would read as "no heartbeat".
-            if (ts.number() < MIN_EVENT_TIME.toEpochMilli()
-                    || ts.number() > MAX_EVENT_TIME.toEpochMilli()) {
-                return reject.because(
-                        RejectReason.BAD_TIME,
-                        "heartbeat ts_ms "
-                                + ts.number()
-                                + " is outside "
-                                + MIN_EVENT_TIME
-                                + ".."
-                                + MAX_EVENT_TIME);
-            }
-            String ahead = aheadOfRecord("heartbeat ts_ms", ts.number(), recordTimestamp);
-            if (ahead != null) {
-                return reject.because(RejectReason.EVENT_TIME_AHEAD, ahead);
-            }
-            return LedgerRecord.heartbeat(ts.number());
-        }
         EnvelopeScan envelope = root.envelope();
+        if (root.heartbeat) {
+            return heartbeat(root.tsMs, recordTimestamp, reject);
+        }
+        if (envelope != null && envelope.debeziumHeartbeat()) {
+            return heartbeat(envelope.tsMs, recordTimestamp, reject);
+        }
         if (envelope == null || !envelope.hasOp) {
             return reject.because(
                     RejectReason.NOT_AN_ENVELOPE, "no Debezium envelope (op, after, source)");
@@ -229,6 +213,33 @@ public final class ChangeDecoder implements Serializable {
                         partition,
                         offset);
         return snapshotRow ? LedgerRecord.snapshotRow(change) : LedgerRecord.of(change);
+    }
+
+    /**
+     * A heartbeat: the relay's ({@code "heartbeat":true} on every partition of the changes topic)
+     * or Debezium's own on its heartbeat topic; its time moves event time like a change's.
+     */
+    private LedgerRecord heartbeat(EnvelopeScan.Field ts, long recordTimestamp, Rejecter reject) {
+        if (ts == null || !ts.fitsLong()) {
+            return reject.because(RejectReason.MISTYPED_FIELD, "heartbeat ts_ms");
+        }
+        // The same bounds as a change's time: Long.MIN_VALUE would read as "no heartbeat".
+        if (ts.number() < MIN_EVENT_TIME.toEpochMilli()
+                || ts.number() > MAX_EVENT_TIME.toEpochMilli()) {
+            return reject.because(
+                    RejectReason.BAD_TIME,
+                    "heartbeat ts_ms "
+                            + ts.number()
+                            + " is outside "
+                            + MIN_EVENT_TIME
+                            + ".."
+                            + MAX_EVENT_TIME);
+        }
+        String ahead = aheadOfRecord("heartbeat ts_ms", ts.number(), recordTimestamp);
+        if (ahead != null) {
+            return reject.because(RejectReason.EVENT_TIME_AHEAD, ahead);
+        }
+        return LedgerRecord.heartbeat(ts.number());
     }
 
     /**

@@ -20,6 +20,7 @@ final class EnvelopeScan {
     record Field(JsonToken token, String text, long number, boolean fitsLong) {}
 
     boolean object;
+    int fields;
     boolean heartbeat;
     Field tsMs;
     boolean hasOp;
@@ -53,6 +54,7 @@ final class EnvelopeScan {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken token = p.nextToken();
+            fields++;
             switch (name) {
                 case "heartbeat" -> {
                     heartbeat = token == JsonToken.VALUE_TRUE;
@@ -116,6 +118,14 @@ final class EnvelopeScan {
             }
             default -> new Field(token, null, 0, false);
         };
+    }
+
+    /**
+     * Whether this is the value of a heartbeat Debezium writes to its own heartbeat topic ({@code
+     * io.debezium.connector.common.Heartbeat}): {@code ts_ms} and nothing else.
+     */
+    boolean debeziumHeartbeat() {
+        return fields == 1 && tsMs != null;
     }
 
     /**

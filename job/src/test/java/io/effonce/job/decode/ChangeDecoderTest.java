@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -97,6 +98,54 @@ class ChangeDecoderTest {
                         bytes("{\"heartbeat\":true,\"ts_ms\":1764410400000,\"lsn\":5}"));
         assertThat(hb.isHeartbeat()).isTrue();
         assertThat(hb.eventTime()).isEqualTo(1764410400000L);
+    }
+
+    @Test
+    void debeziumsOwnHeartbeatsFromItsHeartbeatTopicCarryTheirTimeInBothForms() {
+        String schemasOff = "{\"ts_ms\":1764410400000}";
+        String schemasOn =
+                "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"type\":\"int64\","
+                        + "\"optional\":false,\"field\":\"ts_ms\"}],\"optional\":false,"
+                        + "\"name\":\"io.debezium.connector.common.Heartbeat\"},"
+                        + "\"payload\":{\"ts_ms\":1764410400000}}";
+        for (String value : List.of(schemasOff, schemasOn)) {
+            LedgerRecord hb =
+                    decoder.decode(
+                            "__debezium-heartbeat.ledger",
+                            0,
+                            4,
+                            ChangeDecoder.NO_TIMESTAMP,
+                            bytes(value));
+            assertThat(hb.isHeartbeat()).as(value).isTrue();
+            assertThat(hb.eventTime()).as(value).isEqualTo(1764410400000L);
+        }
+    }
+
+    @Test
+    void aTsMsBesideAnythingElseIsNoHeartbeat() {
+        LedgerRecord record =
+                decoder.decode(
+                        "t",
+                        0,
+                        5,
+                        ChangeDecoder.NO_TIMESTAMP,
+                        bytes("{\"ts_ms\":1764410400000,\"after\":{}}"));
+        assertThat(record.isHeartbeat()).isFalse();
+        assertThat(record.deadLetter().reason()).startsWith("not-an-envelope");
+    }
+
+    @Test
+    void aDebeziumHeartbeatAheadOfItsRecordIsADeadLetter() {
+        long thirtyDaysAhead = APPENDED + 30L * 86_400_000;
+        LedgerRecord hb =
+                decoder.decode(
+                        "__debezium-heartbeat.ledger",
+                        0,
+                        6,
+                        APPENDED,
+                        bytes("{\"ts_ms\":" + thirtyDaysAhead + "}"));
+        assertThat(hb.isHeartbeat()).isFalse();
+        assertThat(hb.deadLetter().reason()).startsWith("event-time-ahead: heartbeat ts_ms");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.effonce.cdc.testutils;
+package io.effonce.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,22 +9,29 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code LedgerRelay.main} in a child JVM with this test's class path, so a test can kill it the
- * way an operating system would ({@link #kill()} is SIGKILL: no shutdown hook, no offset commit).
- * Its output goes to a log file under {@code target/}.
+ * A main class in a child JVM with this test's class path, so a test can kill it the way an
+ * operating system would ({@link #kill()} is SIGKILL: no shutdown hook, no offset commit). Its
+ * output goes to a log file under {@code target/}. The relay and the Kafka Connect worker of the
+ * tests run this way.
  */
-public final class RelayProcess implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
 
+    private final String mainClass;
     private final Process process;
     private final Path log;
 
-    private RelayProcess(Process process, Path log) {
+    private ChildJvm(String mainClass, Process process, Path log) {
+        this.mainClass = mainClass;
         this.process = process;
         this.log = log;
     }
 
-    /** Starts {@code LedgerRelay.main(args)} with {@code env} added to this environment. */
-    public static RelayProcess start(List<String> args, Map<String, String> env, Path log)
+    /**
+     * Starts {@code mainClass.main(args)} with {@code env} added to this environment; a new start
+     * with the same log appends to it.
+     */
+    public static ChildJvm start(
+            String mainClass, List<String> args, Map<String, String> env, Path log)
             throws IOException {
         String java =
                 ProcessHandle.current()
@@ -37,22 +44,22 @@ public final class RelayProcess implements AutoCloseable {
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add("io.effonce.cdc.LedgerRelay");
+        command.add(mainClass);
         command.addAll(args);
         Files.createDirectories(log.getParent());
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(env);
-        return new RelayProcess(pb.start(), log);
+        return new ChildJvm(mainClass, pb.start(), log);
     }
 
-    /** SIGKILL: the relay gets no chance to commit anything. Returns the exit code. */
+    /** SIGKILL: the process gets no chance to commit anything. Returns the exit code. */
     public int kill() throws InterruptedException {
         process.destroyForcibly();
         return process.waitFor();
     }
 
-    /** SIGTERM: the shutdown hook stops the engine cleanly. Returns the exit code. */
+    /** SIGTERM: shutdown hooks run. Returns the exit code. */
     public int stop() throws InterruptedException {
         process.destroy();
         if (!process.waitFor(300, TimeUnit.SECONDS)) {
@@ -68,7 +75,7 @@ public final class RelayProcess implements AutoCloseable {
     /** Waits for the process to end by itself and returns its exit code. */
     public int waitFor(long seconds) throws InterruptedException {
         if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("The relay process still runs after " + seconds + " s");
+            throw new IllegalStateException(mainClass + " still runs after " + seconds + " s");
         }
         return process.exitValue();
     }
