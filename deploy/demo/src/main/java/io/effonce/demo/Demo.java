@@ -58,6 +58,14 @@ public final class Demo implements Callable<Integer> {
                             + " needs --high-availability (default: ${DEFAULT-VALUE}).")
     int jobManagerKills = 0;
 
+    @Option(
+            names = "--shards",
+            description =
+                    "Ledger shards: databases, each with its own relay, slot and topic, read by"
+                            + " the job as one stream; the payments are spread over them (default:"
+                            + " ${DEFAULT-VALUE}).")
+    int shards = 1;
+
     @Option(names = "--parallelism", description = "Job parallelism (default: ${DEFAULT-VALUE}).")
     int parallelism = 2;
 
@@ -96,6 +104,12 @@ public final class Demo implements Callable<Integer> {
                     "--jobmanager-kills needs --high-availability: without it the job dies with"
                             + " its JobManager (add --high-availability, or set"
                             + " --jobmanager-kills 0)");
+        }
+        if (shards < 1 || shards > 16) {
+            throw new CommandLine.ParameterException(
+                    new CommandLine(this),
+                    "--shards must be between 1 and 16 (a relay and a database each); was "
+                            + shards);
         }
         checkPagePort();
         try (DemoStack stack = DemoStack.start(this)) {

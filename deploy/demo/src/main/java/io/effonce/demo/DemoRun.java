@@ -2,6 +2,7 @@ package io.effonce.demo;
 
 import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.FlinkProcess;
+import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.oracle.Comparison;
 import io.effonce.testing.oracle.LedgerOracle;
 import io.effonce.testing.oracle.MerchantDay;
@@ -13,18 +14,27 @@ import io.effonce.testing.workload.WorkloadReport;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /** Drives the demo: the workload, the kills, the progress line, then the oracle's verdict. */
 final class DemoRun {
 
     private final Demo options;
     private final DemoStack stack;
+
+    /** The sink's side: its totals and late events, in the first shard's database. */
     private final LedgerOracle oracle;
-    private final AtomicLong paymentsStarted = new AtomicLong();
+
+    /** Payments started, per shard. */
+    private final AtomicLongArray paymentsStarted;
+
     private int killsDone;
     private int jobManagerKillsDone;
 
@@ -32,6 +42,7 @@ final class DemoRun {
         this.options = options;
         this.stack = stack;
         this.oracle = new LedgerOracle(stack.ledger);
+        this.paymentsStarted = new AtomicLongArray(stack.shards.size());
     }
 
     /** Returns whether the totals ended equal to the ledger. */
@@ -44,31 +55,47 @@ final class DemoRun {
                         .truncatedTo(ChronoUnit.DAYS)
                         .plus(1, ChronoUnit.DAYS);
         double speed = options.days * 86_400.0 / seconds;
-        WorkloadOptions workload =
-                WorkloadOptions.builder()
-                        .count(options.payments)
-                        .rate(options.rate)
-                        .scope("demo")
-                        .seed(7)
-                        .clock(EventClock.accelerated(start, speed))
-                        .build();
+        int shards = stack.shards.size();
+        List<CompletableFuture<WorkloadReport>> running = new ArrayList<>();
+        for (int i = 0; i < shards; i++) {
+            int shard = i;
+            // The payments spread over the shards; the first takes what does not divide.
+            long count = options.payments / shards + (i == 0 ? options.payments % shards : 0);
+            WorkloadOptions workload =
+                    WorkloadOptions.builder()
+                            .count(count)
+                            .rate(options.rate * count / options.payments)
+                            .scope(i == 0 ? "demo" : "demo-shard" + i)
+                            .seed(7 + i)
+                            .clock(EventClock.accelerated(start, speed))
+                            .build();
+            running.add(
+                    CompletableFuture.supplyAsync(
+                            () ->
+                                    new LedgerWorkload(workload)
+                                            .run(
+                                                    stack.shards.get(shard),
+                                                    r -> paymentsStarted.set(shard, r.started()))));
+        }
         DemoStack.say(
                 String.format(
-                        "Workload: %,d payments at %.0f/s, event time from %s across %d days (%.0fx real time)",
-                        options.payments, options.rate, start, options.days, speed));
-        CompletableFuture<WorkloadReport> running =
-                CompletableFuture.supplyAsync(
-                        () ->
-                                new LedgerWorkload(workload)
-                                        .run(stack.ledger, r -> paymentsStarted.set(r.started())));
+                        "Workload: %,d payments at %.0f/s%s, event time from %s across %d days (%.0fx real time)",
+                        options.payments,
+                        options.rate,
+                        shards > 1 ? " over " + shards + " ledger shards" : "",
+                        start,
+                        options.days,
+                        speed));
+        CompletableFuture<Void> all =
+                CompletableFuture.allOf(running.toArray(CompletableFuture[]::new));
 
         // TaskManager and JobManager kills alternate, spread evenly over the workload.
         int faults = options.kills + options.jobManagerKills;
         long between = options.payments / (faults + 1);
-        while (!running.isDone()) {
+        while (!all.isDone()) {
             progress();
             int done = killsDone + jobManagerKillsDone;
-            if (done < faults && paymentsStarted.get() >= between * (done + 1)) {
+            if (done < faults && started() >= between * (done + 1)) {
                 boolean jobManagerTurn =
                         jobManagerKillsDone < options.jobManagerKills
                                 && (killsDone >= options.kills || done % 2 == 1);
@@ -80,9 +107,14 @@ final class DemoRun {
             }
             Thread.sleep(1000); // pacing of the progress line, not synchronisation
         }
-        WorkloadReport report = running.join();
         System.out.println();
-        DemoStack.say("Workload done: " + report.summary());
+        for (int i = 0; i < shards; i++) {
+            DemoStack.say(
+                    "Workload done"
+                            + (shards > 1 ? " on shard " + i : "")
+                            + ": "
+                            + running.get(i).join().summary());
+        }
 
         Comparison comparison = settle();
         printTopMerchants();
@@ -95,7 +127,7 @@ final class DemoRun {
                         jobManagerKillsDone,
                         stats.restored(),
                         stats.completed(),
-                        stack.relay.metrics().changesPublished()));
+                        changesRelayed()));
         if (stack.pageUri() != null) {
             DemoStack.say("The live page at " + stack.pageUri() + " stops with the demo");
         }
@@ -134,14 +166,40 @@ final class DemoRun {
     /** Waits until sink + late equals the ledger, or the timeout; returns the last comparison. */
     private Comparison settle() throws InterruptedException {
         long deadline = System.nanoTime() + options.settleTimeout.toNanos();
-        Comparison comparison = oracle.compareWithSinkAndLate();
+        Comparison comparison = compare();
         while (!comparison.matches() && System.nanoTime() < deadline) {
             progress();
             Thread.sleep(1000); // pacing, as above
-            comparison = oracle.compareWithSinkAndLate();
+            comparison = compare();
         }
         System.out.println();
         return comparison;
+    }
+
+    /** The ledger, every shard together, against the sink's totals plus its late events. */
+    private Comparison compare() {
+        return Comparison.of(
+                ledgerTotals(), LedgerOracle.sum(oracle.sinkTotals(), oracle.lateTotals()));
+    }
+
+    private SortedMap<MerchantDay, Total> ledgerTotals() {
+        SortedMap<MerchantDay, Total> totals = new TreeMap<>();
+        for (PostgresEndpoint shard : stack.shards) {
+            totals = LedgerOracle.sum(totals, new LedgerOracle(shard).ledgerTotals());
+        }
+        return totals;
+    }
+
+    private long started() {
+        long sum = 0;
+        for (int i = 0; i < paymentsStarted.length(); i++) {
+            sum += paymentsStarted.get(i);
+        }
+        return sum;
+    }
+
+    private long changesRelayed() {
+        return stack.relays.stream().mapToLong(r -> r.metrics().changesPublished()).sum();
     }
 
     private void progress() {
@@ -157,16 +215,13 @@ final class DemoRun {
         }
         System.out.printf(
                 "\rpayments %,8d | changes relayed %,8d | %s | merchant-days in sink %,6d",
-                paymentsStarted.get(),
-                stack.relay.metrics().changesPublished(),
-                checkpoints,
-                sink.size());
+                started(), changesRelayed(), checkpoints, sink.size());
         System.out.flush();
     }
 
     private void printTopMerchants() {
         Map<MerchantDay, Total> sink = oracle.sinkTotals();
-        Map<MerchantDay, Total> ledger = oracle.ledgerTotals();
+        Map<MerchantDay, Total> ledger = ledgerTotals();
         System.out.println();
         System.out.printf(
                 "%-10s %-10s %-4s %18s %18s %9s%n",

@@ -34,8 +34,19 @@ final class DemoStack implements AutoCloseable {
 
     final EmbeddedPostgres postgres;
     final EmbeddedKafka kafka;
+
+    /** The first ledger shard, which also holds the sink's tables. */
     final PostgresEndpoint ledger;
+
+    /** Every ledger shard, {@link #ledger} first. */
+    final List<PostgresEndpoint> shards;
+
+    /** The relay of the first shard. */
     final LedgerRelay relay;
+
+    /** One relay per shard, in the order of {@link #shards}. */
+    final List<LedgerRelay> relays;
+
     final LocalFlinkCluster cluster;
     final String jobId;
 
@@ -45,14 +56,16 @@ final class DemoStack implements AutoCloseable {
     private DemoStack(
             EmbeddedPostgres postgres,
             EmbeddedKafka kafka,
-            PostgresEndpoint ledger,
-            LedgerRelay relay,
+            List<PostgresEndpoint> shards,
+            List<LedgerRelay> relays,
             LocalFlinkCluster cluster,
             String jobId) {
         this.postgres = postgres;
         this.kafka = kafka;
-        this.ledger = ledger;
-        this.relay = relay;
+        this.shards = List.copyOf(shards);
+        this.ledger = shards.get(0);
+        this.relays = List.copyOf(relays);
+        this.relay = relays.get(0);
         this.cluster = cluster;
         this.jobId = jobId;
     }
@@ -68,6 +81,7 @@ final class DemoStack implements AutoCloseable {
                         options.jobJar,
                         options.parallelism,
                         options.highAvailability,
+                        options.shards,
                         List.of(
                                 // The relay's lag of a second is an hour of the demo's event time.
                                 "--dedup.horizon",
@@ -114,16 +128,32 @@ final class DemoStack implements AutoCloseable {
         return page == null ? null : page.uri();
     }
 
+    /** The same with one ledger shard. */
+    static DemoStack start(
+            Path workDir,
+            Path jobJar,
+            int parallelism,
+            boolean highAvailability,
+            List<String> extraJobArgs,
+            List<String> extraRelayArgs)
+            throws IOException {
+        return start(
+                workDir, jobJar, parallelism, highAvailability, 1, extraJobArgs, extraRelayArgs);
+    }
+
     /**
      * Starts every service and submits the job, with the standard arguments and {@code
-     * extraJobArgs} for the job, {@code extraRelayArgs} for the relay; with {@code
-     * highAvailability} the cluster runs ZooKeeper and a standby JobManager.
+     * extraJobArgs} for the job, {@code extraRelayArgs} for the relays; with {@code
+     * highAvailability} the cluster runs ZooKeeper and a standby JobManager. The ledger is {@code
+     * shardCount} databases, each with its own relay (slot, topic), and the job reads every shard's
+     * topic as one stream; the sink's tables are in the first shard's database.
      */
     static DemoStack start(
             Path workDir,
             Path jobJar,
             int parallelism,
             boolean highAvailability,
+            int shardCount,
             List<String> extraJobArgs,
             List<String> extraRelayArgs)
             throws IOException {
@@ -142,23 +172,33 @@ final class DemoStack implements AutoCloseable {
         Path sinkPassword = work.resolve("sink.password");
         String password = setPassword(ledger, "effonce_sink", sinkPassword);
 
-        say("Starting the relay (Debezium → Kafka topic " + TOPIC_PREFIX + ".public.payments)");
-        List<String> relayArgs =
-                new ArrayList<>(
-                        List.of(
-                                "--db-url", ledger.jdbcUrl(),
-                                "--db-user", ledger.user(),
-                                "--slot", "effonce_demo",
-                                "--topic-prefix", TOPIC_PREFIX,
-                                "--partitions", "4",
-                                "--kafka-bootstrap", kafka.bootstrapServers(),
-                                "--offsets-file", work.resolve("relay.offsets").toString()));
-        relayArgs.addAll(extraRelayArgs);
-        LedgerRelay relay =
-                LedgerRelay.start(
-                        RelayCli.parse(
-                                relayArgs.toArray(String[]::new),
-                                Map.of("EFFONCE_PG_PASSWORD", ledger.password())));
+        List<PostgresEndpoint> shards = new ArrayList<>(List.of(ledger));
+        for (int i = 1; i < shardCount; i++) {
+            PostgresEndpoint shard =
+                    LocalServices.newDatabase(postgres.endpoint(), "effonce_demo_shard" + i);
+            SchemaTool.applyAll(shard);
+            shards.add(shard);
+        }
+        List<LedgerRelay> relays = new ArrayList<>();
+        List<String> topics = new ArrayList<>();
+        for (int i = 0; i < shards.size(); i++) {
+            String prefix = i == 0 ? TOPIC_PREFIX : TOPIC_PREFIX + "_shard" + i;
+            topics.add(prefix + ".public.payments");
+            say(
+                    "Starting the relay"
+                            + (shards.size() > 1 ? " of shard " + i : "")
+                            + " (Debezium → Kafka topic "
+                            + topics.get(i)
+                            + ")");
+            relays.add(
+                    startRelay(
+                            shards.get(i),
+                            i == 0 ? "effonce_demo" : "effonce_demo_shard" + i,
+                            prefix,
+                            kafka,
+                            work,
+                            extraRelayArgs));
+        }
 
         say(
                 highAvailability
@@ -179,7 +219,7 @@ final class DemoStack implements AutoCloseable {
                 new ArrayList<>(
                         List.of(
                                 "--kafka.bootstrap-servers", kafka.bootstrapServers(),
-                                "--kafka.topic", TOPIC_PREFIX + ".public.payments",
+                                "--kafka.topic", String.join(";", topics),
                                 "--postgres.url", ledger.jdbcUrl(),
                                 "--postgres.user", "effonce_sink",
                                 "--postgres.password-file", sinkPassword.toString()));
@@ -201,7 +241,31 @@ final class DemoStack implements AutoCloseable {
                         + " ("
                         + password.length()
                         + " characters)");
-        return new DemoStack(postgres, kafka, ledger, relay, cluster, jobId);
+        return new DemoStack(postgres, kafka, shards, relays, cluster, jobId);
+    }
+
+    private static LedgerRelay startRelay(
+            PostgresEndpoint shard,
+            String slot,
+            String topicPrefix,
+            EmbeddedKafka kafka,
+            Path work,
+            List<String> extraRelayArgs) {
+        List<String> relayArgs =
+                new ArrayList<>(
+                        List.of(
+                                "--db-url", shard.jdbcUrl(),
+                                "--db-user", shard.user(),
+                                "--slot", slot,
+                                "--topic-prefix", topicPrefix,
+                                "--partitions", "4",
+                                "--kafka-bootstrap", kafka.bootstrapServers(),
+                                "--offsets-file", work.resolve(slot + ".offsets").toString()));
+        relayArgs.addAll(extraRelayArgs);
+        return LedgerRelay.start(
+                RelayCli.parse(
+                        relayArgs.toArray(String[]::new),
+                        Map.of("EFFONCE_PG_PASSWORD", shard.password())));
     }
 
     private static String setPassword(PostgresEndpoint db, String role, Path file)
@@ -231,7 +295,7 @@ final class DemoStack implements AutoCloseable {
             closeQuietly(page::close);
         }
         closeQuietly(cluster::close);
-        closeQuietly(relay::close);
+        relays.forEach(r -> closeQuietly(r::close));
         closeQuietly(kafka::close);
         closeQuietly(postgres::close);
     }
