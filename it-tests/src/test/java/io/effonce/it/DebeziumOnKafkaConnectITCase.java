@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.effonce.it.testutils.ChaosReport;
-import io.effonce.it.testutils.ConnectWorker;
 import io.effonce.it.testutils.MiniClusterFaults;
 import io.effonce.it.testutils.PipelineJob;
 import io.effonce.it.testutils.RunningWorkload;
@@ -23,21 +22,18 @@ import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
+import io.effonce.testing.kafka.ConnectWorker;
 import io.effonce.testing.kafka.KafkaTopics;
+import io.effonce.testing.kafka.LedgerConnector;
 import io.effonce.testing.oracle.Comparison;
 import io.effonce.testing.workload.EventClock;
 import io.effonce.testing.workload.WorkloadReport;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -85,7 +81,7 @@ class DebeziumOnKafkaConnectITCase {
         PostgresEndpoint db = LocalServices.newDatabase(base, prefix);
         SchemaTool.applyAll(db);
         String topic = prefix + ".public.payments";
-        String heartbeats = "__debezium-heartbeat." + prefix;
+        String heartbeats = LedgerConnector.heartbeatTopic(prefix);
         // Created as job/README asks of a Connect user: the broker stamps every record.
         KafkaTopics.create(kafka.servers(), topic, 3);
         KafkaTopics.create(kafka.servers(), heartbeats, 1);
@@ -104,7 +100,7 @@ class DebeziumOnKafkaConnectITCase {
                         ConnectWorker.start(
                                 kafka.servers(), group, schemas, Duration.ofSeconds(1), dir);
                 ChaosReport report = new ChaosReport("debezium-on-connect-" + prefix, db)) {
-            worker.putConnector(prefix, connector(db, prefix));
+            worker.putConnector(prefix, LedgerConnector.config(db, prefix, dir));
             worker.awaitRunning(prefix);
             await("the connector's initial snapshot on " + topic)
                     .atMost(TIMEOUT)
@@ -179,35 +175,6 @@ class DebeziumOnKafkaConnectITCase {
         } finally {
             dropSlot(db, prefix);
         }
-    }
-
-    /**
-     * Debezium's PostgreSQL connector as a Connect user would configure it for this job: the
-     * publication the schema created, the relay's role, no tombstones, heartbeats every 500 ms, the
-     * password through Connect's file config provider.
-     */
-    private Map<String, String> connector(PostgresEndpoint db, String prefix) throws IOException {
-        Path secrets = dir.resolve(prefix + "-db.properties");
-        Files.writeString(secrets, "password=" + db.password() + "\n", StandardCharsets.UTF_8);
-        Properties url = org.postgresql.Driver.parseURL(db.jdbcUrl(), null);
-        Map<String, String> c = new HashMap<>();
-        c.put("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-        c.put("tasks.max", "1");
-        c.put("database.hostname", url.getProperty("PGHOST"));
-        c.put("database.port", url.getProperty("PGPORT"));
-        c.put("database.dbname", url.getProperty("PGDBNAME"));
-        c.put("database.user", db.user());
-        c.put("database.password", "${file:" + secrets + ":password}");
-        c.put("topic.prefix", prefix);
-        c.put("plugin.name", "pgoutput");
-        c.put("slot.name", prefix);
-        c.put("publication.name", "effonce_payments");
-        c.put("publication.autocreate.mode", "disabled");
-        c.put("table.include.list", "public.payments");
-        c.put("snapshot.mode", "initial");
-        c.put("heartbeat.interval.ms", "500");
-        c.put("tombstones.on.delete", "false");
-        return c;
     }
 
     /** Waits until the worker has recorded a source offset past the snapshot. */

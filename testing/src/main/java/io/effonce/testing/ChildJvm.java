@@ -26,12 +26,26 @@ public final class ChildJvm implements AutoCloseable {
         this.log = log;
     }
 
+    /** JVM options for a quick start: a small heap, the client compiler only. */
+    public static final List<String> QUICK_START = List.of("-Xmx512m", "-XX:TieredStopAtLevel=1");
+
     /**
-     * Starts {@code mainClass.main(args)} with {@code env} added to this environment; a new start
-     * with the same log appends to it.
+     * Starts {@code mainClass.main(args)} with {@link #QUICK_START} and {@code env} added to this
+     * environment; a new start with the same log appends to it.
      */
     public static ChildJvm start(
             String mainClass, List<String> args, Map<String, String> env, Path log)
+            throws IOException {
+        return start(mainClass, QUICK_START, args, env, log);
+    }
+
+    /** The same with {@code jvmOptions} (a benchmark wants the full compiler and heap). */
+    public static ChildJvm start(
+            String mainClass,
+            List<String> jvmOptions,
+            List<String> args,
+            Map<String, String> env,
+            Path log)
             throws IOException {
         String java =
                 ProcessHandle.current()
@@ -40,8 +54,7 @@ public final class ChildJvm implements AutoCloseable {
                         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> command = new ArrayList<>();
         command.add(java);
-        command.add("-Xmx512m");
-        command.add("-XX:TieredStopAtLevel=1");
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass);

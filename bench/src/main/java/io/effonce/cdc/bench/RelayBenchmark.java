@@ -13,6 +13,9 @@ import io.effonce.testing.EmbeddedPostgres;
 import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.SchemaTool;
+import io.effonce.testing.kafka.ConnectWorker;
+import io.effonce.testing.kafka.KafkaTopics;
+import io.effonce.testing.kafka.LedgerConnector;
 import io.effonce.testing.workload.LedgerWorkload;
 import io.effonce.testing.workload.WorkloadOptions;
 import io.effonce.testing.workload.WorkloadReport;
@@ -20,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -27,20 +31,35 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * Changes per second from a ledger backlog to Kafka's acknowledgement, beside the raw Debezium
  * engine delivering the same backlog to a consumer that does nothing (Connect records, and JSON
- * records converted by the engine). Three slots are created before the workload, so each run reads
- * the same committed backlog from the WAL. Throughput is measured from the first to the last change
- * delivered (engine start-up excluded), and printed with the start-up included.
+ * records converted by the engine), and beside Debezium's connector on a Kafka Connect worker in
+ * its own JVM. Four slots are created before the workload, so each run reads the same committed
+ * backlog from the WAL. Throughput is measured from the first to the last change delivered (engine
+ * start-up excluded), and printed with the start-up included.
  *
- * <p>Run from the repository root after {@code mvn -o install -DskipTests}: {@code mvn -o -q -pl
- * cdc-source exec:java -Dexec.classpathScope=test
- * -Dexec.mainClass=io.effonce.cdc.bench.RelayBenchmark -Dexec.args=200000}
+ * <p>Run from the repository root after {@code mvn -B -q -DskipTests install}: {@code java -cp
+ * "bench/target/classes:$(cat bench/target/classpath.txt)" io.effonce.cdc.bench.RelayBenchmark
+ * 200000}
  */
 public final class RelayBenchmark {
+
+    /**
+     * The Connect tasks' producer as the relay's: Connect's own defaults (one request in flight, no
+     * linger, 16 KiB batches) would measure those, not the connector.
+     */
+    private static final Map<String, String> CONNECT_PRODUCER =
+            Map.of(
+                    "producer.linger.ms", "5",
+                    "producer.batch.size", "262144",
+                    "producer.enable.idempotence", "true",
+                    "producer.max.in.flight.requests.per.connection", "5",
+                    "producer.acks", "all");
 
     private RelayBenchmark() {}
 
@@ -51,7 +70,7 @@ public final class RelayBenchmark {
                 EmbeddedKafka kafka = EmbeddedKafka.start()) {
             PostgresEndpoint db = LocalServices.newDatabase(pg.endpoint(), "effonce_bench");
             SchemaTool.applyAll(db);
-            List<String> slots = List.of("bench_raw", "bench_json", "bench_relay");
+            List<String> slots = List.of("bench_raw", "bench_json", "bench_relay", "bench_connect");
             try (Connection c = db.connect();
                     Statement s = c.createStatement()) {
                 for (String slot : slots) {
@@ -78,6 +97,7 @@ public final class RelayBenchmark {
             Result raw = rawEngine(db, kafka, dir, "bench_raw", changes, false);
             Result json = rawEngine(db, kafka, dir, "bench_json", changes, true);
             Result relay = relay(db, kafka, dir, "bench_relay", changes);
+            Result connect = connect(db, kafka, dir, "bench_connect", changes);
 
             System.out.println();
             System.out.println(
@@ -88,10 +108,18 @@ public final class RelayBenchmark {
             print("raw engine, Connect records, no-op consumer", raw, changes);
             print("raw engine, JSON records, no-op consumer", json, changes);
             print("relay (JSON to Kafka, acked before marking)", relay, changes);
+            print("Debezium on a Kafka Connect worker (JSON)", connect, changes);
             System.out.printf(
                     "Relay / raw Connect: %.1f%%   relay / raw JSON: %.1f%%%n",
                     100.0 * relay.rate(changes) / raw.rate(changes),
                     100.0 * relay.rate(changes) / json.rate(changes));
+            System.out.println(
+                    "Connect: one distributed worker in its own JVM (-Xmx1g), JsonConverter"
+                            + " schemas off, the connector's defaults (max.batch.size 2048), offset"
+                            + " flush 1 s, the producer as the relay's (linger.ms 5, batch.size 256"
+                            + " KiB, idempotent, 5 in flight, acks=all), the topic's 4 partitions"
+                            + " created beforehand; start-up includes the worker's JVM and group"
+                            + " join.");
         }
     }
 
@@ -191,6 +219,42 @@ public final class RelayBenchmark {
         long start = System.nanoTime();
         try (LedgerRelay relay = LedgerRelay.start(options(db, kafka, dir, slot))) {
             return measure(start, () -> relay.metrics().changesPublished(), changes);
+        }
+    }
+
+    /**
+     * Debezium's PostgreSQL connector on a Kafka Connect worker (distributed mode, its own JVM), as
+     * users who outgrow one machine run it: changes counted as they land on the topic.
+     */
+    private static Result connect(
+            PostgresEndpoint db, EmbeddedKafka kafka, Path dir, String slot, long changes)
+            throws Exception {
+        String topic = slot + ".public.payments";
+        KafkaTopics.create(kafka.bootstrapServers(), topic, 4);
+        Map<String, String> c = LedgerConnector.config(db, slot, dir);
+        c.put("snapshot.mode", "no_data");
+        c.put("heartbeat.interval.ms", "1000");
+        long start = System.nanoTime();
+        try (ConnectWorker worker =
+                        ConnectWorker.start(
+                                kafka.bootstrapServers(),
+                                slot + "-connect",
+                                false,
+                                Duration.ofSeconds(1),
+                                dir,
+                                CONNECT_PRODUCER,
+                                List.of("-Xmx1g"));
+                KafkaConsumer<byte[], byte[]> consumer =
+                        KafkaTopics.consumer(kafka.bootstrapServers())) {
+            worker.putConnector(slot, c);
+            List<TopicPartition> partitions = KafkaTopics.partitions(consumer, topic);
+            return measure(
+                    start,
+                    () ->
+                            consumer.endOffsets(partitions).values().stream()
+                                    .mapToLong(Long::longValue)
+                                    .sum(),
+                    changes);
         }
     }
 

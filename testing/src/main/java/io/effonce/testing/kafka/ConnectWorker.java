@@ -1,4 +1,4 @@
-package io.effonce.it.testutils;
+package io.effonce.testing.kafka;
 
 import static org.awaitility.Awaitility.await;
 
@@ -36,13 +36,15 @@ public final class ConnectWorker implements AutoCloseable {
     private final Path properties;
     private final Path log;
     private final URI rest;
+    private final List<String> jvmOptions;
     private final HttpClient http = HttpClient.newHttpClient();
     private ChildJvm process;
 
-    private ConnectWorker(Path properties, Path log, URI rest) {
+    private ConnectWorker(Path properties, Path log, URI rest, List<String> jvmOptions) {
         this.properties = properties;
         this.log = log;
         this.rest = rest;
+        this.jvmOptions = jvmOptions;
     }
 
     /**
@@ -54,6 +56,23 @@ public final class ConnectWorker implements AutoCloseable {
      */
     public static ConnectWorker start(
             String kafka, String group, boolean schemas, Duration offsetFlushInterval, Path dir)
+            throws IOException {
+        return start(
+                kafka, group, schemas, offsetFlushInterval, dir, Map.of(), ChildJvm.QUICK_START);
+    }
+
+    /**
+     * The same with more worker properties ({@code producer.*} for the tasks' producer, say) and
+     * the worker JVM's options.
+     */
+    public static ConnectWorker start(
+            String kafka,
+            String group,
+            boolean schemas,
+            Duration offsetFlushInterval,
+            Path dir,
+            Map<String, String> workerProperties,
+            List<String> jvmOptions)
             throws IOException {
         int port = freePort();
         Properties p = new Properties();
@@ -85,6 +104,7 @@ public final class ConnectWorker implements AutoCloseable {
         p.setProperty(
                 "config.providers.file.class",
                 "org.apache.kafka.common.config.provider.FileConfigProvider");
+        workerProperties.forEach(p::setProperty);
         Path file = dir.resolve(group + "-worker.properties");
         Files.createDirectories(dir);
         try (Writer w = Files.newBufferedWriter(file)) {
@@ -94,7 +114,8 @@ public final class ConnectWorker implements AutoCloseable {
                 new ConnectWorker(
                         file,
                         dir.resolve(group + "-worker.log"),
-                        URI.create("http://127.0.0.1:" + port));
+                        URI.create("http://127.0.0.1:" + port),
+                        jvmOptions);
         worker.launch();
         return worker;
     }
@@ -108,7 +129,7 @@ public final class ConnectWorker implements AutoCloseable {
     }
 
     private void launch() throws IOException {
-        process = ChildJvm.start(MAIN, List.of(properties.toString()), Map.of(), log);
+        process = ChildJvm.start(MAIN, jvmOptions, List.of(properties.toString()), Map.of(), log);
         await("the Connect worker's REST API at " + rest + " (log: " + log + ")")
                 .atMost(TIMEOUT)
                 .pollInterval(Duration.ofMillis(250))
