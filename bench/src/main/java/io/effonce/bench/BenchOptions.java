@@ -3,6 +3,8 @@ package io.effonce.bench;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** What the throughput benchmark runs; every value has a default and a flag. */
 record BenchOptions(
@@ -26,73 +28,83 @@ record BenchOptions(
         return against != null;
     }
 
-    static final String USAGE =
-            "ThroughputBenchmark [--records 1000000] [--rounds 3] [--partitions 4]"
-                    + " [--merchants 10000] [--zipf 1.1] [--days 3] [--duplicates 0.1]"
-                    + " [--parallelism 2] [--checkpoint-interval-ms 10000] [--heap 1g] [--seed 42]"
-                    + " [--jvm-option OPTION]... ({run} in OPTION becomes sql-1, sql-minibatch-1, effonce-1, ...)"
-                    + " [--against CLASSPATH] (another build of the job, e.g. its job/target/classes:"
-                    + " each round runs it and this build instead of the SQL peers)";
+    @Command(
+            name = "ThroughputBenchmark",
+            mixinStandardHelpOptions = true,
+            showDefaultValues = true,
+            description =
+                    "The job against Flink SQL (and SQL with mini-batch) over one generated"
+                            + " change stream, in rounds.")
+    static final class Flags {
+        @Option(names = "--records", description = "Change records (10 to 7,000,000).")
+        int records = 1_000_000;
+
+        @Option(names = "--rounds", description = "Rounds; each runs every system once.")
+        int rounds = 3;
+
+        @Option(names = "--partitions", description = "Kafka partitions of the stream.")
+        int partitions = 4;
+
+        @Option(names = "--merchants", description = "Merchants.")
+        int merchants = 10_000;
+
+        @Option(names = "--zipf", description = "Zipf exponent of the merchants' skew.")
+        double zipf = 1.1;
+
+        @Option(names = "--days", description = "Event-time days the stream spans.")
+        int days = 3;
+
+        @Option(names = "--duplicates", description = "Share of records sent twice (0 to 1).")
+        double duplicates = 0.1;
+
+        @Option(names = "--parallelism", description = "Parallelism of every system.")
+        int parallelism = 2;
+
+        @Option(names = "--checkpoint-interval-ms", description = "Checkpoint interval.")
+        long checkpointIntervalMs = 10_000;
+
+        @Option(names = "--heap", description = "Heap of each run's JVM.")
+        String heap = "1g";
+
+        @Option(names = "--seed", description = "Seed of the generated stream.")
+        long seed = 42;
+
+        @Option(
+                names = "--jvm-option",
+                description =
+                        "An option of each run's JVM, repeatable; {run} in it becomes sql-1,"
+                                + " sql-minibatch-1, effonce-1, ...")
+        List<String> jvmOptions = new ArrayList<>();
+
+        @Option(
+                names = "--against",
+                description =
+                        "Another build of the job (a class path, e.g. its job/target/classes):"
+                                + " each round runs it and this build instead of the SQL peers.")
+        String against;
+    }
 
     static BenchOptions parse(String[] args) {
-        int records = 1_000_000;
-        int rounds = 3;
-        int partitions = 4;
-        int merchants = 10_000;
-        double zipf = 1.1;
-        int days = 3;
-        double duplicates = 0.1;
-        int parallelism = 2;
-        long checkpointMs = 10_000;
-        String heap = "1g";
-        long seed = 42;
-        List<String> jvmOptions = new ArrayList<>();
-        String against = null;
-        for (int i = 0; i < args.length; i++) {
-            String flag = args[i];
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(flag + " needs a value; usage: " + USAGE);
-            }
-            String v = args[++i];
-            switch (flag) {
-                case "--records" -> records = Integer.parseInt(v);
-                case "--rounds" -> rounds = Integer.parseInt(v);
-                case "--partitions" -> partitions = Integer.parseInt(v);
-                case "--merchants" -> merchants = Integer.parseInt(v);
-                case "--zipf" -> zipf = Double.parseDouble(v);
-                case "--days" -> days = Integer.parseInt(v);
-                case "--duplicates" -> duplicates = Double.parseDouble(v);
-                case "--parallelism" -> parallelism = Integer.parseInt(v);
-                case "--checkpoint-interval-ms" -> checkpointMs = Long.parseLong(v);
-                case "--heap" -> heap = v;
-                case "--seed" -> seed = Long.parseLong(v);
-                case "--jvm-option" -> jvmOptions.add(v);
-                case "--against" -> against = v;
-                default ->
-                        throw new IllegalArgumentException(
-                                "Unknown option " + flag + "; usage: " + USAGE);
-            }
-        }
-        if (records < 10 || records > 7_000_000) {
-            throw new IllegalArgumentException("--records must be between 10 and 7,000,000");
-        }
-        if (duplicates < 0 || duplicates > 1) {
-            throw new IllegalArgumentException("--duplicates is a share between 0 and 1");
-        }
+        Flags f = BenchFlags.parse(new Flags(), args);
+        BenchFlags.require(
+                f.records >= 10 && f.records <= 7_000_000,
+                "--records must be between 10 and 7,000,000");
+        BenchFlags.require(
+                f.duplicates >= 0 && f.duplicates <= 1, "--duplicates is a share between 0 and 1");
         return new BenchOptions(
-                records,
-                rounds,
-                partitions,
-                merchants,
-                zipf,
-                days,
-                duplicates,
-                parallelism,
-                checkpointMs,
-                heap,
-                seed,
-                List.copyOf(jvmOptions),
-                against,
+                f.records,
+                f.rounds,
+                f.partitions,
+                f.merchants,
+                f.zipf,
+                f.days,
+                f.duplicates,
+                f.parallelism,
+                f.checkpointIntervalMs,
+                f.heap,
+                f.seed,
+                List.copyOf(f.jvmOptions),
+                f.against,
                 Instant.parse("2026-11-01T00:00:00Z"));
     }
 }

@@ -21,6 +21,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.clients.producer.Producer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Many key-group ranges at once, on the real multi-process cluster: the shaded job jar at {@code
@@ -155,59 +157,52 @@ public final class RescaleBenchmark {
     }
 
     /** What the rescale benchmark runs; every value has a default and a flag. */
+    @Command(
+            name = "RescaleBenchmark",
+            mixinStandardHelpOptions = true,
+            showDefaultValues = true,
+            description =
+                    "The job jar rescaled through savepoints on the multi-process cluster while"
+                            + " payments are published; exact after each step.")
     private static final class Options {
-        static final String USAGE =
-                "RescaleBenchmark [--steps 8,3,12] [--keys 100000] [--changes-per-step 10000]"
-                        + " [--task-managers 3] [--partitions 12] [--checkpoint-interval-ms 2000]"
-                        + " [--job-jar bench/target/job-jar/effonce-job.jar] [--seed 42]";
-
+        @Option(
+                names = "--steps",
+                split = ",",
+                description = "Parallelisms, in order (two or more, each 1 to 128).")
         int[] steps = {8, 3, 12};
+
+        @Option(names = "--keys", description = "Keys of state before the first step.")
         int keys = 100_000;
+
+        @Option(names = "--changes-per-step", description = "Payments before and after each step.")
         int changesPerStep = 10_000;
+
+        @Option(names = "--task-managers", description = "TaskManager processes.")
         int taskManagers = 3;
+
+        @Option(names = "--partitions", description = "Kafka partitions.")
         int partitions = 12;
+
+        @Option(names = "--checkpoint-interval-ms", description = "Checkpoint interval.")
         long checkpointIntervalMs = 2_000;
+
+        @Option(names = "--job-jar", description = "The job's shaded jar.")
         Path jobJar = Path.of("bench/target/job-jar/effonce-job.jar");
+
+        @Option(names = "--seed", description = "Seed of the workload.")
         long seed = 42;
 
         static Options parse(String[] args) {
-            Options o = new Options();
-            for (int i = 0; i < args.length; i++) {
-                String flag = args[i];
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException(flag + " needs a value; usage: " + USAGE);
-                }
-                String v = args[++i];
-                switch (flag) {
-                    case "--steps" ->
-                            o.steps =
-                                    Arrays.stream(v.split(","))
-                                            .map(String::trim)
-                                            .mapToInt(Integer::parseInt)
-                                            .toArray();
-                    case "--keys" -> o.keys = Integer.parseInt(v);
-                    case "--changes-per-step" -> o.changesPerStep = Integer.parseInt(v);
-                    case "--task-managers" -> o.taskManagers = Integer.parseInt(v);
-                    case "--partitions" -> o.partitions = Integer.parseInt(v);
-                    case "--checkpoint-interval-ms" -> o.checkpointIntervalMs = Long.parseLong(v);
-                    case "--job-jar" -> o.jobJar = Path.of(v);
-                    case "--seed" -> o.seed = Long.parseLong(v);
-                    default ->
-                            throw new IllegalArgumentException(
-                                    "Unknown option " + flag + "; usage: " + USAGE);
-                }
-            }
-            if (o.steps.length < 2 || Arrays.stream(o.steps).anyMatch(p -> p < 1 || p > 128)) {
-                throw new IllegalArgumentException(
-                        "--steps needs two parallelisms or more, each 1 to 128 (the max"
-                                + " parallelism), e.g. 8,3,12");
-            }
-            if (!o.jobJar.toFile().isFile()) {
-                throw new IllegalArgumentException(
-                        "No job jar at "
-                                + o.jobJar.toAbsolutePath()
-                                + ": build with mvn -B -q -DskipTests install first");
-            }
+            Options o = BenchFlags.parse(new Options(), args);
+            BenchFlags.require(
+                    o.steps.length >= 2 && Arrays.stream(o.steps).allMatch(p -> p >= 1 && p <= 128),
+                    "--steps needs two parallelisms or more, each 1 to 128 (the max parallelism),"
+                            + " e.g. 8,3,12");
+            BenchFlags.require(
+                    o.jobJar.toFile().isFile(),
+                    "No job jar at "
+                            + o.jobJar.toAbsolutePath()
+                            + ": build with mvn -B -q -DskipTests install first");
             return o;
         }
     }

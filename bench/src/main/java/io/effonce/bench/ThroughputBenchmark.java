@@ -6,6 +6,7 @@ import io.effonce.testing.Files2;
 import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.SchemaTool;
+import io.effonce.testing.kafka.KafkaTopics;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,9 +21,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -270,10 +268,8 @@ public final class ThroughputBenchmark {
 
     private static void publish(String bootstrap, int partitions, ChangeStream stream)
             throws Exception {
-        try (Admin admin =
-                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, partitions, (short) 1))).all().get();
-        }
+        // As the relay creates its topic: the broker's clock stamps every record.
+        KafkaTopics.create(bootstrap, TOPIC, partitions);
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");

@@ -1,0 +1,36 @@
+package io.effonce.bench;
+
+import picocli.CommandLine;
+
+/**
+ * Parses a benchmark's flags with picocli, as every other command of the project: {@code --help}
+ * prints the usage and exits 0; a wrong flag or value fails with picocli's message and the usage.
+ */
+final class BenchFlags {
+
+    private BenchFlags() {}
+
+    /**
+     * Fills the {@code @Option} fields of {@code flags} from {@code args}; returns {@code flags}.
+     */
+    static <T> T parse(T flags, String[] args) {
+        CommandLine line = new CommandLine(flags);
+        try {
+            line.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(e.getMessage() + "\n" + line.getUsageMessage(), e);
+        }
+        if (line.isUsageHelpRequested() || line.isVersionHelpRequested()) {
+            line.usage(System.out);
+            System.exit(0);
+        }
+        return flags;
+    }
+
+    /** {@code condition}, or an {@link IllegalArgumentException} naming the flag and the fix. */
+    static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}
