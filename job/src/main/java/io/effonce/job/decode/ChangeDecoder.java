@@ -2,7 +2,6 @@ package io.effonce.job.decode;
 
 import java.io.IOException;
 import java.io.Serializable;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -29,8 +28,6 @@ public final class ChangeDecoder implements Serializable {
     /** States a payment row may hold (the ledger's constraint). */
     public static final Set<String> STATES =
             Set.of("PENDING", "UNKNOWN", "SUCCEEDED", "FAILED", "VOID");
-
-    private static final String[] STATE_CONSTANTS = STATES.toArray(new String[0]);
 
     /** 10^12 minor units (ten billion in major units): no single payment is that large. */
     public static final long MAX_AMOUNT = 1_000_000_000_000L;
@@ -61,7 +58,7 @@ public final class ChangeDecoder implements Serializable {
 
     private final ZoneId zone;
     private final int maxRawChars;
-    private final long toleranceMillis;
+    private final EventTimeRule eventTime;
     private transient JsonFactory json;
 
     /**
@@ -71,7 +68,7 @@ public final class ChangeDecoder implements Serializable {
     public ChangeDecoder(ZoneId zone, int maxRawChars, Duration tolerance) {
         this.zone = zone;
         this.maxRawChars = maxRawChars;
-        this.toleranceMillis = tolerance.toMillis();
+        this.eventTime = new EventTimeRule(tolerance);
     }
 
     /**
@@ -114,7 +111,8 @@ public final class ChangeDecoder implements Serializable {
                             + " removed need a recount)");
         }
         if (!COUNTED_OPS.contains(envelope.op)) {
-            return reject.because(RejectReason.UNKNOWN_OP, "'" + clip(envelope.op) + "'");
+            return reject.because(
+                    RejectReason.UNKNOWN_OP, "'" + FieldRules.clip(envelope.op) + "'");
         }
         if (envelope.after == null || envelope.after == JsonToken.VALUE_NULL) {
             return reject.because(RejectReason.NO_AFTER, "op " + envelope.op + " has no after");
@@ -147,32 +145,27 @@ public final class ChangeDecoder implements Serializable {
         if (f.failure != null) {
             return reject.because(f.failure, f.failedField);
         }
-        String badId = identifierProblem(paymentId);
+        String badId = FieldRules.identifierProblem(paymentId);
         if (badId != null) {
             return reject.because(RejectReason.BAD_IDENTIFIER, "after.payment_id " + badId);
         }
-        String knownState = knownState(state);
+        String knownState = FieldRules.knownState(state);
         if (knownState == null) {
-            return reject.because(RejectReason.UNKNOWN_STATE, clip(state));
+            return reject.because(RejectReason.UNKNOWN_STATE, FieldRules.clip(state));
         }
         state = knownState;
         Instant at;
         try {
             at = UtcTimestamps.parse(updatedAt);
-            if (at.isBefore(MIN_EVENT_TIME) || at.isAfter(MAX_EVENT_TIME)) {
+            if (!EventTimeRule.inBounds(at)) {
                 return reject.because(
-                        RejectReason.BAD_TIME,
-                        "updated_at "
-                                + at
-                                + " is outside "
-                                + MIN_EVENT_TIME
-                                + ".."
-                                + MAX_EVENT_TIME);
+                        RejectReason.BAD_TIME, EventTimeRule.outside("updated_at", at));
             }
         } catch (DateTimeParseException e) {
-            return reject.because(RejectReason.BAD_TIME, "updated_at '" + clip(updatedAt) + "'");
+            return reject.because(
+                    RejectReason.BAD_TIME, "updated_at '" + FieldRules.clip(updatedAt) + "'");
         }
-        String ahead = aheadOfRecord("updated_at", at.toEpochMilli(), recordTimestamp);
+        String ahead = eventTime.aheadOfRecord("updated_at", at.toEpochMilli(), recordTimestamp);
         if (ahead != null) {
             return reject.because(RejectReason.EVENT_TIME_AHEAD, ahead);
         }
@@ -185,7 +178,7 @@ public final class ChangeDecoder implements Serializable {
             return reject.because(f.failure, f.failedField);
         }
         if (!voidRow) {
-            badId = identifierProblem(merchantId);
+            badId = FieldRules.identifierProblem(merchantId);
             if (badId != null) {
                 return reject.because(RejectReason.BAD_IDENTIFIER, "after.merchant_id " + badId);
             }
@@ -196,8 +189,9 @@ public final class ChangeDecoder implements Serializable {
                 return reject.because(RejectReason.ABSURD_AMOUNT, Long.toString(amount));
             }
             currency = currency.strip();
-            if (!isCurrencyCode(currency)) {
-                return reject.because(RejectReason.BAD_CURRENCY, "'" + clip(currency) + "'");
+            if (!FieldRules.isCurrencyCode(currency)) {
+                return reject.because(
+                        RejectReason.BAD_CURRENCY, "'" + FieldRules.clip(currency) + "'");
             }
         }
         PaymentChange change =
@@ -224,108 +218,15 @@ public final class ChangeDecoder implements Serializable {
             return reject.because(RejectReason.MISTYPED_FIELD, "heartbeat ts_ms");
         }
         // The same bounds as a change's time: Long.MIN_VALUE would read as "no heartbeat".
-        if (ts.number() < MIN_EVENT_TIME.toEpochMilli()
-                || ts.number() > MAX_EVENT_TIME.toEpochMilli()) {
+        if (!EventTimeRule.inBounds(Instant.ofEpochMilli(ts.number()))) {
             return reject.because(
-                    RejectReason.BAD_TIME,
-                    "heartbeat ts_ms "
-                            + ts.number()
-                            + " is outside "
-                            + MIN_EVENT_TIME
-                            + ".."
-                            + MAX_EVENT_TIME);
+                    RejectReason.BAD_TIME, EventTimeRule.outside("heartbeat ts_ms", ts.number()));
         }
-        String ahead = aheadOfRecord("heartbeat ts_ms", ts.number(), recordTimestamp);
+        String ahead = eventTime.aheadOfRecord("heartbeat ts_ms", ts.number(), recordTimestamp);
         if (ahead != null) {
             return reject.because(RejectReason.EVENT_TIME_AHEAD, ahead);
         }
         return LedgerRecord.heartbeat(ts.number());
-    }
-
-    /**
-     * Why {@code eventTime} cannot be trusted, or null: it lies further ahead of the Kafka record's
-     * timestamp (the broker's clock on a topic with LogAppendTime, as the relay creates it) than
-     * the tolerance. Such a time came from a clock that was wrong (the application server that set
-     * {@code updated_at}, the relay host that stamped a heartbeat); counted, it would move event
-     * time into the future and every later change would be judged late.
-     */
-    private String aheadOfRecord(String field, long eventTime, long recordTimestamp) {
-        if (recordTimestamp < 0 || eventTime - recordTimestamp <= toleranceMillis) {
-            return null;
-        }
-        return field
-                + " "
-                + Instant.ofEpochMilli(eventTime)
-                + " is "
-                + Duration.ofMillis(eventTime - recordTimestamp)
-                + " ahead of the Kafka record's timestamp "
-                + Instant.ofEpochMilli(recordTimestamp)
-                + " (event-time.tolerance "
-                + Duration.ofMillis(toleranceMillis)
-                + ")";
-    }
-
-    /**
-     * The constant of {@link #STATES} equal to {@code state}, or null. Later stages hash and
-     * compare the state of every change; the constant has its hash computed once.
-     */
-    private static String knownState(String state) {
-        for (String known : STATE_CONSTANTS) {
-            if (known.equals(state)) {
-                return known;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * What is wrong with an identifier, or null: it must be non-empty, at most {@link
-     * #MAX_ID_CHARS} characters, free of control characters (PostgreSQL text cannot hold NUL) and
-     * of unpaired surrogates (they do not survive UTF-8, so two ids could become one).
-     */
-    static String identifierProblem(String id) {
-        if (id.isBlank()) {
-            return "is empty";
-        }
-        if (id.length() > MAX_ID_CHARS) {
-            return "has " + id.length() + " characters, more than " + MAX_ID_CHARS;
-        }
-        for (int i = 0; i < id.length(); i++) {
-            char c = id.charAt(i);
-            if (c >= 0x20 && c < 0x7F) {
-                continue; // printable ASCII, nearly every character of every id
-            }
-            if (Character.isISOControl(c)) {
-                return "contains control character U+%04X at %d".formatted((int) c, i);
-            }
-            if (Character.isHighSurrogate(c)
-                    && i + 1 < id.length()
-                    && Character.isLowSurrogate(id.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return "contains an unpaired surrogate at " + i;
-            }
-        }
-        return null;
-    }
-
-    /** Three capital letters A to Z (ISO 4217's form). */
-    private static boolean isCurrencyCode(String code) {
-        if (code.length() != 3) {
-            return false;
-        }
-        for (int i = 0; i < 3; i++) {
-            char c = code.charAt(i);
-            if (c < 'A' || c > 'Z') {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** A value quoted in a reason, cut so that a huge field cannot make a huge reason. */
-    private static String clip(String value) {
-        return value.length() <= 64 ? value : value.substring(0, 64) + "...";
     }
 
     private JsonFactory json() {
@@ -387,32 +288,6 @@ public final class ChangeDecoder implements Serializable {
                 failure = reason;
                 failedField = "after." + name;
             }
-        }
-    }
-
-    /** Builds the dead letter of one record. */
-    private static final class Rejecter {
-        private final String topic;
-        private final int partition;
-        private final long offset;
-        private final byte[] value;
-        private final int maxRawChars;
-
-        Rejecter(String topic, int partition, long offset, byte[] value, int maxRawChars) {
-            this.topic = topic;
-            this.partition = partition;
-            this.offset = offset;
-            this.value = value;
-            this.maxRawChars = maxRawChars;
-        }
-
-        LedgerRecord because(RejectReason reason, String detail) {
-            String raw = new String(value, StandardCharsets.UTF_8);
-            if (raw.length() > maxRawChars) {
-                raw = raw.substring(0, maxRawChars);
-            }
-            return LedgerRecord.of(
-                    new DeadLetter(topic, partition, offset, reason.describe(detail), raw));
         }
     }
 }

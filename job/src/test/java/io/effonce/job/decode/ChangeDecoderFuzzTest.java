@@ -69,7 +69,7 @@ class ChangeDecoderFuzzTest {
 
     /** What the sink's columns, the dedup keys and the totals rely on. */
     private static void assertMeetsTheContract(PaymentChange c) {
-        assertThat(ChangeDecoder.identifierProblem(c.paymentId())).isNull();
+        assertThat(FieldRules.identifierProblem(c.paymentId())).isNull();
         assertThat(ChangeDecoder.STATES).contains(c.state());
         assertThat(Instant.ofEpochMilli(c.eventTimeMillis()))
                 .isBetween(ChangeDecoder.MIN_EVENT_TIME, ChangeDecoder.MAX_EVENT_TIME);
@@ -78,7 +78,7 @@ class ChangeDecoderFuzzTest {
                         LocalDate.ofInstant(
                                 Instant.ofEpochMilli(c.eventTimeMillis()), ZoneOffset.UTC));
         if (!c.state().equals("VOID")) {
-            assertThat(ChangeDecoder.identifierProblem(c.merchantId())).isNull();
+            assertThat(FieldRules.identifierProblem(c.merchantId())).isNull();
             assertThat(c.amount()).isBetween(0L, ChangeDecoder.MAX_AMOUNT);
             assertThat(c.currency()).matches(CURRENCY);
         }
