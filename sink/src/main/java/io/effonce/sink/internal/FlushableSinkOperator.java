@@ -4,20 +4,14 @@ import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
-import io.effonce.sink.store.Progress;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.TreeMap;
 import java.util.function.BiConsumer;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ValueState;
@@ -69,19 +63,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
     private transient ValueState<V> lastValue;
 
-    /**
-     * Each key changed since the last barrier: written to {@link #lastValue} once per key before
-     * the next barrier (state is only read after a restore, so it only has to be right at a
-     * checkpoint), and staged for the committed table.
-     */
-    private transient Map<K, Change<V>> changedSinceBarrier;
-
-    /**
-     * A key's last value since the last barrier ({@code null}: none since), and whether it retired
-     * after it. A key can change and retire between two barriers: its state goes, its last value is
-     * still its final committed one.
-     */
-    private record Change<V>(V last, boolean retired) {}
+    private transient ChangesSinceBarrier<K, V> changedSinceBarrier;
 
     private transient WriteBuffer<K, V> buffer;
     private transient TotalsStore<K, V> store;
@@ -93,11 +75,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     /** Id of the last checkpoint barrier this subtask passed; the tag of every write. */
     private transient long barrierTag;
 
-    /** The event-time watermark this subtask has passed ({@code Long.MIN_VALUE}: none yet). */
-    private transient long watermark;
-
-    /** The watermark at each barrier whose checkpoint has not been committed yet. */
-    private transient NavigableMap<Long, Long> watermarkAtBarrier;
+    private transient BarrierWatermarks watermarks;
 
     public FlushableSinkOperator(
             TotalsStoreFactory<K, V> storeFactory,
@@ -125,9 +103,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     public void open() throws Exception {
         super.open();
         buffer = new WriteBuffer<>();
-        changedSinceBarrier = new HashMap<>();
-        watermark = Long.MIN_VALUE;
-        watermarkAtBarrier = new TreeMap<>();
+        changedSinceBarrier = new ChangesSinceBarrier<>();
+        watermarks = new BarrierWatermarks();
         metrics = new SinkMetrics(getMetricGroup(), buffer::size, () -> barrierTag);
         TaskInfo task = getRuntimeContext().getTaskInfo();
         maxParallelism = task.getMaxNumberOfParallelSubtasks();
@@ -239,11 +216,10 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         if (change.isRetire()) {
             // The row stays as the final value; only the state goes. A pending upsert of this
             // key is still written.
-            changedSinceBarrier.compute(
-                    change.key(), (k, was) -> new Change<>(was == null ? null : was.last(), true));
+            changedSinceBarrier.retired(change.key());
             return;
         }
-        changedSinceBarrier.put(change.key(), new Change<>(change.value(), false));
+        changedSinceBarrier.changed(change.key(), change.value());
         buffer.put(change.key(), change.value());
         if (buffer.size() >= settings.batchSize()) {
             writeBuffer();
@@ -256,67 +232,42 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         writeChangedState();
         // Everything tagged below checkpointId is durable before this subtask acknowledges it.
         writeBuffer();
-        stageChangedValues(checkpointId);
+        writer.stage(checkpointId, changedSinceBarrier.staged(checkpointId, this::keyGroupOf));
         changedSinceBarrier.clear();
-        watermarkAtBarrier.put(checkpointId, watermark);
+        watermarks.barrier(checkpointId);
     }
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
         super.processWatermark(mark);
-        // The end of a bounded input says nothing about event time a database can hold.
-        if (mark.getTimestamp() != Long.MAX_VALUE) {
-            watermark = mark.getTimestamp();
-        }
+        watermarks.passed(mark.getTimestamp());
     }
 
-    /**
-     * How far the totals of checkpoint {@code checkpointId} are complete: this subtask's watermark
-     * at that barrier. Forgets the barriers up to it.
-     */
-    private Progress progressAt(long checkpointId) {
-        Map.Entry<Long, Long> at = watermarkAtBarrier.floorEntry(checkpointId);
-        watermarkAtBarrier.headMap(checkpointId, true).clear();
-        if (at == null || at.getValue() == Long.MIN_VALUE) {
-            return Progress.UNKNOWN;
-        }
-        return settings.progress().at(at.getValue());
-    }
-
-    /** Writes each changed key's last value to state; keeps the changes for the next stage. */
-    private void writeChangedState() throws IOException {
-        for (Map.Entry<K, Change<V>> e : changedSinceBarrier.entrySet()) {
-            setCurrentKey(e.getKey());
-            if (e.getValue().retired()) {
-                lastValue.clear();
-            } else {
-                lastValue.update(e.getValue().last());
-            }
-        }
-    }
-
-    /**
-     * Stages the values the changed keys have at this barrier, to be committed when the checkpoint
-     * completes. A key retired with no change since the last barrier stages nothing: its committed
-     * row stays as its final value, as in the live table.
-     */
-    private void stageChangedValues(long checkpointId) {
-        List<StoredRow<K, V>> values = new ArrayList<>(changedSinceBarrier.size());
-        changedSinceBarrier.forEach(
-                (key, change) -> {
-                    if (change.last() != null) {
-                        values.add(
-                                new StoredRow<>(key, change.last(), keyGroupOf(key), checkpointId));
+    /** Writes each changed key's last value to state, or clears the state of a retired key. */
+    private void writeChangedState() {
+        changedSinceBarrier.forEachState(
+                (key, last) -> {
+                    setCurrentKey(key);
+                    try {
+                        if (last == null) {
+                            lastValue.clear();
+                        } else {
+                            lastValue.update(last);
+                        }
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
                     }
                 });
-        writer.stage(checkpointId, values);
     }
 
     /** Commits the checkpoint for this subtask's range: its staged values become committed. */
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
-        metrics.committed(checkpointId, store.commit(checkpointId, progressAt(checkpointId)));
+        metrics.committed(
+                checkpointId,
+                store.commit(
+                        checkpointId, watermarks.progressAt(checkpointId, settings.progress())));
     }
 
     @Override
