@@ -4,7 +4,6 @@ import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.Progress;
-import io.effonce.sink.store.RangeOwner;
 import io.effonce.sink.store.RangeRecord;
 import io.effonce.sink.store.StaleAttemptException;
 import io.effonce.sink.store.StoredRow;
@@ -18,64 +17,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How a sink subtask attempt starts: one decision, taken on what the database holds for its
- * key-group range, read inside the takeover transaction. Start and restore are one path; every case
- * is a row of this table, tried top to bottom.
- *
- * <table>
- *   <caption>The start decision</caption>
- *   <tr><th>#</th><th>what the takeover reads</th><th>start</th><th>what it does</th></tr>
- *   <tr><td>1</td><td>a later deployment took over from the claimant's run</td>
- *       <td>{@link Start#REFUSE_STALE}</td><td>nothing: fence, live, committed, progress as found</td></tr>
- *   <tr><td>2</td><td>the claimant's run committed a checkpoint in the range newer than the one the
- *       claimant restored (0 without state): Flink restores only the latest completed checkpoint,
- *       so a newer attempt ran since</td><td>{@link Start#REFUSE_STALE}</td><td>nothing</td></tr>
- *   <tr><td>3</td><td>an owner of the claimant's run restored a newer checkpoint, or it is a later
- *       attempt of the same subtask that restored the same one</td>
- *       <td>{@link Start#REFUSE_STALE}</td><td>nothing</td></tr>
- *   <tr><td>4</td><td>the claimant restored checkpoint {@code c} (a task restart, a failover, a
- *       rescale, or a deployment from a savepoint: an older one rolls back)</td>
- *       <td>{@link Start#FLUSH_RESTORED}</td><td>take; flush from {@code c} (incremental when
- *       every key group committed {@code c} or later, else full); committed reconciled to {@code
- *       c}</td></tr>
- *   <tr><td>5</td><td>no state; the claimant's run owns the range (a restart before its first
- *       checkpoint)</td><td>{@link Start#FLUSH_ERASED_RUN}</td><td>take; flush from "checkpoint 0"
- *       with empty state: what the erased run wrote goes</td></tr>
- *   <tr><td>6</td><td>no state; the range holds no row</td><td>{@link Start#BEGIN}</td>
- *       <td>take</td></tr>
- *   <tr><td>7</td><td>no state; other runs' rows; {@code sink.reset-on-fresh-start}</td>
- *       <td>{@link Start#RESET}</td><td>take; delete the range's rows, staged, committed,
- *       progress</td></tr>
- *   <tr><td>8</td><td>no state; other runs' rows</td><td>{@link Start#REFUSE_FRESH_START}</td>
- *       <td>nothing; the message names where to restore from</td></tr>
- * </table>
- *
- * <p>Rows 1–3 are the seed's rule that a takeover is conditional on the durable record (Part 3): a
- * paused attempt that wakes up after the job moved on must not take the range back and flush it to
- * an older checkpoint, which would roll totals back for good (a key retired since keeps the older
- * value, its row no later flush looks at). Attempt numbers only order attempts of one subtask at
- * one parallelism, so a rescale within a run could not be ordered: the operator refuses the
- * adaptive scheduler, and a rescale is a new run restored from a savepoint. A takeover that is
- * refused writes nothing, so Flink's restart of a refused task meets the same record and is refused
- * the same way.
+ * Carries out a sink subtask attempt's start: takes its key-group range in one takeover
+ * transaction, conditional on what the database holds ({@link StartDecision}, the table of every
+ * case), then flushes, reconciles or refuses as the decision says, before the attempt writes
+ * anything.
  */
 final class RestoreProtocol<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RestoreProtocol.class);
-
-    /** The rows of the table above. */
-    enum Start {
-        REFUSE_STALE,
-        REFUSE_FRESH_START,
-        FLUSH_RESTORED,
-        FLUSH_ERASED_RUN,
-        BEGIN,
-        RESET;
-
-        boolean takesRange() {
-            return this != REFUSE_STALE && this != REFUSE_FRESH_START;
-        }
-    }
 
     private final TotalsStore<K, V> store;
     private final QuarantiningWriter<K, V> writer;
@@ -96,59 +45,6 @@ final class RestoreProtocol<K, V> {
         this.metrics = metrics;
     }
 
-    /** The decision for {@code claim} on what the takeover read: the table above. */
-    static Start decide(Claim claim, RangeRecord found, boolean resetOnFreshStart) {
-        if (staleness(claim, found).isPresent()) {
-            return Start.REFUSE_STALE;
-        }
-        if (claim.restoredCheckpoint().isPresent()) {
-            return Start.FLUSH_RESTORED;
-        }
-        if (found.ownerRuns().contains(claim.run())) {
-            return Start.FLUSH_ERASED_RUN;
-        }
-        if (!found.hasRows()) {
-            return Start.BEGIN;
-        }
-        return resetOnFreshStart ? Start.RESET : Start.REFUSE_FRESH_START;
-    }
-
-    /** Why {@code claim} is older than what the range holds (rows 1–3), or empty. */
-    static Optional<String> staleness(Claim claim, RangeRecord found) {
-        if (found.claimantRunSuperseded()) {
-            return Optional.of(
-                    "a later deployment of the job took the sink's key groups over from run "
-                            + claim.run());
-        }
-        long restored = claim.restoredOrZero();
-        if (found.committedByClaimantRun() > restored) {
-            return Optional.of(
-                    "its run already committed checkpoint "
-                            + found.committedByClaimantRun()
-                            + " in this range, after the checkpoint it restored ("
-                            + restored
-                            + "), so a newer attempt has run since");
-        }
-        for (RangeOwner owner : found.owners()) {
-            if (!owner.run().equals(claim.run())) {
-                continue;
-            }
-            if (owner.restoredCheckpoint() > restored
-                    || (owner.restoredCheckpoint() == restored
-                            && owner.sameSubtaskAs(claim)
-                            && owner.attempt() > claim.attempt())) {
-                return Optional.of(
-                        owner.task()
-                                + " (restored checkpoint "
-                                + owner.restoredCheckpoint()
-                                + ") owns the range: it is newer than this attempt (restored "
-                                + restored
-                                + ")");
-            }
-        }
-        return Optional.empty();
-    }
-
     /**
      * Takes {@code span} for {@code claim} or refuses, and does what the decision says, before the
      * attempt writes anything. Throws {@link StaleAttemptException} or {@link
@@ -161,9 +57,12 @@ final class RestoreProtocol<K, V> {
             Optional<String> checkpointsDir) {
         boolean reset = settings.resetOnFreshStart();
         Takeover takeover =
-                store.takeOwnership(span, claim, found -> decide(claim, found, reset).takesRange());
+                store.takeOwnership(
+                        span,
+                        claim,
+                        found -> StartDecision.decide(claim, found, reset).takesRange());
         RangeRecord found = takeover.found();
-        Start start = decide(claim, found, reset);
+        StartDecision start = StartDecision.decide(claim, found, reset);
         LOG.info(
                 "{}: {} of {} ({}); the range held owners {}, committed checkpoint {};"
                         + " restored checkpoint {}; fencing token {}",
@@ -185,7 +84,7 @@ final class RestoreProtocol<K, V> {
                                     + " of "
                                     + store.tableName()
                                     + ", but "
-                                    + staleness(claim, found).orElseThrow()
+                                    + StartDecision.staleness(claim, found).orElseThrow()
                                     + ". It was paused while the job moved on; it leaves the fence and"
                                     + " every table as they are.");
             case REFUSE_FRESH_START ->

@@ -1,0 +1,114 @@
+package io.effonce.sink.internal;
+
+import io.effonce.sink.store.Claim;
+import io.effonce.sink.store.RangeOwner;
+import io.effonce.sink.store.RangeRecord;
+import java.util.Optional;
+
+/**
+ * How a sink subtask attempt starts ({@link RestoreProtocol} carries it out): one decision, taken
+ * on what the database holds for its key-group range, read inside the takeover transaction. Start
+ * and restore are one path; every case is a row of this table, tried top to bottom.
+ *
+ * <table>
+ *   <caption>The start decision</caption>
+ *   <tr><th>#</th><th>what the takeover reads</th><th>start</th><th>what it does</th></tr>
+ *   <tr><td>1</td><td>a later deployment took over from the claimant's run</td>
+ *       <td>{@link #REFUSE_STALE}</td><td>nothing: fence, live, committed, progress as found</td></tr>
+ *   <tr><td>2</td><td>the claimant's run committed a checkpoint in the range newer than the one the
+ *       claimant restored (0 without state): Flink restores only the latest completed checkpoint,
+ *       so a newer attempt ran since</td><td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
+ *   <tr><td>3</td><td>an owner of the claimant's run restored a newer checkpoint, or it is a later
+ *       attempt of the same subtask that restored the same one</td>
+ *       <td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
+ *   <tr><td>4</td><td>the claimant restored checkpoint {@code c} (a task restart, a failover, a
+ *       rescale, or a deployment from a savepoint: an older one rolls back)</td>
+ *       <td>{@link #FLUSH_RESTORED}</td><td>take; flush from {@code c} (incremental when
+ *       every key group committed {@code c} or later, else full); committed reconciled to {@code
+ *       c}</td></tr>
+ *   <tr><td>5</td><td>no state; the claimant's run owns the range (a restart before its first
+ *       checkpoint)</td><td>{@link #FLUSH_ERASED_RUN}</td><td>take; flush from "checkpoint 0"
+ *       with empty state: what the erased run wrote goes</td></tr>
+ *   <tr><td>6</td><td>no state; the range holds no row</td><td>{@link #BEGIN}</td>
+ *       <td>take</td></tr>
+ *   <tr><td>7</td><td>no state; other runs' rows; {@code sink.reset-on-fresh-start}</td>
+ *       <td>{@link #RESET}</td><td>take; delete the range's rows, staged, committed,
+ *       progress</td></tr>
+ *   <tr><td>8</td><td>no state; other runs' rows</td><td>{@link #REFUSE_FRESH_START}</td>
+ *       <td>nothing; the message names where to restore from</td></tr>
+ * </table>
+ *
+ * <p>Rows 1–3 are the seed's rule that a takeover is conditional on the durable record (Part 3): a
+ * paused attempt that wakes up after the job moved on must not take the range back and flush it to
+ * an older checkpoint, which would roll totals back for good (a key retired since keeps the older
+ * value, its row no later flush looks at). Attempt numbers only order attempts of one subtask at
+ * one parallelism, so a rescale within a run could not be ordered: the operator refuses the
+ * adaptive scheduler, and a rescale is a new run restored from a savepoint. A takeover that is
+ * refused writes nothing, so Flink's restart of a refused task meets the same record and is refused
+ * the same way.
+ */
+enum StartDecision {
+    REFUSE_STALE,
+    REFUSE_FRESH_START,
+    FLUSH_RESTORED,
+    FLUSH_ERASED_RUN,
+    BEGIN,
+    RESET;
+
+    boolean takesRange() {
+        return this != REFUSE_STALE && this != REFUSE_FRESH_START;
+    }
+
+    /** The decision for {@code claim} on what the takeover read: the table above. */
+    static StartDecision decide(Claim claim, RangeRecord found, boolean resetOnFreshStart) {
+        if (staleness(claim, found).isPresent()) {
+            return REFUSE_STALE;
+        }
+        if (claim.restoredCheckpoint().isPresent()) {
+            return FLUSH_RESTORED;
+        }
+        if (found.ownerRuns().contains(claim.run())) {
+            return FLUSH_ERASED_RUN;
+        }
+        if (!found.hasRows()) {
+            return BEGIN;
+        }
+        return resetOnFreshStart ? RESET : REFUSE_FRESH_START;
+    }
+
+    /** Why {@code claim} is older than what the range holds (rows 1–3), or empty. */
+    static Optional<String> staleness(Claim claim, RangeRecord found) {
+        if (found.claimantRunSuperseded()) {
+            return Optional.of(
+                    "a later deployment of the job took the sink's key groups over from run "
+                            + claim.run());
+        }
+        long restored = claim.restoredOrZero();
+        if (found.committedByClaimantRun() > restored) {
+            return Optional.of(
+                    "its run already committed checkpoint "
+                            + found.committedByClaimantRun()
+                            + " in this range, after the checkpoint it restored ("
+                            + restored
+                            + "), so a newer attempt has run since");
+        }
+        for (RangeOwner owner : found.owners()) {
+            if (!owner.run().equals(claim.run())) {
+                continue;
+            }
+            if (owner.restoredCheckpoint() > restored
+                    || (owner.restoredCheckpoint() == restored
+                            && owner.sameSubtaskAs(claim)
+                            && owner.attempt() > claim.attempt())) {
+                return Optional.of(
+                        owner.task()
+                                + " (restored checkpoint "
+                                + owner.restoredCheckpoint()
+                                + ") owns the range: it is newer than this attempt (restored "
+                                + restored
+                                + ")");
+            }
+        }
+        return Optional.empty();
+    }
+}

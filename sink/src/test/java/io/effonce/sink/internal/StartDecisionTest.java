@@ -1,0 +1,95 @@
+package io.effonce.sink.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.sink.store.Claim;
+import io.effonce.sink.store.RangeOwner;
+import io.effonce.sink.store.RangeRecord;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Each row of the start table, and the case beside it that must not fall into that row. */
+class StartDecisionTest {
+
+    private static final String RUN = "job/run-1";
+
+    private static Claim claim(int attempt, long restored) {
+        return new Claim(
+                RUN,
+                "sink (1/2)#" + attempt,
+                0,
+                2,
+                attempt,
+                restored < 0 ? OptionalLong.empty() : OptionalLong.of(restored));
+    }
+
+    private static RangeOwner owner(String run, int subtask, int attempt, long restored) {
+        return new RangeOwner(run, "sink#" + attempt, subtask, 2, attempt, restored);
+    }
+
+    private static RangeRecord found(
+            Set<RangeOwner> owners, long committedByRun, boolean superseded, boolean hasRows) {
+        return new RangeRecord(owners, committedByRun, committedByRun, 0, superseded, hasRows);
+    }
+
+    private static StartDecision decide(Claim claim, RangeRecord found) {
+        return StartDecision.decide(claim, found, false);
+    }
+
+    @Test
+    void row1ASupersededRunIsStale() {
+        RangeRecord superseded = found(Set.of(), 0, true, true);
+        assertThat(decide(claim(3, 7), superseded)).isEqualTo(StartDecision.REFUSE_STALE);
+        assertThat(StartDecision.staleness(claim(3, 7), superseded).orElseThrow())
+                .contains("a later deployment");
+    }
+
+    @Test
+    void row2ACheckpointOfItsRunNewerThanTheRestoredOneMakesTheClaimStale() {
+        assertThat(decide(claim(3, 7), found(Set.of(), 9, false, true)))
+                .isEqualTo(StartDecision.REFUSE_STALE);
+        // Committed exactly what it restored: the latest checkpoint, a normal restore.
+        assertThat(decide(claim(3, 7), found(Set.of(), 7, false, true)))
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+    }
+
+    @Test
+    void row3AnOwnerOfTheRunThatRestoredNewerOrIsALaterAttemptMakesTheClaimStale() {
+        assertThat(decide(claim(3, 7), found(Set.of(owner(RUN, 1, 1, 9)), 0, false, true)))
+                .isEqualTo(StartDecision.REFUSE_STALE);
+        assertThat(decide(claim(3, 7), found(Set.of(owner(RUN, 0, 4, 7)), 0, false, true)))
+                .isEqualTo(StartDecision.REFUSE_STALE);
+        // An earlier attempt of the subtask with the same checkpoint: this claim is the newer.
+        assertThat(decide(claim(3, 7), found(Set.of(owner(RUN, 0, 2, 7)), 0, false, true)))
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+        // Another run's owner restored a newer checkpoint: not this run's order, not stale.
+        assertThat(decide(claim(3, 7), found(Set.of(owner("job/run-0", 0, 9, 12)), 0, false, true)))
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+    }
+
+    @Test
+    void row4ARestoredClaimFlushes() {
+        assertThat(decide(claim(0, 7), found(Set.of(), 0, false, false)))
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+    }
+
+    @Test
+    void row5NoStateButItsOwnRunOwnsTheRangeFlushesTheErasedRun() {
+        assertThat(decide(claim(1, -1), found(Set.of(owner(RUN, 0, 0, 0)), 0, false, true)))
+                .isEqualTo(StartDecision.FLUSH_ERASED_RUN);
+    }
+
+    @Test
+    void rows6To8AFreshStartBeginsOnAnEmptyRangeAndIsRefusedOrResetOnOtherRunsRows() {
+        Set<RangeOwner> others = Set.of(owner("job/run-0", 0, 0, 0));
+        assertThat(decide(claim(0, -1), found(Set.of(), 0, false, false)))
+                .isEqualTo(StartDecision.BEGIN);
+        assertThat(StartDecision.decide(claim(0, -1), found(others, 0, false, true), true))
+                .isEqualTo(StartDecision.RESET);
+        assertThat(decide(claim(0, -1), found(others, 0, false, true)))
+                .isEqualTo(StartDecision.REFUSE_FRESH_START);
+        assertThat(StartDecision.REFUSE_FRESH_START.takesRange()).isFalse();
+        assertThat(StartDecision.RESET.takesRange()).isTrue();
+    }
+}
