@@ -76,12 +76,19 @@ public final class MiniClusterFaults {
     }
 
     /**
-     * Waits for a checkpoint in progress, terminates the oldest live task manager at that moment
-     * and starts a replacement; then waits until the job has restored, every task runs again and
-     * the first checkpoint after the restore completed, marking each moment in {@code report}.
+     * Waits for a checkpoint in progress (after at least one completed, so that the job has one to
+     * restore from), terminates the oldest live task manager at that moment and starts a
+     * replacement; then waits until the job has restored, every task runs again and the first
+     * checkpoint after the restore completed, marking each moment in {@code report}.
      */
     public TaskManagerKill terminateTaskManagerMidCheckpoint(ChaosReport report) throws Exception {
         long restoresBefore = restores();
+        // A kill before the first completed checkpoint is a restart without state, which no
+        // restore counter sees: wait for one to restore from.
+        await("a completed checkpoint of %s".formatted(job))
+                .atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> completedCheckpoints() >= 1);
         long[] inProgress = {-1};
         await("a checkpoint of %s in progress".formatted(job))
                 .atMost(TIMEOUT)
