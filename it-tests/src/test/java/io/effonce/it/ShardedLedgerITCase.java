@@ -26,6 +26,7 @@ import io.effonce.testing.workload.WorkloadReport;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.SortedMap;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -127,8 +128,7 @@ class ShardedLedgerITCase {
     private static Comparison compare(
             PostgresEndpoint shardA, PostgresEndpoint shardB, boolean withLate) {
         LedgerOracle a = new LedgerOracle(shardA);
-        SortedMap<MerchantDay, Total> ledgers =
-                LedgerOracle.sum(a.ledgerTotals(), new LedgerOracle(shardB).ledgerTotals());
+        SortedMap<MerchantDay, Total> ledgers = LedgerOracle.ledgerTotals(List.of(shardA, shardB));
         return Comparison.of(
                 ledgers,
                 withLate ? LedgerOracle.sum(a.sinkTotals(), a.lateTotals()) : a.sinkTotals());

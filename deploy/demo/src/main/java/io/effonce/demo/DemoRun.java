@@ -2,7 +2,6 @@ package io.effonce.demo;
 
 import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.FlinkProcess;
-import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.oracle.Comparison;
 import io.effonce.testing.oracle.LedgerOracle;
 import io.effonce.testing.oracle.MerchantDay;
@@ -18,8 +17,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -179,15 +176,8 @@ final class DemoRun {
     /** The ledger, every shard together, against the sink's totals plus its late events. */
     private Comparison compare() {
         return Comparison.of(
-                ledgerTotals(), LedgerOracle.sum(oracle.sinkTotals(), oracle.lateTotals()));
-    }
-
-    private SortedMap<MerchantDay, Total> ledgerTotals() {
-        SortedMap<MerchantDay, Total> totals = new TreeMap<>();
-        for (PostgresEndpoint shard : stack.shards) {
-            totals = LedgerOracle.sum(totals, new LedgerOracle(shard).ledgerTotals());
-        }
-        return totals;
+                LedgerOracle.ledgerTotals(stack.shards),
+                LedgerOracle.sum(oracle.sinkTotals(), oracle.lateTotals()));
     }
 
     private long started() {
@@ -221,7 +211,7 @@ final class DemoRun {
 
     private void printTopMerchants() {
         Map<MerchantDay, Total> sink = oracle.sinkTotals();
-        Map<MerchantDay, Total> ledger = ledgerTotals();
+        Map<MerchantDay, Total> ledger = LedgerOracle.ledgerTotals(stack.shards);
         System.out.println();
         System.out.printf(
                 "%-10s %-10s %-4s %18s %18s %9s%n",

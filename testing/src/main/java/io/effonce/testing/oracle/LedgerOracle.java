@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.ZoneId;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -73,6 +74,15 @@ public final class LedgerOracle {
     /** Compares the ledger with the sink plus late events, the invariant after a batch recount. */
     public Comparison compareWithSinkAndLate() {
         return Comparison.of(ledgerTotals(), sum(sinkTotals(), lateTotals()));
+    }
+
+    /** The expected totals of a ledger in shards: every shard's, key by key, added up. */
+    public static SortedMap<MerchantDay, Total> ledgerTotals(List<PostgresEndpoint> shards) {
+        SortedMap<MerchantDay, Total> totals = new TreeMap<>();
+        for (PostgresEndpoint shard : shards) {
+            totals = sum(totals, new LedgerOracle(shard).ledgerTotals());
+        }
+        return totals;
     }
 
     /** The key-wise sum of two maps of totals. */
