@@ -13,6 +13,7 @@ import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
 import io.effonce.job.JobOptions;
+import io.effonce.job.MerchantDayRows;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
@@ -152,7 +153,12 @@ class JobUpgradeITCase {
                 PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
                 throws Exception {
             Set<MerchantDay> onlyV1 =
-                    upgradeFromV1ToV2(db, kafka, cluster, "upgrade", PostgresTotalsStore::factory);
+                    upgradeFromV1ToV2(
+                            db,
+                            kafka,
+                            cluster,
+                            "upgrade",
+                            c -> PostgresTotalsStore.factory(c, MerchantDayRows.MAPPING));
             TotalsInvariant.awaitHolds(db, Duration.ofMinutes(5));
             assertThat(new LedgerOracle(db).sinkTotals().keySet())
                     .doesNotContainAnyElementsOf(onlyV1);

@@ -13,6 +13,7 @@ import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
+import io.effonce.job.MerchantDayRows;
 import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.FencedException;
@@ -78,7 +79,8 @@ class ZombieWriterITCase {
             faults.awaitMoreCheckpoints(1, MiniClusterFaults.TIMEOUT);
 
             long restoresBefore = faults.restores();
-            try (PostgresTotalsStore zombie = new PostgresTotalsStore(pipeline.storeConfig())) {
+            try (var zombie =
+                    new PostgresTotalsStore<>(pipeline.storeConfig(), MerchantDayRows.MAPPING)) {
                 // The failed attempt's writer (same run, an attempt before the restore) owned
                 // every key group: taken whatever the record says, as it was before the job moved
                 // on (the start protocol would refuse this attempt today).

@@ -41,7 +41,7 @@ public final class LedgerTotalsJob {
         PostgresStoreConfig postgres = postgres(config);
         return new LedgerPipeline.Endpoints(
                 kafkaSource(config).build(),
-                PostgresTotalsStore.factory(postgres),
+                PostgresTotalsStore.factory(postgres, MerchantDayRows.MAPPING),
                 SideTables.lateEvents(postgres),
                 SideTables.deadLetters(postgres));
     }

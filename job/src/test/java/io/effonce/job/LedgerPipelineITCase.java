@@ -73,8 +73,9 @@ class LedgerPipelineITCase {
         LedgerPipeline.build(env, config, TestEndpoints.bounded(config, db));
         env.execute("ledger-pipeline-itcase");
 
-        assertThat(new TotalsTable(db).totals()).isEqualTo(ledger.expectedTotals());
-        assertThat(new TotalsTable(db).totals().keySet())
+        assertThat(new TotalsTable<>(db, MerchantDayRows.MAPPING).totals())
+                .isEqualTo(ledger.expectedTotals());
+        assertThat(new TotalsTable<>(db, MerchantDayRows.MAPPING).totals().keySet())
                 .extracting(MerchantDayKey::day)
                 .containsOnly(LocalDate.of(2026, 11, 28), LocalDate.of(2026, 11, 29));
         assertThat(deadLetterReasons(db))

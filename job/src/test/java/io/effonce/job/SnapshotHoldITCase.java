@@ -90,7 +90,7 @@ class SnapshotHoldITCase {
         assertThat(LedgerPipelineITCase.count(db, "SELECT count(*) FROM late_events"))
                 .as("history judged late")
                 .isZero();
-        assertThat(new TotalsTable(db).totals()).isEqualTo(expected);
+        assertThat(new TotalsTable<>(db, MerchantDayRows.MAPPING).totals()).isEqualTo(expected);
     }
 
     private static byte[] row(

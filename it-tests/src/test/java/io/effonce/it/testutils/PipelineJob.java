@@ -3,6 +3,7 @@ package io.effonce.it.testutils;
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
 import io.effonce.job.LedgerTotalsJobAccess;
+import io.effonce.job.MerchantDayRows;
 import io.effonce.job.sidetables.SideTables;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
@@ -36,7 +37,7 @@ public final class PipelineJob {
     private int parallelism = 2;
     private Duration checkpointInterval = Duration.ofMillis(500);
     private Function<PostgresStoreConfig, TotalsStoreFactory<MerchantDayKey, DailyTotal>> totals =
-            PostgresTotalsStore::factory;
+            c -> PostgresTotalsStore.factory(c, MerchantDayRows.MAPPING);
 
     private PipelineJob(PostgresEndpoint db, String kafka, String topic, Path checkpoints) {
         this.db = db;

@@ -1,5 +1,6 @@
 package io.effonce.it.testutils;
 
+import io.effonce.job.MerchantDayRows;
 import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.KeyGroupSpan;
@@ -29,7 +30,8 @@ public final class StoreFaults {
      */
     public static TotalsStoreFactory<MerchantDayKey, DailyTotal> withoutDeletes(
             PostgresStoreConfig config) {
-        return () -> new IgnoringDeletes(new PostgresTotalsStore(config));
+        return () ->
+                new IgnoringDeletes(new PostgresTotalsStore<>(config, MerchantDayRows.MAPPING));
     }
 
     private static final class IgnoringDeletes implements TotalsStore<MerchantDayKey, DailyTotal> {

@@ -2,6 +2,7 @@ package io.effonce.job.testutils;
 
 import io.effonce.job.LedgerPipeline;
 import io.effonce.job.LedgerTotalsJobAccess;
+import io.effonce.job.MerchantDayRows;
 import io.effonce.job.sidetables.SideTables;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
@@ -35,7 +36,7 @@ public final class TestEndpoints {
         }
         return new LedgerPipeline.Endpoints(
                 source.build(),
-                PostgresTotalsStore.factory(postgres),
+                PostgresTotalsStore.factory(postgres, MerchantDayRows.MAPPING),
                 SideTables.lateEvents(postgres),
                 SideTables.deadLetters(postgres));
     }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.dedup.DedupOptions;
 import io.effonce.job.JobOptions;
+import io.effonce.job.MerchantDayRows;
 import io.effonce.job.migrate.MigrateToMerchantLayout;
 import io.effonce.job.migrate.MigrationOptions;
 import io.effonce.job.migrate.MigrationReport;
@@ -279,7 +280,7 @@ class JobSavepointCompatibilityITCase {
                 .hasStackTraceContaining(
                         "The restored state was built with dedup.horizon=2 h, this job has"
                                 + " dedup.horizon=3 h");
-        assertThat(new TotalsTable(db).totals())
+        assertThat(new TotalsTable<>(db, MerchantDayRows.MAPPING).totals())
                 .as("the refused job wrote nothing")
                 .isEqualTo(JobSavepointFixture.expectedAtTheEnd());
     }
@@ -311,12 +312,18 @@ class JobSavepointCompatibilityITCase {
                 await("the sink to equal phase one (restored), the end of its day and phase two")
                         .atMost(JobSavepointFixture.TIMEOUT)
                         .pollInterval(Duration.ofMillis(200))
-                        .until(() -> new TotalsTable(db).totals().equals(expected));
+                        .until(
+                                () ->
+                                        new TotalsTable<>(db, MerchantDayRows.MAPPING)
+                                                .totals()
+                                                .equals(expected));
             } catch (ConditionTimeoutException e) {
                 throw new AssertionError(
                         "The restored job never reached the expected totals; keys that differ"
                                 + " (expected vs actual): "
-                                + differences(expected, new TotalsTable(db).totals())
+                                + differences(
+                                        expected,
+                                        new TotalsTable<>(db, MerchantDayRows.MAPPING).totals())
                                 + "; late_events: "
                                 + lateEventIds(db),
                         e);
@@ -326,7 +333,7 @@ class JobSavepointCompatibilityITCase {
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> !lateEventIds(db).isEmpty());
             assertThat(lateEventIds(db)).containsExactly("a_1:SUCCEEDED");
-            assertThat(new TotalsTable(db).totals()).isEqualTo(expected);
+            assertThat(new TotalsTable<>(db, MerchantDayRows.MAPPING).totals()).isEqualTo(expected);
             savepointOfTheRestoredJob =
                     job.stopWithSavepoint(
                                     false,

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
+import io.effonce.job.MerchantDayRows;
 import io.effonce.job.testutils.SyntheticLedger;
 import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
@@ -160,7 +161,11 @@ public final class JobSavepointFixture {
             await("the sink to equal phase one")
                     .atMost(TIMEOUT)
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> new TotalsTable(db).totals().equals(expected));
+                    .until(
+                            () ->
+                                    new TotalsTable<>(db, MerchantDayRows.MAPPING)
+                                            .totals()
+                                            .equals(expected));
             String savepoint =
                     job.stopWithSavepoint(
                                     false,

@@ -17,40 +17,45 @@ import java.util.List;
  * {@code sink_progress}, and the roll-back after an older savepoint. Each transaction opens with
  * the fence's check.
  */
-final class PostgresCommittedTable implements CommittedTable<MerchantDayKey, DailyTotal> {
+final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
 
     private final String table;
     private final String staged;
     private final String committed;
+    private final RowStatements<K, V> rows;
     private final RetryingSession session;
     private final PostgresFence fence;
 
     PostgresCommittedTable(
-            PostgresStoreConfig config, RetryingSession session, PostgresFence fence) {
+            PostgresStoreConfig config,
+            RowStatements<K, V> rows,
+            RetryingSession session,
+            PostgresFence fence) {
         this.table = config.table();
         this.staged = config.stagedTable();
         this.committed = config.committedTable();
+        this.rows = rows;
         this.session = session;
         this.fence = fence;
     }
 
     @Override
-    public void stage(long checkpointId, List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
-        if (rows.isEmpty()) {
+    public void stage(long checkpointId, List<StoredRow<K, V>> batch) {
+        if (batch.isEmpty()) {
             return;
         }
-        rows.forEach(row -> fence.requireOwned(row.keyGroup()));
+        batch.forEach(row -> fence.requireOwned(row.keyGroup()));
         session.inTransaction(
-                "Staging " + rows.size() + " values of checkpoint " + checkpointId,
+                "Staging " + batch.size() + " values of checkpoint " + checkpointId,
                 c -> {
                     fence.check(c);
-                    return TotalsRows.upsert(
+                    return rows.upsert(
                             c,
                             staged,
                             "checkpoint_id",
                             null,
-                            "checkpoint_id, merchant_id, day, currency",
-                            rows);
+                            "checkpoint_id, " + rows.keyList(),
+                            batch);
                 });
     }
 
@@ -62,6 +67,9 @@ final class PostgresCommittedTable implements CommittedTable<MerchantDayKey, Dai
     @Override
     public int commit(long checkpointId, Progress progress) {
         fence.requireOwner();
+        String keys = rows.keyList();
+        String keysAndValues = rows.valueList().isEmpty() ? keys : keys + ", " + rows.valueList();
+        String valuesSet = rows.valueList().isEmpty() ? "" : rows.valuesFromExcluded() + ", ";
         return session.inTransaction(
                 "Committing checkpoint " + checkpointId + " of " + fence.span() + " of " + table,
                 c -> {
@@ -72,19 +80,22 @@ final class PostgresCommittedTable implements CommittedTable<MerchantDayKey, Dai
                                     "WITH moved AS (DELETE FROM "
                                             + staged
                                             + " WHERE key_group BETWEEN ? AND ? AND checkpoint_id <= ?"
-                                            + " RETURNING *), newest AS (SELECT DISTINCT ON"
-                                            + " (merchant_id, day, currency) * FROM moved"
-                                            + " ORDER BY merchant_id, day, currency, checkpoint_id DESC)"
-                                            + " INSERT INTO "
+                                            + " RETURNING *), newest AS (SELECT DISTINCT ON ("
+                                            + keys
+                                            + ") * FROM moved ORDER BY "
+                                            + keys
+                                            + ", checkpoint_id DESC) INSERT INTO "
                                             + committed
-                                            + " (merchant_id, day, currency, total_minor, payments,"
-                                            + " checkpoint_id, key_group, committed_at)"
-                                            + " SELECT merchant_id, day, currency, total_minor,"
-                                            + " payments, checkpoint_id, key_group, now() FROM newest"
-                                            + " ON CONFLICT (merchant_id, day, currency) DO UPDATE"
-                                            + " SET total_minor = EXCLUDED.total_minor,"
-                                            + " payments = EXCLUDED.payments,"
-                                            + " checkpoint_id = EXCLUDED.checkpoint_id,"
+                                            + " ("
+                                            + keysAndValues
+                                            + ", checkpoint_id, key_group, committed_at) SELECT "
+                                            + keysAndValues
+                                            + ", checkpoint_id, key_group, now() FROM newest"
+                                            + " ON CONFLICT ("
+                                            + keys
+                                            + ") DO UPDATE SET "
+                                            + valuesSet
+                                            + "checkpoint_id = EXCLUDED.checkpoint_id,"
                                             + " key_group = EXCLUDED.key_group,"
                                             + " committed_at = EXCLUDED.committed_at")) {
                         s.setInt(1, fence.span().first());
@@ -205,24 +216,21 @@ final class PostgresCommittedTable implements CommittedTable<MerchantDayKey, Dai
                 "Discarding values staged after checkpoint " + checkpointId,
                 c -> {
                     fence.check(c);
-                    return TotalsRows.deleteInSpan(
+                    return RowStatements.deleteInSpan(
                             c, staged, fence.span(), " AND checkpoint_id > ?", checkpointId);
                 });
     }
 
     @Override
-    public List<MerchantDayKey> keysCommittedAfter(long checkpointId) {
+    public List<K> keysCommittedAfter(long checkpointId) {
         fence.requireOwner();
         return session.inTransaction(
                 "Reading committed values after checkpoint " + checkpointId,
-                c ->
-                        TotalsRows.keysFrom(
-                                c, committed, "checkpoint_id", checkpointId + 1, fence.span()));
+                c -> rows.keysFrom(c, committed, "checkpoint_id", checkpointId + 1, fence.span()));
     }
 
     @Override
-    public void rollBackCommitted(
-            List<StoredRow<MerchantDayKey, DailyTotal>> set, Collection<MerchantDayKey> remove) {
+    public void rollBackCommitted(List<StoredRow<K, V>> set, Collection<K> remove) {
         if (set.isEmpty() && remove.isEmpty()) {
             return;
         }
@@ -232,17 +240,10 @@ final class PostgresCommittedTable implements CommittedTable<MerchantDayKey, Dai
                 c -> {
                     fence.check(c);
                     if (!set.isEmpty()) {
-                        TotalsRows.upsert(
-                                c,
-                                committed,
-                                "checkpoint_id",
-                                "committed_at",
-                                "merchant_id, day, currency",
-                                set);
+                        rows.upsert(
+                                c, committed, "checkpoint_id", "committed_at", rows.keyList(), set);
                     }
-                    return remove.isEmpty()
-                            ? 0
-                            : TotalsRows.delete(c, committed, remove, fence.span());
+                    return remove.isEmpty() ? 0 : rows.delete(c, committed, remove, fence.span());
                 });
     }
 
@@ -251,8 +252,8 @@ final class PostgresCommittedTable implements CommittedTable<MerchantDayKey, Dai
      * transaction.
      */
     void deleteRange(Connection c) throws SQLException {
-        TotalsRows.deleteInSpan(c, staged, fence.span(), "");
-        TotalsRows.deleteInSpan(c, committed, fence.span(), "");
+        RowStatements.deleteInSpan(c, staged, fence.span(), "");
+        RowStatements.deleteInSpan(c, committed, fence.span(), "");
         deleteProgress(c);
     }
 }

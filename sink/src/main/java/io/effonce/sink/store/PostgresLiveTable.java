@@ -11,38 +11,36 @@ import java.util.List;
  * The live totals table in PostgreSQL. Writes are one {@code INSERT ... SELECT FROM unnest(...) ON
  * CONFLICT DO UPDATE} per batch, so a batch is one statement; each opens with the fence's check.
  */
-final class PostgresLiveTable implements LiveTable<MerchantDayKey, DailyTotal> {
+final class PostgresLiveTable<K, V> implements LiveTable<K, V> {
 
     /** Longest reason or raw value a quarantined row keeps. */
     private static final int QUARANTINE_MAX_CHARS = 4096;
 
     private final String table;
+    private final RowStatements<K, V> rows;
     private final RetryingSession session;
     private final PostgresFence fence;
 
-    PostgresLiveTable(String table, RetryingSession session, PostgresFence fence) {
+    PostgresLiveTable(
+            String table, RowStatements<K, V> rows, RetryingSession session, PostgresFence fence) {
         this.table = table;
+        this.rows = rows;
         this.session = session;
         this.fence = fence;
     }
 
     @Override
-    public void write(List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
-        if (rows.isEmpty()) {
+    public void write(List<StoredRow<K, V>> batch) {
+        if (batch.isEmpty()) {
             return;
         }
-        rows.forEach(row -> fence.requireOwned(row.keyGroup()));
+        batch.forEach(row -> fence.requireOwned(row.keyGroup()));
         session.inTransaction(
-                "Writing " + rows.size() + " rows to " + table,
+                "Writing " + batch.size() + " rows to " + table,
                 c -> {
                     fence.check(c);
-                    return TotalsRows.upsert(
-                            c,
-                            table,
-                            "barrier_tag",
-                            "written_at",
-                            "merchant_id, day, currency",
-                            rows);
+                    return rows.upsert(
+                            c, table, "barrier_tag", "written_at", rows.keyList(), batch);
                 });
     }
 
@@ -53,8 +51,7 @@ final class PostgresLiveTable implements LiveTable<MerchantDayKey, DailyTotal> {
      * value the key, the value and the barrier tag, cut to {@link #QUARANTINE_MAX_CHARS}.
      */
     @Override
-    public void quarantine(
-            StoredRow<MerchantDayKey, DailyTotal> row, String sqlState, String message) {
+    public void quarantine(StoredRow<K, V> row, String sqlState, String message) {
         String reason = "sink-refused: SQLSTATE " + sqlState + ": " + message;
         String raw =
                 "key="
@@ -117,15 +114,15 @@ final class PostgresLiveTable implements LiveTable<MerchantDayKey, DailyTotal> {
     }
 
     @Override
-    public List<MerchantDayKey> keysTaggedSince(long tag) {
+    public List<K> keysTaggedSince(long tag) {
         KeyGroupSpan span = fence.span();
         return session.inTransaction(
                 "Reading the tag index of " + table,
-                c -> TotalsRows.keysFrom(c, table, "barrier_tag", tag, span));
+                c -> rows.keysFrom(c, table, "barrier_tag", tag, span));
     }
 
     @Override
-    public void delete(Collection<MerchantDayKey> keys) {
+    public void delete(Collection<K> keys) {
         if (keys.isEmpty()) {
             return;
         }
@@ -133,12 +130,12 @@ final class PostgresLiveTable implements LiveTable<MerchantDayKey, DailyTotal> {
                 "Deleting " + keys.size() + " stale rows of " + table,
                 c -> {
                     fence.check(c);
-                    return TotalsRows.delete(c, table, keys, fence.span());
+                    return rows.delete(c, table, keys, fence.span());
                 });
     }
 
     /** Deletes this range's live rows inside the caller's transaction; returns how many. */
     long deleteRange(Connection c) throws SQLException {
-        return TotalsRows.deleteInSpan(c, table, fence.span(), "");
+        return RowStatements.deleteInSpan(c, table, fence.span(), "");
     }
 }

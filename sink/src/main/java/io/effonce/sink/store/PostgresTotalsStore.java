@@ -11,7 +11,7 @@ import java.util.function.Predicate;
  * (RetryingSession). Every write transaction first checks the fence; a writer whose range was taken
  * over writes nothing more.
  */
-public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, DailyTotal> {
+public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
 
     /**
      * The channel each commit is announced on ({@code LISTEN effonce_committed}); the payload is
@@ -22,21 +22,26 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
     private final String table;
     private final RetryingSession session;
     private final PostgresFence fence;
-    private final PostgresLiveTable live;
-    private final PostgresCommittedTable committed;
+    private final PostgresLiveTable<K, V> live;
+    private final PostgresCommittedTable<K, V> committed;
 
-    public PostgresTotalsStore(PostgresStoreConfig config) {
+    /** The store of {@code config}'s tables, whose key and value columns {@code mapping} gives. */
+    public PostgresTotalsStore(PostgresStoreConfig config, RowMapping<K, V> mapping) {
         this.table = config.table();
         this.session = new RetryingSession(config);
         this.fence = new PostgresFence(table, session);
-        this.live = new PostgresLiveTable(table, session, fence);
-        this.committed = new PostgresCommittedTable(config, session, fence);
+        RowStatements<K, V> rows = new RowStatements<>(mapping);
+        this.live = new PostgresLiveTable<>(table, rows, session, fence);
+        this.committed = new PostgresCommittedTable<>(config, rows, session, fence);
     }
 
-    /** A factory for the job graph: it carries the config, and the store is made in the task. */
-    public static TotalsStoreFactory<MerchantDayKey, DailyTotal> factory(
-            PostgresStoreConfig config) {
-        return () -> new PostgresTotalsStore(config);
+    /**
+     * A factory for the job graph: it carries the config and the mapping, and the store is made in
+     * the task.
+     */
+    public static <K, V> TotalsStoreFactory<K, V> factory(
+            PostgresStoreConfig config, RowMapping<K, V> mapping) {
+        return () -> new PostgresTotalsStore<>(config, mapping);
     }
 
     @Override
@@ -45,23 +50,22 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
     }
 
     @Override
-    public void write(List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
+    public void write(List<StoredRow<K, V>> rows) {
         live.write(rows);
     }
 
     @Override
-    public void quarantine(
-            StoredRow<MerchantDayKey, DailyTotal> row, String sqlState, String message) {
+    public void quarantine(StoredRow<K, V> row, String sqlState, String message) {
         live.quarantine(row, sqlState, message);
     }
 
     @Override
-    public List<MerchantDayKey> keysTaggedSince(long tag) {
+    public List<K> keysTaggedSince(long tag) {
         return live.keysTaggedSince(tag);
     }
 
     @Override
-    public void delete(Collection<MerchantDayKey> keys) {
+    public void delete(Collection<K> keys) {
         live.delete(keys);
     }
 
@@ -78,7 +82,7 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
     }
 
     @Override
-    public void stage(long checkpointId, List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
+    public void stage(long checkpointId, List<StoredRow<K, V>> rows) {
         committed.stage(checkpointId, rows);
     }
 
@@ -98,13 +102,12 @@ public final class PostgresTotalsStore implements TotalsStore<MerchantDayKey, Da
     }
 
     @Override
-    public List<MerchantDayKey> keysCommittedAfter(long checkpointId) {
+    public List<K> keysCommittedAfter(long checkpointId) {
         return committed.keysCommittedAfter(checkpointId);
     }
 
     @Override
-    public void rollBackCommitted(
-            List<StoredRow<MerchantDayKey, DailyTotal>> set, Collection<MerchantDayKey> remove) {
+    public void rollBackCommitted(List<StoredRow<K, V>> set, Collection<K> remove) {
         committed.rollBackCommitted(set, remove);
     }
 

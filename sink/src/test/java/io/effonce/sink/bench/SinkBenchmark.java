@@ -5,11 +5,12 @@ import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.internal.FlushReport;
 import io.effonce.sink.internal.FlushableSinkOperator;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.testutils.SinkHarnesses;
+import io.effonce.sink.testutils.TestKey;
+import io.effonce.sink.testutils.TestRows;
+import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.EmbeddedPostgres;
 import io.effonce.testing.LocalServices;
@@ -79,11 +80,11 @@ public final class SinkBenchmark {
     /** Upserts over 10,000 keys: round-robin (every upsert a row) or skewed (coalescing). */
     private static void upsertThroughput(PostgresEndpoint db, long upserts, boolean skewed)
             throws Exception {
-        new TotalsTable(db).truncate();
+        new TotalsTable<>(db, TestRows.MAPPING).truncate();
         int keys = 10_000;
-        MerchantDayKey[] keyOf = new MerchantDayKey[keys];
+        TestKey[] keyOf = new TestKey[keys];
         for (int k = 0; k < keys; k++) {
-            keyOf[k] = new MerchantDayKey("m" + k, DAY, "EUR");
+            keyOf[k] = new TestKey("m" + k, DAY, "EUR");
         }
         SplittableRandom random = new SplittableRandom(7);
         try (var h = open(db, false)) {
@@ -92,7 +93,7 @@ public final class SinkBenchmark {
             for (long i = 0; i < upserts; i++) {
                 int k = skewed ? skewedKey(random, keys) : (int) (i % keys);
                 h.processElement(
-                        new StreamRecord<>(SinkChange.upsert(keyOf[k], new DailyTotal(i, i))));
+                        new StreamRecord<>(SinkChange.upsert(keyOf[k], new TestTotal(i, i))));
                 if (i % 100_000 == 99_999) {
                     SinkHarnesses.checkpoint(h, ++checkpoint);
                 }
@@ -132,7 +133,7 @@ public final class SinkBenchmark {
      */
     private static void flushTime(PostgresEndpoint db, int stateKeys, double changed, boolean full)
             throws Exception {
-        TotalsTable table = new TotalsTable(db);
+        TotalsTable<TestKey> table = new TotalsTable<>(db, TestRows.MAPPING);
         table.truncate();
         table.execute("DELETE FROM sink_progress");
         OperatorSubtaskState checkpoint;
@@ -151,8 +152,7 @@ public final class SinkBenchmark {
                 h.processElement(
                         new StreamRecord<>(
                                 SinkChange.upsert(
-                                        new MerchantDayKey("s" + k, DAY, "EUR"),
-                                        new DailyTotal(k, 1))));
+                                        new TestKey("s" + k, DAY, "EUR"), new TestTotal(k, 1))));
             }
             checkpoint = SinkHarnesses.checkpoint(h, c);
             h.notifyOfCompletedCheckpoint(c);
@@ -160,15 +160,14 @@ public final class SinkBenchmark {
                 h.processElement(
                         new StreamRecord<>(
                                 SinkChange.upsert(
-                                        new MerchantDayKey("s" + k, DAY, "EUR"),
-                                        new DailyTotal(-1, 2))));
+                                        new TestKey("s" + k, DAY, "EUR"), new TestTotal(-1, 2))));
             }
             for (int k = 0; k < 1000; k++) {
                 h.processElement(
                         new StreamRecord<>(
                                 SinkChange.upsert(
-                                        new MerchantDayKey("stale" + k, DAY, "EUR"),
-                                        new DailyTotal(k, 1))));
+                                        new TestKey("stale" + k, DAY, "EUR"),
+                                        new TestTotal(k, 1))));
             }
             h.prepareSnapshotPreBarrier(c + 1);
         }
@@ -180,9 +179,7 @@ public final class SinkBenchmark {
             printPlan(db, c);
         }
 
-        var h =
-                SinkHarnesses.harness(
-                        sink(db, full), TypeInformation.of(MerchantDayKey.class), 1, 0);
+        var h = SinkHarnesses.harness(sink(db, full), TypeInformation.of(TestKey.class), 1, 0);
         h.setCheckpointStorage(new JobManagerCheckpointStorage(Integer.MAX_VALUE));
         h.setRestoredCheckpointId(c);
         h.initializeState(checkpoint);
@@ -225,28 +222,28 @@ public final class SinkBenchmark {
         }
     }
 
-    private static FlushableSink<MerchantDayKey, DailyTotal> sink(
-            PostgresEndpoint db, boolean alwaysFull) {
-        FlushableSink.Builder<MerchantDayKey, DailyTotal> builder =
-                FlushableSink.<MerchantDayKey, DailyTotal>builder()
+    private static FlushableSink<TestKey, TestTotal> sink(PostgresEndpoint db, boolean alwaysFull) {
+        FlushableSink.Builder<TestKey, TestTotal> builder =
+                FlushableSink.<TestKey, TestTotal>builder()
                         .store(
                                 PostgresTotalsStore.factory(
                                         PostgresStoreConfig.of(
                                                 db.jdbcUrl(),
                                                 db.user(),
                                                 db.password(),
-                                                "merchant_daily_totals")))
-                        .valueType(TypeInformation.of(DailyTotal.class))
+                                                "merchant_daily_totals"),
+                                        TestRows.MAPPING))
+                        .valueType(TypeInformation.of(TestTotal.class))
                         .batchSize(BATCH);
         return (alwaysFull ? builder.restoreFlush(RestoreFlushPolicy.FULL) : builder).build();
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<
-                    MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
+                    TestKey, SinkChange<TestKey, TestTotal>, Void>
             open(PostgresEndpoint db, boolean alwaysFull) throws Exception {
         var h =
                 SinkHarnesses.harness(
-                        sink(db, alwaysFull), TypeInformation.of(MerchantDayKey.class), 1, 0);
+                        sink(db, alwaysFull), TypeInformation.of(TestKey.class), 1, 0);
         // Snapshots of a million keys exceed the in-memory storage's default 5 MB limit.
         h.setCheckpointStorage(new JobManagerCheckpointStorage(Integer.MAX_VALUE));
         h.open();

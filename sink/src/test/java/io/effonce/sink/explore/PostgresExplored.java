@@ -1,10 +1,11 @@
 package io.effonce.sink.explore;
 
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
+import io.effonce.sink.testutils.TestKey;
+import io.effonce.sink.testutils.TestRows;
+import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
 import java.time.LocalDate;
@@ -12,15 +13,15 @@ import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /** The PostgreSQL store, its tables emptied before every explored history. */
-final class PostgresExplored implements ExploredStore<MerchantDayKey, DailyTotal> {
+final class PostgresExplored implements ExploredStore<TestKey, TestTotal> {
 
     private static final LocalDate DAY = LocalDate.of(2026, 11, 29);
 
-    private final TotalsTable table;
+    private final TotalsTable<TestKey> table;
     private final PostgresStoreConfig config;
 
     PostgresExplored(PostgresEndpoint db) {
-        this.table = new TotalsTable(db);
+        this.table = new TotalsTable<>(db, TestRows.MAPPING);
         this.config =
                 PostgresStoreConfig.of(
                         db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
@@ -32,42 +33,42 @@ final class PostgresExplored implements ExploredStore<MerchantDayKey, DailyTotal
     }
 
     @Override
-    public TotalsStoreFactory<MerchantDayKey, DailyTotal> stores() {
-        return PostgresTotalsStore.factory(config);
+    public TotalsStoreFactory<TestKey, TestTotal> stores() {
+        return PostgresTotalsStore.factory(config, TestRows.MAPPING);
     }
 
     @Override
-    public TypeInformation<MerchantDayKey> keyType() {
-        return TypeInformation.of(MerchantDayKey.class);
+    public TypeInformation<TestKey> keyType() {
+        return TypeInformation.of(TestKey.class);
     }
 
     @Override
-    public TypeInformation<DailyTotal> valueType() {
-        return TypeInformation.of(DailyTotal.class);
+    public TypeInformation<TestTotal> valueType() {
+        return TypeInformation.of(TestTotal.class);
     }
 
     @Override
-    public MerchantDayKey key(String name) {
-        return new MerchantDayKey(name, DAY, "EUR");
+    public TestKey key(String name) {
+        return new TestKey(name, DAY, "EUR");
     }
 
     @Override
-    public DailyTotal value(long amount) {
-        return new DailyTotal(amount, 1);
+    public TestTotal value(long amount) {
+        return new TestTotal(amount, 1);
     }
 
     @Override
-    public Map<MerchantDayKey, Long> live() {
+    public Map<TestKey, Long> live() {
         return table.totals();
     }
 
     @Override
-    public Map<MerchantDayKey, Long> committed() {
+    public Map<TestKey, Long> committed() {
         return table.committed();
     }
 
     @Override
-    public Map<MerchantDayKey, Long> committedCheckpoints() {
+    public Map<TestKey, Long> committedCheckpoints() {
         return table.committedCheckpoints();
     }
 }

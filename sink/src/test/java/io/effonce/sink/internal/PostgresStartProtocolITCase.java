@@ -1,10 +1,11 @@
 package io.effonce.sink.internal;
 
 import io.effonce.sink.FlushableSink;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.testutils.TestKey;
+import io.effonce.sink.testutils.TestRows;
+import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.junit.PostgresExtension;
@@ -16,16 +17,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The start protocol's contract on PostgreSQL. */
 @ExtendWith(PostgresExtension.class)
-class PostgresStartProtocolITCase extends StartProtocolContract<MerchantDayKey, DailyTotal> {
+class PostgresStartProtocolITCase extends StartProtocolContract<TestKey, TestTotal> {
 
     private static final LocalDate DAY = LocalDate.of(2026, 11, 29);
 
-    private TotalsTable table;
+    private TotalsTable<TestKey> table;
     private PostgresStoreConfig config;
 
     @BeforeEach
     void emptyTables(PostgresEndpoint db) {
-        table = new TotalsTable(db);
+        table = new TotalsTable<>(db, TestRows.MAPPING);
         table.truncate();
         config =
                 PostgresStoreConfig.of(
@@ -33,35 +34,35 @@ class PostgresStartProtocolITCase extends StartProtocolContract<MerchantDayKey, 
     }
 
     @Override
-    FlushableSink<MerchantDayKey, DailyTotal> newRun() {
-        return FlushableSink.<MerchantDayKey, DailyTotal>builder()
-                .store(PostgresTotalsStore.factory(config))
-                .valueType(TypeInformation.of(DailyTotal.class))
+    FlushableSink<TestKey, TestTotal> newRun() {
+        return FlushableSink.<TestKey, TestTotal>builder()
+                .store(PostgresTotalsStore.factory(config, TestRows.MAPPING))
+                .valueType(TypeInformation.of(TestTotal.class))
                 .build();
     }
 
     @Override
-    TypeInformation<MerchantDayKey> keyType() {
-        return TypeInformation.of(MerchantDayKey.class);
+    TypeInformation<TestKey> keyType() {
+        return TypeInformation.of(TestKey.class);
     }
 
     @Override
-    MerchantDayKey key(String name) {
-        return new MerchantDayKey(name, DAY, "EUR");
+    TestKey key(String name) {
+        return new TestKey(name, DAY, "EUR");
     }
 
     @Override
-    DailyTotal value(long amount) {
-        return new DailyTotal(amount, 1);
+    TestTotal value(long amount) {
+        return new TestTotal(amount, 1);
     }
 
     @Override
-    Map<MerchantDayKey, Long> live() {
+    Map<TestKey, Long> live() {
         return table.totals();
     }
 
     @Override
-    Map<MerchantDayKey, Long> committed() {
+    Map<TestKey, Long> committed() {
         return table.committed();
     }
 

@@ -5,13 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.testutils.RunningTotals;
 import io.effonce.sink.testutils.SourceGate;
+import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestPayment;
+import io.effonce.sink.testutils.TestRows;
+import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.flink.MiniClusters;
@@ -58,7 +59,7 @@ class FlushableSinkFailoverITCase {
     @Test
     void totalsAreExactAfterTaskManagersAreTerminatedMidRun(
             PostgresEndpoint db, @InjectMiniCluster MiniCluster cluster) throws Exception {
-        TotalsTable table = new TotalsTable(db);
+        TotalsTable<TestKey> table = new TotalsTable<>(db, TestRows.MAPPING);
         table.truncate();
 
         // The source emits only what the gate allows, so the job cannot finish before the kills,
@@ -105,26 +106,27 @@ class FlushableSinkFailoverITCase {
         DataGeneratorSource<TestPayment> source =
                 new DataGeneratorSource<>(
                         TestPayment::of, PAYMENTS, gate, TypeInformation.of(TestPayment.class));
-        FlushableSink<MerchantDayKey, DailyTotal> sink =
-                FlushableSink.<MerchantDayKey, DailyTotal>builder()
+        FlushableSink<TestKey, TestTotal> sink =
+                FlushableSink.<TestKey, TestTotal>builder()
                         .store(
                                 PostgresTotalsStore.factory(
                                         PostgresStoreConfig.of(
                                                 db.jdbcUrl(),
                                                 db.user(),
                                                 db.password(),
-                                                "merchant_daily_totals")))
-                        .valueType(TypeInformation.of(DailyTotal.class))
+                                                "merchant_daily_totals"),
+                                        TestRows.MAPPING))
+                        .valueType(TypeInformation.of(TestTotal.class))
                         .build();
 
         var changes =
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "payments")
                         .uid("payments")
-                        .keyBy(TestPayment::key, TypeInformation.of(MerchantDayKey.class))
+                        .keyBy(TestPayment::key, TypeInformation.of(TestKey.class))
                         .process(new RunningTotals())
                         .uid("running-totals")
-                        .returns(new TypeHint<SinkChange<MerchantDayKey, DailyTotal>>() {});
-        sink.writeFrom(changes, TypeInformation.of(MerchantDayKey.class), "totals-sink");
+                        .returns(new TypeHint<SinkChange<TestKey, TestTotal>>() {});
+        sink.writeFrom(changes, TypeInformation.of(TestKey.class), "totals-sink");
         return env;
     }
 

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.sink.testutils.Claims;
+import io.effonce.sink.testutils.TestKey;
+import io.effonce.sink.testutils.TestRows;
+import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.junit.PostgresExtension;
@@ -28,13 +31,14 @@ class PostgresFencingITCase {
 
     @Test
     void aZombieWriterRacingTheTakeoverNeverCommitsAfterIt(PostgresEndpoint db) throws Exception {
-        TotalsTable table = new TotalsTable(db);
+        TotalsTable<TestKey> table = new TotalsTable<>(db, TestRows.MAPPING);
         table.truncate();
         PostgresStoreConfig config =
                 PostgresStoreConfig.of(
                         db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
 
-        PostgresTotalsStore zombie = new PostgresTotalsStore(config);
+        PostgresTotalsStore<TestKey, TestTotal> zombie =
+                new PostgresTotalsStore<>(config, TestRows.MAPPING);
         Claims.take(zombie, SPAN, "job-1", "attempt 0");
         AtomicLong lastCommitted = new AtomicLong();
         AtomicReference<Throwable> zombieFailure = new AtomicReference<>();
@@ -54,8 +58,9 @@ class PostgresFencingITCase {
         await("20 writes committed by the owner")
                 .atMost(Duration.ofMinutes(5))
                 .until(() -> lastCommitted.get() >= 20);
-        Map<MerchantDayKey, Long> atTakeover;
-        try (PostgresTotalsStore successor = new PostgresTotalsStore(config)) {
+        Map<TestKey, Long> atTakeover;
+        try (PostgresTotalsStore<TestKey, TestTotal> successor =
+                new PostgresTotalsStore<>(config, TestRows.MAPPING)) {
             Takeover takeover =
                     successor.takeOwnership(
                             SPAN,
@@ -78,14 +83,14 @@ class PostgresFencingITCase {
         }
     }
 
-    private static List<StoredRow<MerchantDayKey, DailyTotal>> rows(long version) {
-        List<StoredRow<MerchantDayKey, DailyTotal>> rows = new ArrayList<>();
+    private static List<StoredRow<TestKey, TestTotal>> rows(long version) {
+        List<StoredRow<TestKey, TestTotal>> rows = new ArrayList<>();
         for (int k = 0; k < KEYS; k++) {
-            MerchantDayKey key = new MerchantDayKey("m" + k, LocalDate.of(2026, 11, 29), "EUR");
+            TestKey key = new TestKey("m" + k, LocalDate.of(2026, 11, 29), "EUR");
             rows.add(
                     new StoredRow<>(
                             key,
-                            new DailyTotal(version * KEYS + k, version),
+                            new TestTotal(version * KEYS + k, version),
                             org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignToKeyGroup(
                                     key, 128),
                             1));

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.sink.testutils.Claims;
+import io.effonce.sink.testutils.TestKey;
+import io.effonce.sink.testutils.TestRows;
+import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.faults.PostgresLinkCut;
@@ -40,19 +43,20 @@ class PostgresLinkCutITCase {
     @Test
     void theNextTakeoverWaitsForACutOffWriterOnlyUntilTheServerEndsItsTransaction(
             PostgresEndpoint db) throws Exception {
-        new TotalsTable(db).truncate();
+        new TotalsTable<>(db, TestRows.MAPPING).truncate();
         URI server = URI.create(db.jdbcUrl().substring("jdbc:".length()));
         PostgresStoreConfig direct =
                 PostgresStoreConfig.of(
                         db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
         try (PostgresLinkCut link = PostgresLinkCut.to(server.getHost(), server.getPort());
-                PostgresTotalsStore cutOff =
-                        new PostgresTotalsStore(
+                var cutOff =
+                        new PostgresTotalsStore<>(
                                 PostgresStoreConfig.of(
                                         link.jdbcUrl(db.jdbcUrl()),
                                         db.user(),
                                         db.password(),
-                                        "merchant_daily_totals"))) {
+                                        "merchant_daily_totals"),
+                                TestRows.MAPPING)) {
             Claims.take(cutOff, SPAN, "run", "attempt 0");
             link.cutAfter(sql -> sql.contains("sink_fences") && sql.contains("FOR SHARE"));
             CompletableFuture<Void> write = CompletableFuture.runAsync(() -> cutOff.write(rows()));
@@ -64,7 +68,8 @@ class PostgresLinkCutITCase {
                     .isEqualTo(1);
 
             long start = System.nanoTime();
-            try (PostgresTotalsStore next = new PostgresTotalsStore(direct)) {
+            try (PostgresTotalsStore<TestKey, TestTotal> next =
+                    new PostgresTotalsStore<>(direct, TestRows.MAPPING)) {
                 CompletableFuture<Takeover> takeover =
                         CompletableFuture.supplyAsync(
                                 () ->
@@ -99,7 +104,7 @@ class PostgresLinkCutITCase {
             } catch (CompletionException e) {
                 assertThat(e.getCause()).isInstanceOf(FencedException.class);
             }
-            assertThat(new TotalsTable(db).totals())
+            assertThat(new TotalsTable<>(db, TestRows.MAPPING).totals())
                     .as("nothing of the cut-off write landed")
                     .isEmpty();
         }
@@ -118,12 +123,12 @@ class PostgresLinkCutITCase {
         }
     }
 
-    private static List<StoredRow<MerchantDayKey, DailyTotal>> rows() {
-        MerchantDayKey key = new MerchantDayKey("m1", LocalDate.of(2026, 11, 29), "EUR");
+    private static List<StoredRow<TestKey, TestTotal>> rows() {
+        TestKey key = new TestKey("m1", LocalDate.of(2026, 11, 29), "EUR");
         return List.of(
                 new StoredRow<>(
                         key,
-                        new DailyTotal(12_000, 4),
+                        new TestTotal(12_000, 4),
                         KeyGroupRangeAssignment.assignToKeyGroup(key, 128),
                         1));
     }

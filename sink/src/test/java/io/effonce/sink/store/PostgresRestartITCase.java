@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.sink.testutils.Claims;
+import io.effonce.sink.testutils.TestKey;
+import io.effonce.sink.testutils.TestRows;
+import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.EmbeddedPostgres;
 import io.effonce.testing.PostgresEndpoint;
@@ -26,29 +29,29 @@ class PostgresRestartITCase {
     @Test
     void aDatabaseRestartDuringWritesLosesNoAcknowledgedWrite(
             PostgresEndpoint db, EmbeddedPostgres server) throws Exception {
-        TotalsTable table = new TotalsTable(db);
+        TotalsTable<TestKey> table = new TotalsTable<>(db, TestRows.MAPPING);
         table.truncate();
         PostgresStoreConfig config =
                 PostgresStoreConfig.of(
                                 db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
                         .withRetries(30, Duration.ofMillis(100));
-        Map<MerchantDayKey, Long> acknowledged = new ConcurrentHashMap<>();
+        Map<TestKey, Long> acknowledged = new ConcurrentHashMap<>();
         AtomicBoolean stop = new AtomicBoolean();
 
-        try (PostgresTotalsStore store = new PostgresTotalsStore(config)) {
+        try (PostgresTotalsStore<TestKey, TestTotal> store =
+                new PostgresTotalsStore<>(config, TestRows.MAPPING)) {
             Claims.take(store, new KeyGroupSpan(0, 127), "job", "writer");
             CompletableFuture<Void> writer =
                     CompletableFuture.runAsync(
                             () -> {
                                 for (long i = 0; !stop.get(); i++) {
-                                    MerchantDayKey key =
-                                            new MerchantDayKey(
-                                                    "m" + i, LocalDate.of(2026, 11, 29), "EUR");
+                                    TestKey key =
+                                            new TestKey("m" + i, LocalDate.of(2026, 11, 29), "EUR");
                                     store.write(
                                             List.of(
                                                     new StoredRow<>(
                                                             key,
-                                                            new DailyTotal(i, 1),
+                                                            new TestTotal(i, 1),
                                                             KeyGroupRangeAssignment
                                                                     .assignToKeyGroup(key, 128),
                                                             1)));
@@ -66,7 +69,7 @@ class PostgresRestartITCase {
             stop.set(true);
             writer.join(); // rethrows if a write failed for good
         }
-        Map<MerchantDayKey, Long> stored = table.totals();
+        Map<TestKey, Long> stored = table.totals();
         assertThat(stored).containsAllEntriesOf(acknowledged);
         assertThat(acknowledged.size()).isGreaterThan(400);
     }

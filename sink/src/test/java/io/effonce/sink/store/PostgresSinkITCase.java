@@ -9,6 +9,9 @@ import static org.awaitility.Awaitility.await;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.testutils.Claims;
+import io.effonce.sink.testutils.TestKey;
+import io.effonce.sink.testutils.TestRows;
+import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.sink.testutils.UtcDaysFinal;
 import io.effonce.testing.PostgresEndpoint;
@@ -35,16 +38,16 @@ import org.postgresql.PGNotification;
 class PostgresSinkITCase {
 
     private static final LocalDate DAY = LocalDate.of(2026, 11, 29);
-    private static final MerchantDayKey M1 = new MerchantDayKey("m1", DAY, "EUR");
-    private static final MerchantDayKey M2 = new MerchantDayKey("m2", DAY, "EUR");
+    private static final TestKey M1 = new TestKey("m1", DAY, "EUR");
+    private static final TestKey M2 = new TestKey("m2", DAY, "EUR");
     private static final long C = 7;
 
-    private TotalsTable table;
+    private TotalsTable<TestKey> table;
     private PostgresStoreConfig config;
 
     @BeforeEach
     void emptyTable(PostgresEndpoint db) {
-        table = new TotalsTable(db);
+        table = new TotalsTable<>(db, TestRows.MAPPING);
         table.truncate();
         config =
                 PostgresStoreConfig.of(
@@ -105,12 +108,12 @@ class PostgresSinkITCase {
         // Two writers of one table, as two subtasks: each deletes only what lies in its range.
         KeyGroupSpan low = new KeyGroupSpan(0, 63);
         KeyGroupSpan high = new KeyGroupSpan(64, 127);
-        try (var a = new PostgresTotalsStore(config);
-                var b = new PostgresTotalsStore(config)) {
+        try (var a = new PostgresTotalsStore<>(config, TestRows.MAPPING);
+                var b = new PostgresTotalsStore<>(config, TestRows.MAPPING)) {
             Claims.take(a, low, "job", "a");
             Claims.take(b, high, "job", "b");
-            a.write(java.util.List.of(new StoredRow<>(M1, new DailyTotal(1, 1), 10, C)));
-            b.write(java.util.List.of(new StoredRow<>(M2, new DailyTotal(2, 1), 100, C)));
+            a.write(java.util.List.of(new StoredRow<>(M1, new TestTotal(1, 1), 10, C)));
+            b.write(java.util.List.of(new StoredRow<>(M2, new TestTotal(2, 1), 100, C)));
             assertThat(a.keysTaggedSince(C)).containsExactly(M1);
             a.delete(java.util.List.of(M1, M2));
             assertThat(table.totals()).containsExactly(Map.entry(M2, 2L));
@@ -121,8 +124,8 @@ class PostgresSinkITCase {
     void rowsPostgresCannotHoldAreQuarantinedAndEveryOtherKeyIsWritten() throws Exception {
         // Values the decoder refuses at the door, reaching the sink anyway: a merchant id too
         // large for the primary key's index (54000) and one with a NUL character (22021).
-        MerchantDayKey huge = new MerchantDayKey("m".repeat(1 << 20), DAY, "EUR");
-        MerchantDayKey nul = new MerchantDayKey("m\u0000x", DAY, "EUR");
+        TestKey huge = new TestKey("m".repeat(1 << 20), DAY, "EUR");
+        TestKey nul = new TestKey("m\u0000x", DAY, "EUR");
         OperatorSubtaskState state;
         try (var h = open(sink().build())) {
             upsert(h, M1, 100, 1);
@@ -268,39 +271,38 @@ class PostgresSinkITCase {
         }
         assertThat(table.recount())
                 .containsExactly(
-                        Map.entry(M1, 3_700L),
-                        Map.entry(new MerchantDayKey("m9", DAY, "EUR"), 40L));
+                        Map.entry(M1, 3_700L), Map.entry(new TestKey("m9", DAY, "EUR"), 40L));
     }
 
-    private FlushableSink.Builder<MerchantDayKey, DailyTotal> sink() {
-        return FlushableSink.<MerchantDayKey, DailyTotal>builder()
-                .store(PostgresTotalsStore.factory(config))
-                .valueType(TypeInformation.of(DailyTotal.class));
+    private FlushableSink.Builder<TestKey, TestTotal> sink() {
+        return FlushableSink.<TestKey, TestTotal>builder()
+                .store(PostgresTotalsStore.factory(config, TestRows.MAPPING))
+                .valueType(TypeInformation.of(TestTotal.class));
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<
-                    MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
-            open(FlushableSink<MerchantDayKey, DailyTotal> sink) throws Exception {
-        var h = harness(sink, TypeInformation.of(MerchantDayKey.class), 1, 0);
+                    TestKey, SinkChange<TestKey, TestTotal>, Void>
+            open(FlushableSink<TestKey, TestTotal> sink) throws Exception {
+        var h = harness(sink, TypeInformation.of(TestKey.class), 1, 0);
         h.open();
         return h;
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<
-                    MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
-            restore(FlushableSink<MerchantDayKey, DailyTotal> sink, OperatorSubtaskState state)
+                    TestKey, SinkChange<TestKey, TestTotal>, Void>
+            restore(FlushableSink<TestKey, TestTotal> sink, OperatorSubtaskState state)
                     throws Exception {
         return restoreFrom(sink, state, C);
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<
-                    MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
+                    TestKey, SinkChange<TestKey, TestTotal>, Void>
             restoreFrom(
-                    FlushableSink<MerchantDayKey, DailyTotal> sink,
+                    FlushableSink<TestKey, TestTotal> sink,
                     OperatorSubtaskState state,
                     long checkpointId)
                     throws Exception {
-        var h = harness(sink, TypeInformation.of(MerchantDayKey.class), 1, 0);
+        var h = harness(sink, TypeInformation.of(TestKey.class), 1, 0);
         h.setRestoredCheckpointId(checkpointId);
         h.initializeState(state);
         h.open();
@@ -308,14 +310,12 @@ class PostgresSinkITCase {
     }
 
     private static void upsert(
-            KeyedOneInputStreamOperatorTestHarness<
-                            MerchantDayKey, SinkChange<MerchantDayKey, DailyTotal>, Void>
-                    h,
-            MerchantDayKey key,
+            KeyedOneInputStreamOperatorTestHarness<TestKey, SinkChange<TestKey, TestTotal>, Void> h,
+            TestKey key,
             long total,
             long payments)
             throws Exception {
         h.processElement(
-                new StreamRecord<>(SinkChange.upsert(key, new DailyTotal(total, payments))));
+                new StreamRecord<>(SinkChange.upsert(key, new TestTotal(total, payments))));
     }
 }

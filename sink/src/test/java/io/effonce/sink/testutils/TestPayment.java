@@ -1,6 +1,5 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.store.MerchantDayKey;
 import java.time.LocalDate;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,13 +14,13 @@ public record TestPayment(String merchantId, long amount) {
         return new TestPayment("m" + (index % MERCHANTS), index % 100 + 1);
     }
 
-    public MerchantDayKey key() {
-        return new MerchantDayKey(merchantId, DAY, "EUR");
+    public TestKey key() {
+        return new TestKey(merchantId, DAY, "EUR");
     }
 
     /** The totals of payments 0 .. count-1. */
-    public static Map<MerchantDayKey, Long> expectedTotals(long count) {
-        Map<MerchantDayKey, Long> totals = new HashMap<>();
+    public static Map<TestKey, Long> expectedTotals(long count) {
+        Map<TestKey, Long> totals = new HashMap<>();
         for (long i = 0; i < count; i++) {
             TestPayment p = of(i);
             totals.merge(p.key(), p.amount(), Long::sum);

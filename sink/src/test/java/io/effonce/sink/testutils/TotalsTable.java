@@ -1,6 +1,6 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.store.RowMapping;
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,13 +14,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Reads {@code merchant_daily_totals} in tests, as a dashboard would. */
-public final class TotalsTable {
+/**
+ * Reads {@code merchant_daily_totals} in tests, as a dashboard would, with keys of type {@code K}
+ * read by the mapping the sink writes with.
+ */
+public final class TotalsTable<K> {
 
     private final PostgresEndpoint db;
+    private final RowMapping<K, ?> mapping;
+    private final String keys;
 
-    public TotalsTable(PostgresEndpoint db) {
+    public TotalsTable(PostgresEndpoint db, RowMapping<K, ?> mapping) {
         this.db = db;
+        this.mapping = mapping;
+        this.keys =
+                String.join(", ", mapping.keyColumns().stream().map(col -> col.name()).toList());
     }
 
     public void truncate() {
@@ -31,29 +39,27 @@ public final class TotalsTable {
     }
 
     /** total_minor of every key. */
-    public Map<MerchantDayKey, Long> totals() {
+    public Map<K, Long> totals() {
         return totals("merchant_daily_totals");
     }
 
     /** total_minor of every key in the committed table. */
-    public Map<MerchantDayKey, Long> committed() {
+    public Map<K, Long> committed() {
         return totals("merchant_daily_totals_committed");
     }
 
     /** The checkpoint each committed value is from. */
-    public Map<MerchantDayKey, Long> committedCheckpoints() {
-        Map<MerchantDayKey, Long> ids = new java.util.HashMap<>();
+    public Map<K, Long> committedCheckpoints() {
+        Map<K, Long> ids = new java.util.HashMap<>();
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs =
                         s.executeQuery(
-                                "SELECT merchant_id, day, currency, checkpoint_id"
-                                        + " FROM merchant_daily_totals_committed")) {
+                                "SELECT "
+                                        + keys
+                                        + ", checkpoint_id FROM merchant_daily_totals_committed")) {
             while (rs.next()) {
-                ids.put(
-                        new MerchantDayKey(
-                                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
-                        rs.getLong(4));
+                ids.put(mapping.readKey(rs, 1), rs.getLong(width() + 1));
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -62,24 +68,18 @@ public final class TotalsTable {
     }
 
     /** total_minor of every key the recount published. */
-    public Map<MerchantDayKey, Long> recount() {
+    public Map<K, Long> recount() {
         return totals("merchant_daily_totals_recount");
     }
 
-    private Map<MerchantDayKey, Long> totals(String tableName) {
-        Map<MerchantDayKey, Long> totals =
-                new TreeMap<>(java.util.Comparator.comparing(MerchantDayKey::toString));
+    private Map<K, Long> totals(String tableName) {
+        Map<K, Long> totals = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs =
-                        s.executeQuery(
-                                "SELECT merchant_id, day, currency, total_minor FROM "
-                                        + tableName)) {
+                        s.executeQuery("SELECT " + keys + ", total_minor FROM " + tableName)) {
             while (rs.next()) {
-                totals.put(
-                        new MerchantDayKey(
-                                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
-                        rs.getLong(4));
+                totals.put(mapping.readKey(rs, 1), rs.getLong(width() + 1));
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -119,20 +119,17 @@ public final class TotalsTable {
     }
 
     /** day_final of every key in the view {@code merchant_daily_totals_final}. */
-    public Map<MerchantDayKey, Boolean> finalDays() {
-        Map<MerchantDayKey, Boolean> days =
-                new TreeMap<>(java.util.Comparator.comparing(MerchantDayKey::toString));
+    public Map<K, Boolean> finalDays() {
+        Map<K, Boolean> days = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs =
                         s.executeQuery(
-                                "SELECT merchant_id, day, currency, day_final"
-                                        + " FROM merchant_daily_totals_final")) {
+                                "SELECT "
+                                        + keys
+                                        + ", day_final FROM merchant_daily_totals_final")) {
             while (rs.next()) {
-                days.put(
-                        new MerchantDayKey(
-                                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3)),
-                        rs.getBoolean(4));
+                days.put(mapping.readKey(rs, 1), rs.getBoolean(width() + 1));
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -140,15 +137,18 @@ public final class TotalsTable {
         return days;
     }
 
-    public long tagOf(MerchantDayKey key) {
+    public long tagOf(K key) {
+        String where =
+                String.join(
+                        " AND ",
+                        mapping.keyColumns().stream().map(col -> col.name() + " = ?").toList());
         try (Connection c = db.connect();
                 PreparedStatement s =
                         c.prepareStatement(
-                                "SELECT barrier_tag FROM merchant_daily_totals"
-                                        + " WHERE merchant_id = ? AND day = ? AND currency = ?")) {
-            s.setString(1, key.merchantId());
-            s.setObject(2, key.day());
-            s.setString(3, key.currency());
+                                "SELECT barrier_tag FROM merchant_daily_totals WHERE " + where)) {
+            for (int i = 0; i < width(); i++) {
+                s.setObject(i + 1, mapping.keyColumn(key, i));
+            }
             try (ResultSet rs = s.executeQuery()) {
                 if (!rs.next()) {
                     throw new AssertionError("no row for " + key);
@@ -212,6 +212,10 @@ public final class TotalsTable {
             }
         }
         return out.toString();
+    }
+
+    private int width() {
+        return mapping.keyColumns().size();
     }
 
     public void execute(String sql) {

@@ -1,8 +1,8 @@
-package io.effonce.sink.upgrade;
+package io.effonce.job.upgrade;
 
-import static io.effonce.sink.upgrade.SinkStateFixtures.CHECKPOINT;
-import static io.effonce.sink.upgrade.SinkStateFixtures.M1;
-import static io.effonce.sink.upgrade.SinkStateFixtures.M2;
+import static io.effonce.job.upgrade.SinkStateFixtures.CHECKPOINT;
+import static io.effonce.job.upgrade.SinkStateFixtures.M1;
+import static io.effonce.job.upgrade.SinkStateFixtures.M2;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.sink.store.DailyTotal;

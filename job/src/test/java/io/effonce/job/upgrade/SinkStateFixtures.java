@@ -1,4 +1,4 @@
-package io.effonce.sink.upgrade;
+package io.effonce.job.upgrade;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;

@@ -1,0 +1,32 @@
+package io.effonce.sink.store;
+
+import java.util.regex.Pattern;
+
+/** A column of the sink's tables: a plain lower-case name and its type. */
+public record Column(String name, ColumnType type) {
+
+    private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    public Column {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException(
+                    "A sink column must be a plain lower-case name (letters, digits, underscores),"
+                            + " was '"
+                            + name
+                            + "'");
+        }
+        java.util.Objects.requireNonNull(type, "type");
+    }
+
+    public static Column text(String name) {
+        return new Column(name, ColumnType.TEXT);
+    }
+
+    public static Column date(String name) {
+        return new Column(name, ColumnType.DATE);
+    }
+
+    public static Column bigint(String name) {
+        return new Column(name, ColumnType.BIGINT);
+    }
+}

@@ -1,0 +1,231 @@
+package io.effonce.sink.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The statements the three tables of a sink share — live ({@code barrier_tag}), staged and
+ * committed ({@code checkpoint_id}) — built from the job's {@link RowMapping}, each a single
+ * statement over arrays ({@code unnest}), so a batch of any size is one round trip. Table and
+ * column names come from validated configuration and the mapping's validated columns only.
+ */
+final class RowStatements<K, V> {
+
+    private final RowMapping<K, V> mapping;
+    private final List<Column> keys;
+    private final List<Column> values;
+
+    RowStatements(RowMapping<K, V> mapping) {
+        this.mapping = mapping;
+        this.keys = List.copyOf(mapping.keyColumns());
+        this.values = List.copyOf(mapping.valueColumns());
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("A sink's row mapping needs a key column");
+        }
+    }
+
+    /** The key columns, comma-separated: the tables' primary key. */
+    String keyList() {
+        return names(keys);
+    }
+
+    /** The value columns, comma-separated. */
+    String valueList() {
+        return names(values);
+    }
+
+    /** {@code v = EXCLUDED.v} for each value column, comma-separated. */
+    String valuesFromExcluded() {
+        return values.stream()
+                .map(v -> v.name() + " = EXCLUDED." + v.name())
+                .collect(Collectors.joining(", "));
+    }
+
+    /**
+     * Upserts {@code rows} into {@code table}: each row's tag goes to {@code tagColumn}; {@code
+     * conflict} is the table's primary key; {@code timeColumn}, if not null, gets now().
+     */
+    int upsert(
+            Connection c,
+            String table,
+            String tagColumn,
+            String timeColumn,
+            String conflict,
+            List<StoredRow<K, V>> rows)
+            throws SQLException {
+        int n = rows.size();
+        int width = keys.size() + values.size();
+        Object[][] columns = new Object[width][n];
+        long[] tags = new long[n];
+        int[] groups = new int[n];
+        for (int i = 0; i < n; i++) {
+            StoredRow<K, V> row = rows.get(i);
+            for (int k = 0; k < keys.size(); k++) {
+                columns[k][i] = mapping.keyColumn(row.key(), k);
+            }
+            for (int v = 0; v < values.size(); v++) {
+                columns[keys.size() + v][i] = mapping.valueColumn(row.value(), v);
+            }
+            tags[i] = row.barrierTag();
+            groups[i] = row.keyGroup();
+        }
+        List<Column> all = new ArrayList<>(keys);
+        all.addAll(values);
+        String time = timeColumn == null ? "" : ", " + timeColumn;
+        String timeValue = timeColumn == null ? "" : ", now()";
+        String timeSet = timeColumn == null ? "" : ", " + timeColumn + " = now()";
+        String sql =
+                "INSERT INTO "
+                        + table
+                        + " ("
+                        + names(all)
+                        + ", "
+                        + tagColumn
+                        + ", key_group"
+                        + time
+                        + ") SELECT "
+                        + elements(all)
+                        + ", tag, g"
+                        + timeValue
+                        + " FROM unnest("
+                        + arrays(all)
+                        + ", ?::bigint[], ?::int[]) AS u("
+                        + aliases(all.size())
+                        + ", tag, g) ON CONFLICT ("
+                        + conflict
+                        + ") DO UPDATE SET "
+                        + (values.isEmpty() ? "" : valuesFromExcluded() + ", ")
+                        + tagColumn
+                        + " = EXCLUDED."
+                        + tagColumn
+                        + ", key_group = EXCLUDED.key_group"
+                        + timeSet;
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (int i = 0; i < width; i++) {
+                s.setObject(i + 1, all.get(i).type().bind(c, columns[i]));
+            }
+            s.setObject(width + 1, tags);
+            s.setObject(width + 2, groups);
+            return s.executeUpdate();
+        }
+    }
+
+    /** Deletes these keys' rows from {@code table}, within {@code span}. */
+    int delete(Connection c, String table, Collection<K> toDelete, KeyGroupSpan span)
+            throws SQLException {
+        Object[][] columns = new Object[keys.size()][toDelete.size()];
+        int i = 0;
+        for (K key : toDelete) {
+            for (int k = 0; k < keys.size(); k++) {
+                columns[k][i] = mapping.keyColumn(key, k);
+            }
+            i++;
+        }
+        StringBuilder match = new StringBuilder();
+        for (int k = 0; k < keys.size(); k++) {
+            match.append(" AND t.")
+                    .append(keys.get(k).name())
+                    .append(" = u.c")
+                    .append(k)
+                    .append(keys.get(k).type().elementCast());
+        }
+        String sql =
+                "DELETE FROM "
+                        + table
+                        + " t USING unnest("
+                        + arrays(keys)
+                        + ") AS u("
+                        + aliases(keys.size())
+                        + ") WHERE t.key_group BETWEEN ? AND ?"
+                        + match;
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (int k = 0; k < keys.size(); k++) {
+                s.setObject(k + 1, keys.get(k).type().bind(c, columns[k]));
+            }
+            s.setInt(keys.size() + 1, span.first());
+            s.setInt(keys.size() + 2, span.last());
+            return s.executeUpdate();
+        }
+    }
+
+    /**
+     * The keys of {@code table} in {@code span} whose {@code tagColumn} is at least {@code from};
+     * shaped for a ({@code tagColumn}, key_group) index: a range on its first column.
+     */
+    List<K> keysFrom(Connection c, String table, String tagColumn, long from, KeyGroupSpan span)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT "
+                                + keyList()
+                                + " FROM "
+                                + table
+                                + " WHERE "
+                                + tagColumn
+                                + " >= ? AND key_group BETWEEN ? AND ?")) {
+            s.setLong(1, from);
+            s.setInt(2, span.first());
+            s.setInt(3, span.last());
+            List<K> found = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    found.add(mapping.readKey(rs, 1));
+                }
+            }
+            return found;
+        }
+    }
+
+    /** Deletes the rows of {@code table} in {@code span}{@code andWhere}; returns how many. */
+    static int deleteInSpan(
+            Connection c, String table, KeyGroupSpan span, String andWhere, long... params)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "DELETE FROM " + table + " WHERE key_group BETWEEN ? AND ?" + andWhere)) {
+            s.setInt(1, span.first());
+            s.setInt(2, span.last());
+            for (int i = 0; i < params.length; i++) {
+                s.setLong(3 + i, params[i]);
+            }
+            return s.executeUpdate();
+        }
+    }
+
+    private static String names(List<Column> columns) {
+        return columns.stream().map(Column::name).collect(Collectors.joining(", "));
+    }
+
+    /** {@code ?::text[], ?::bigint[]...}: one array parameter per column. */
+    private static String arrays(List<Column> columns) {
+        return columns.stream()
+                .map(col -> "?::" + col.type().arrayCast())
+                .collect(Collectors.joining(", "));
+    }
+
+    /** {@code u.c0, u.c1::date...}: each array's element as its column's type. */
+    private static String elements(List<Column> columns) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < columns.size(); i++) {
+            b.append(i == 0 ? "" : ", ")
+                    .append("u.c")
+                    .append(i)
+                    .append(columns.get(i).type().elementCast());
+        }
+        return b.toString();
+    }
+
+    private static String aliases(int count) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            b.append(i == 0 ? "c" : ", c").append(i);
+        }
+        return b.toString();
+    }
+}

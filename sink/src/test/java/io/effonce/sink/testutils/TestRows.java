@@ -1,0 +1,45 @@
+package io.effonce.sink.testutils;
+
+import io.effonce.sink.store.Column;
+import io.effonce.sink.store.RowMapping;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.util.List;
+
+/** {@link TestKey} and {@link TestTotal} as rows of the deployed totals tables. */
+public enum TestRows implements RowMapping<TestKey, TestTotal> {
+    MAPPING;
+
+    @Override
+    public List<Column> keyColumns() {
+        return List.of(Column.text("merchant_id"), Column.date("day"), Column.text("currency"));
+    }
+
+    @Override
+    public List<Column> valueColumns() {
+        return List.of(Column.bigint("total_minor"), Column.bigint("payments"));
+    }
+
+    @Override
+    public Object keyColumn(TestKey key, int index) {
+        return switch (index) {
+            case 0 -> key.merchantId();
+            case 1 -> key.day();
+            default -> key.currency();
+        };
+    }
+
+    @Override
+    public Object valueColumn(TestTotal value, int index) {
+        return index == 0 ? value.totalMinor() : value.payments();
+    }
+
+    @Override
+    public TestKey readKey(ResultSet row, int firstColumn) throws SQLException {
+        return new TestKey(
+                row.getString(firstColumn),
+                row.getObject(firstColumn + 1, LocalDate.class),
+                row.getString(firstColumn + 2));
+    }
+}
