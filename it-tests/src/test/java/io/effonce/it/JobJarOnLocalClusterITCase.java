@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -390,6 +391,9 @@ class JobJarOnLocalClusterITCase {
      * dropped (its id migrated), a copy of the oldest is late (the floor migrated), and new
      * payments of the same day go on from the migrated totals.
      */
+    // On a MiniCluster JobSavepointCompatibilityITCase restores the same migrated savepoint in
+    // every run; this variant on the cluster runs with -Deffonce.soak=true ("long").
+    @Tag("long")
     @Nested
     class TwoStageSavepointMigrated {
 

@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -131,6 +132,8 @@ class JobManagerKilledWithHighAvailabilityITCase {
         }
     }
 
+    // A variant of the failover above: run with -Deffonce.soak=true (the root pom's "long").
+    @Tag("long")
     @Nested
     class LeaderKilledBeforeTheFirstCheckpoint {
 

@@ -30,6 +30,7 @@ import java.util.Comparator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -40,6 +41,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * resubmitting without state is refused by the sink, whose message names the newest retained
  * checkpoint; resubmitting from that checkpoint gives exact totals.
  */
+// The counterfactual of a test that runs every time: runs with -Deffonce.soak=true ("long").
+@Tag("long")
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class JobManagerKilledWithoutHighAvailabilityITCase {
 

@@ -6,6 +6,7 @@ import io.effonce.cluster.cli.ClusterCli;
 import io.effonce.cluster.testjob.CountingJob;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -17,6 +18,9 @@ import picocli.CommandLine;
  * The standby takes over the counting job — same job id — from a checkpoint at least as new as the
  * last one completed before the kill, and the REST client follows the new leader through ZooKeeper.
  */
+// it-tests' JobManagerKilledWithHighAvailabilityITCase drives the same failover every time; the
+// command-line variant runs with -Deffonce.soak=true (the root pom's "long").
+@Tag("long")
 class HighAvailabilityClusterITCase {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
