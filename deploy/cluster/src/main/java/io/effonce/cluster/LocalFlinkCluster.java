@@ -3,19 +3,15 @@ package io.effonce.cluster;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,21 +33,21 @@ public final class LocalFlinkCluster implements AutoCloseable {
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
     private final Path workDir;
-    private final int restPort;
     private final boolean highAvailability;
-    private final String classpath;
     private final FlinkLauncher launcher;
     private final FlinkRestClient rest;
     private final Thread shutdownHook;
-    private final List<FlinkProcess> processes = Collections.synchronizedList(new ArrayList<>());
+    private final ClusterProcesses processes;
 
-    private LocalFlinkCluster(Path workDir, int restPort, String classpath, boolean ownsProcesses) {
+    private LocalFlinkCluster(Path workDir, ClusterProcesses processes, boolean ownsProcesses) {
         this.workDir = workDir;
-        this.restPort = restPort;
-        this.classpath = classpath;
+        this.processes = processes;
         this.launcher =
                 new FlinkLauncher(
-                        classpath, workDir.resolve("conf"), logDir(workDir), marker(workDir));
+                        processes.classpath(),
+                        workDir.resolve("conf"),
+                        processes.logDir(),
+                        marker(workDir));
         this.highAvailability =
                 FlinkConfigFile.read(workDir.resolve("conf").resolve("config.yaml"))
                         .get("high-availability.type")
@@ -59,7 +55,9 @@ public final class LocalFlinkCluster implements AutoCloseable {
                         .isPresent();
         this.rest = FlinkRestClient.forConfDir(workDir.resolve("conf"));
         this.shutdownHook =
-                ownsProcesses ? new Thread(this::stopProcesses, "flink-cluster-stop") : null;
+                ownsProcesses
+                        ? new Thread(() -> processes.stopAll(STOP_GRACE), "flink-cluster-stop")
+                        : null;
         if (shutdownHook != null) {
             Runtime.getRuntime().addShutdownHook(shutdownHook);
         }
@@ -88,10 +86,12 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 spec.flinkHome()
                         .map(FlinkLauncher::distributionClasspath)
                         .orElseGet(FlinkLauncher::mavenClasspath);
-        LocalFlinkCluster cluster = new LocalFlinkCluster(workDir, restPort, classpath, true);
+        LocalFlinkCluster cluster =
+                new LocalFlinkCluster(
+                        workDir, new ClusterProcesses(workDir, restPort, classpath), true);
         try {
             if (spec.highAvailability()) {
-                cluster.add(
+                cluster.processes.add(
                         LocalZooKeeper.start(
                                 cluster.launcher,
                                 workDir.resolve("zookeeper"),
@@ -99,10 +99,11 @@ public final class LocalFlinkCluster implements AutoCloseable {
                                 spec.startTimeout()));
             }
             for (int i = 0; i < spec.jobManagers(); i++) {
-                cluster.add(cluster.launcher.startJobManager(i, i == 0 ? restPort : ports[2 + i]));
+                cluster.processes.add(
+                        cluster.launcher.startJobManager(i, i == 0 ? restPort : ports[2 + i]));
             }
             for (int i = 0; i < spec.taskManagers(); i++) {
-                cluster.add(cluster.launcher.startTaskManager(i));
+                cluster.processes.add(cluster.launcher.startTaskManager(i));
             }
             cluster.awaitTaskManagers(spec.taskManagers(), spec.startTimeout());
             if (spec.highAvailability()) {
@@ -111,8 +112,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error(
                     "Cluster did not start; logs in {}. The JobManager's last lines:\n{}",
-                    logDir(workDir),
-                    lastLines(logDir(workDir).resolve("jobmanager.log"), 40));
+                    cluster.logDir(),
+                    lastLines(cluster.logDir().resolve("jobmanager.log"), 40));
             cluster.close();
             throw e;
         }
@@ -134,36 +135,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
         if (state.isEmpty()) {
             return Optional.empty();
         }
-        Properties p = state.get();
-        LocalFlinkCluster cluster =
-                new LocalFlinkCluster(
-                        dir,
-                        Integer.parseInt(p.getProperty("rest.port")),
-                        ClusterState.classpath(dir),
-                        false);
-        for (String key : p.stringPropertyNames()) {
-            if (!key.endsWith(".pid")) {
-                continue;
-            }
-            String name = key.substring(0, key.length() - 4);
-            int port = Integer.parseInt(p.getProperty(name + ".port", "0"));
-            FlinkProcess.find(Long.parseLong(p.getProperty(key)), marker(dir))
-                    .ifPresent(
-                            h ->
-                                    cluster.processes.add(
-                                            new FlinkProcess(
-                                                    FlinkProcess.roleOf(name),
-                                                    FlinkProcess.indexOf(name),
-                                                    h,
-                                                    logDir(dir).resolve(name + ".log"),
-                                                    port)));
-        }
-        cluster.processes.sort(
-                (a, b) ->
-                        a.role() != b.role()
-                                ? a.role().compareTo(b.role())
-                                : Integer.compare(a.index(), b.index()));
-        return Optional.of(cluster);
+        return Optional.of(
+                new LocalFlinkCluster(dir, ClusterProcesses.restored(dir, state.get()), false));
     }
 
     public FlinkRestClient rest() {
@@ -194,14 +167,12 @@ public final class LocalFlinkCluster implements AutoCloseable {
     }
 
     public Path logDir() {
-        return logDir(workDir);
+        return processes.logDir();
     }
 
     /** The JobManager and every TaskManager started so far (killed ones included, not alive). */
     public List<FlinkProcess> processes() {
-        synchronized (processes) {
-            return List.copyOf(processes);
-        }
+        return processes.all();
     }
 
     /** True when the cluster runs with ZooKeeper high availability. */
@@ -211,9 +182,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     /** JobManagers still alive, by index: with high availability the leader and its standbys. */
     public List<FlinkProcess> liveJobManagers() {
-        return processes().stream()
-                .filter(p -> p.role() == FlinkProcess.Role.JOBMANAGER && p.isAlive())
-                .toList();
+        return processes.live(FlinkProcess.Role.JOBMANAGER);
     }
 
     /**
@@ -256,8 +225,8 @@ public final class LocalFlinkCluster implements AutoCloseable {
      * ephemeral ports of its own) can take it in between.
      */
     private void awaitStandbysServing(Duration timeout) {
-        for (FlinkProcess jm : launchedJobManagers()) {
-            if (jm.port() == restPort) {
+        for (FlinkProcess jm : processes.of(FlinkProcess.Role.JOBMANAGER)) {
+            if (jm.port() == processes.restPort()) {
                 continue;
             }
             if (!awaitServing(jm, timeout)) {
@@ -274,10 +243,6 @@ public final class LocalFlinkCluster implements AutoCloseable {
                 }
             }
         }
-    }
-
-    private List<FlinkProcess> launchedJobManagers() {
-        return processes().stream().filter(p -> p.role() == FlinkProcess.Role.JOBMANAGER).toList();
     }
 
     /** True once {@code jm} accepts connections on its REST port; false if it exits first. */
@@ -304,58 +269,28 @@ public final class LocalFlinkCluster implements AutoCloseable {
      * jobs the dead one ran). Does not wait for it.
      */
     public FlinkProcess startJobManager() {
-        int next = nextIndex(FlinkProcess.Role.JOBMANAGER);
+        int next = processes.nextIndex(FlinkProcess.Role.JOBMANAGER);
         FlinkProcess jm =
-                launcher.startJobManager(next, highAvailability ? FreePorts.take(1)[0] : restPort);
-        add(jm);
+                launcher.startJobManager(
+                        next, highAvailability ? FreePorts.take(1)[0] : processes.restPort());
+        processes.add(jm);
         return jm;
-    }
-
-    /**
-     * The next unused index of a role: above every process known and every log file written, so a
-     * process started by a later command never takes over the log of one killed before.
-     */
-    private int nextIndex(FlinkProcess.Role role) {
-        int next =
-                processes().stream()
-                        .filter(p -> p.role() == role)
-                        .mapToInt(p -> p.index() + 1)
-                        .max()
-                        .orElse(0);
-        try (Stream<Path> logs = Files.list(logDir())) {
-            int fromLogs =
-                    logs.map(f -> f.getFileName().toString())
-                            .filter(n -> n.endsWith(".log"))
-                            .map(n -> n.substring(0, n.length() - ".log".length()))
-                            .filter(n -> FlinkProcess.roleOf(n) == role)
-                            .mapToInt(n -> FlinkProcess.indexOf(n) + 1)
-                            .max()
-                            .orElse(0);
-            return Math.max(next, fromLogs);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** Kills this JobManager with SIGKILL ({@code kill -9}) and waits until it is gone. */
     public void killJobManager(FlinkProcess jobManager) {
         jobManager.kill();
-        writeState();
+        processes.recordLive();
     }
 
     /** TaskManagers still alive, by index. */
     public List<FlinkProcess> liveTaskManagers() {
-        return processes().stream()
-                .filter(p -> p.role() == FlinkProcess.Role.TASKMANAGER && p.isAlive())
-                .toList();
+        return processes.live(FlinkProcess.Role.TASKMANAGER);
     }
 
     /** The TaskManager with this index. */
     public FlinkProcess taskManager(int index) {
-        return processes().stream()
-                .filter(p -> p.role() == FlinkProcess.Role.TASKMANAGER && p.index() == index)
-                .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("No TaskManager " + index));
+        return processes.get(FlinkProcess.Role.TASKMANAGER, index);
     }
 
     /** The TaskManager with this Flink resource id ({@code tm-<index>}). */
@@ -365,9 +300,9 @@ public final class LocalFlinkCluster implements AutoCloseable {
 
     /** Starts one more TaskManager with the next free index; does not wait for it to register. */
     public FlinkProcess startTaskManager() {
-        int next = nextIndex(FlinkProcess.Role.TASKMANAGER);
-        FlinkProcess tm = launcher.startTaskManager(next);
-        add(tm);
+        FlinkProcess tm =
+                launcher.startTaskManager(processes.nextIndex(FlinkProcess.Role.TASKMANAGER));
+        processes.add(tm);
         return tm;
     }
 
@@ -377,7 +312,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
     public FlinkProcess killTaskManager(int index) {
         FlinkProcess tm = taskManager(index);
         tm.kill();
-        writeState();
+        processes.recordLive();
         return tm;
     }
 
@@ -428,7 +363,7 @@ public final class LocalFlinkCluster implements AutoCloseable {
     public void stop() {
         // first: with HA the client's ZooKeeper session would outlive the ZooKeeper process
         rest.close();
-        stopProcesses();
+        processes.stopAll(STOP_GRACE);
         ClusterState.delete(workDir);
         if (shutdownHook != null) {
             try {
@@ -444,25 +379,6 @@ public final class LocalFlinkCluster implements AutoCloseable {
         stop();
     }
 
-    private void stopProcesses() {
-        List<FlinkProcess> all = new ArrayList<>(processes());
-        Collections.reverse(all); // TaskManagers first, then JobManagers, ZooKeeper last
-        all.stream().filter(FlinkProcess::isAlive).forEach(p -> p.stop(STOP_GRACE));
-    }
-
-    private void add(FlinkProcess process) {
-        processes.add(process);
-        writeState();
-    }
-
-    private void writeState() {
-        ClusterState.write(
-                workDir,
-                restPort,
-                classpath,
-                processes().stream().filter(FlinkProcess::isAlive).toList());
-    }
-
     private static String lastLines(Path file, int n) {
         try {
             List<String> lines = Files.readAllLines(file);
@@ -470,10 +386,6 @@ public final class LocalFlinkCluster implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             return "(cannot read " + file + ": " + e.getMessage() + ")";
         }
-    }
-
-    private static Path logDir(Path workDir) {
-        return workDir.resolve("log");
     }
 
     /** A JVM flag on every process of this cluster, so a pid is only trusted if it carries it. */

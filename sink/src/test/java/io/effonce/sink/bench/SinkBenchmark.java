@@ -5,8 +5,6 @@ import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.internal.FlushReport;
 import io.effonce.sink.internal.FlushableSinkOperator;
-import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
@@ -225,14 +223,7 @@ public final class SinkBenchmark {
     private static FlushableSink<TestKey, TestTotal> sink(PostgresEndpoint db, boolean alwaysFull) {
         FlushableSink.Builder<TestKey, TestTotal> builder =
                 FlushableSink.<TestKey, TestTotal>builder()
-                        .store(
-                                PostgresTotalsStore.factory(
-                                        PostgresStoreConfig.of(
-                                                db.jdbcUrl(),
-                                                db.user(),
-                                                db.password(),
-                                                "merchant_daily_totals"),
-                                        TestRows.MAPPING))
+                        .store(TestRows.store(db))
                         .valueType(TypeInformation.of(TestTotal.class))
                         .batchSize(BATCH);
         return (alwaysFull ? builder.restoreFlush(RestoreFlushPolicy.FULL) : builder).build();

@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.testutils.RunningTotals;
 import io.effonce.sink.testutils.SourceGate;
 import io.effonce.sink.testutils.TestKey;
@@ -108,14 +106,7 @@ class FlushableSinkFailoverITCase {
                         TestPayment::of, PAYMENTS, gate, TypeInformation.of(TestPayment.class));
         FlushableSink<TestKey, TestTotal> sink =
                 FlushableSink.<TestKey, TestTotal>builder()
-                        .store(
-                                PostgresTotalsStore.factory(
-                                        PostgresStoreConfig.of(
-                                                db.jdbcUrl(),
-                                                db.user(),
-                                                db.password(),
-                                                "merchant_daily_totals"),
-                                        TestRows.MAPPING))
+                        .store(TestRows.store(db))
                         .valueType(TypeInformation.of(TestTotal.class))
                         .build();
 

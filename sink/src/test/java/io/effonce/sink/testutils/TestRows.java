@@ -1,7 +1,11 @@
 package io.effonce.sink.testutils;
 
 import io.effonce.sink.store.Column;
+import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.store.RowMapping;
+import io.effonce.sink.store.TotalsStoreFactory;
+import io.effonce.testing.PostgresEndpoint;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.LocalDate;
@@ -10,6 +14,14 @@ import java.util.List;
 /** {@link TestKey} and {@link TestTotal} as rows of the deployed totals tables. */
 public enum TestRows implements RowMapping<TestKey, TestTotal> {
     MAPPING;
+
+    /** A store of the deployed totals table in {@code db}, with this mapping. */
+    public static TotalsStoreFactory<TestKey, TestTotal> store(PostgresEndpoint db) {
+        return PostgresTotalsStore.factory(
+                PostgresStoreConfig.of(
+                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals"),
+                MAPPING);
+    }
 
     @Override
     public List<Column> keyColumns() {

@@ -40,51 +40,43 @@ public final class TotalsTable<K> {
 
     /** total_minor of every key. */
     public Map<K, Long> totals() {
-        return totals("merchant_daily_totals");
+        return column("total_minor", "merchant_daily_totals", Long.class);
     }
 
     /** total_minor of every key in the committed table. */
     public Map<K, Long> committed() {
-        return totals("merchant_daily_totals_committed");
+        return column("total_minor", "merchant_daily_totals_committed", Long.class);
     }
 
     /** The checkpoint each committed value is from. */
     public Map<K, Long> committedCheckpoints() {
-        Map<K, Long> ids = new java.util.HashMap<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs =
-                        s.executeQuery(
-                                "SELECT "
-                                        + keys
-                                        + ", checkpoint_id FROM merchant_daily_totals_committed")) {
-            while (rs.next()) {
-                ids.put(mapping.readKey(rs, 1), rs.getLong(width() + 1));
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return ids;
+        return column("checkpoint_id", "merchant_daily_totals_committed", Long.class);
     }
 
     /** total_minor of every key the recount published. */
     public Map<K, Long> recount() {
-        return totals("merchant_daily_totals_recount");
+        return column("total_minor", "merchant_daily_totals_recount", Long.class);
     }
 
-    private Map<K, Long> totals(String tableName) {
-        Map<K, Long> totals = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
+    /** day_final of every key in the view {@code merchant_daily_totals_final}. */
+    public Map<K, Boolean> finalDays() {
+        return column("day_final", "merchant_daily_totals_final", Boolean.class);
+    }
+
+    /** One column of every row of {@code tableName}, by key, in the keys' text order. */
+    private <T> Map<K, T> column(String column, String tableName, Class<T> type) {
+        Map<K, T> values = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs =
-                        s.executeQuery("SELECT " + keys + ", total_minor FROM " + tableName)) {
+                        s.executeQuery("SELECT " + keys + ", " + column + " FROM " + tableName)) {
             while (rs.next()) {
-                totals.put(mapping.readKey(rs, 1), rs.getLong(width() + 1));
+                values.put(mapping.readKey(rs, 1), rs.getObject(width() + 1, type));
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-        return totals;
+        return values;
     }
 
     /** A row of the view {@code committed_progress}. */
@@ -116,25 +108,6 @@ public final class TotalsTable<K> {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** day_final of every key in the view {@code merchant_daily_totals_final}. */
-    public Map<K, Boolean> finalDays() {
-        Map<K, Boolean> days = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs =
-                        s.executeQuery(
-                                "SELECT "
-                                        + keys
-                                        + ", day_final FROM merchant_daily_totals_final")) {
-            while (rs.next()) {
-                days.put(mapping.readKey(rs, 1), rs.getBoolean(width() + 1));
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return days;
     }
 
     public long tagOf(K key) {
