@@ -7,19 +7,13 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.client.deployment.StandaloneClusterId;
 import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
@@ -37,11 +31,7 @@ import org.apache.flink.runtime.rest.messages.JobExceptionsInfoWithHistory;
 import org.apache.flink.runtime.rest.messages.JobMessageParameters;
 import org.apache.flink.runtime.rest.messages.JobVertexDetailsHeaders;
 import org.apache.flink.runtime.rest.messages.JobVertexMessageParameters;
-import org.apache.flink.runtime.rest.messages.MessageHeaders;
-import org.apache.flink.runtime.rest.messages.MessageParameters;
 import org.apache.flink.runtime.rest.messages.MessagePathParameter;
-import org.apache.flink.runtime.rest.messages.RequestBody;
-import org.apache.flink.runtime.rest.messages.ResponseBody;
 import org.apache.flink.runtime.rest.messages.TriggerId;
 import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointIdPathParameter;
 import org.apache.flink.runtime.rest.messages.checkpoints.CheckpointMessageParameters;
@@ -62,14 +52,12 @@ import org.apache.flink.runtime.rest.messages.job.savepoints.stop.StopWithSavepo
 import org.apache.flink.runtime.rest.messages.job.savepoints.stop.StopWithSavepointTriggerHeaders;
 import org.apache.flink.runtime.rest.messages.queue.QueueStatus;
 import org.apache.flink.runtime.rest.messages.taskmanager.TaskManagersHeaders;
-import org.apache.flink.runtime.rest.util.RestClientException;
 import org.apache.flink.runtime.rest.util.RestConstants;
 import org.apache.flink.runtime.webmonitor.handlers.JarRunHeaders;
 import org.apache.flink.runtime.webmonitor.handlers.JarRunMessageParameters;
 import org.apache.flink.runtime.webmonitor.handlers.JarRunRequestBody;
 import org.apache.flink.runtime.webmonitor.handlers.JarUploadHeaders;
 import org.apache.flink.runtime.webmonitor.handlers.JarUploadResponseBody;
-import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.util.concurrent.Executors;
 
 /**
@@ -87,19 +75,7 @@ import org.apache.flink.util.concurrent.Executors;
  */
 public final class FlinkRestClient implements AutoCloseable {
 
-    /** Upper bound of one call, Flink's own connection retries included. */
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
-
-    /**
-     * Pause between Flink's retries of a request that found no endpoint. Flink's 3 s default would
-     * add up to 3 s to each cluster start, whose first calls meet a JobManager still starting; the
-     * callers poll on their own anyway. A value in the configuration wins.
-     */
-    private static final Duration RETRY_DELAY = Duration.ofMillis(200);
-
-    private final Configuration config;
-    private RestClusterClient<StandaloneClusterId> client;
-    private boolean closed;
+    private final RestCalls calls;
 
     /** A client for {@code http://host:port} (no high availability). */
     public FlinkRestClient(URI base) {
@@ -122,10 +98,7 @@ public final class FlinkRestClient implements AutoCloseable {
     }
 
     private FlinkRestClient(Configuration config) {
-        if (!config.contains(RestOptions.RETRY_DELAY)) {
-            config.set(RestOptions.RETRY_DELAY, RETRY_DELAY);
-        }
-        this.config = config;
+        this.calls = new RestCalls(config);
     }
 
     private static Configuration addressed(Configuration config, String host, int port) {
@@ -142,7 +115,7 @@ public final class FlinkRestClient implements AutoCloseable {
      * if none is known by then.
      */
     public URI baseUri() {
-        String leader = client().getWebInterfaceURL();
+        String leader = calls.client().getWebInterfaceURL();
         if (!leader.startsWith("http://") && !leader.startsWith("https://")) {
             // RestClusterClient answers "Unknown address." when no leader turned up in time.
             throw new FlinkRestException("No leading JobManager's REST endpoint known: " + leader);
@@ -152,7 +125,8 @@ public final class FlinkRestClient implements AutoCloseable {
 
     /** Resource ids of the registered TaskManagers ({@code tm-0}, ...). */
     public List<String> taskManagerIds() {
-        return send(
+        return calls
+                .send(
                         TaskManagersHeaders.getInstance(),
                         EmptyMessageParameters.getInstance(),
                         EmptyRequestBody.getInstance())
@@ -168,7 +142,7 @@ public final class FlinkRestClient implements AutoCloseable {
      */
     public SlotCount slots() {
         var infos =
-                send(
+                calls.send(
                                 TaskManagersHeaders.getInstance(),
                                 EmptyMessageParameters.getInstance(),
                                 EmptyRequestBody.getInstance())
@@ -192,7 +166,7 @@ public final class FlinkRestClient implements AutoCloseable {
         URL leader = leaderUrl();
         String what = "upload of " + jar + " to " + leader;
         FileUpload file = new FileUpload(jar, RestConstants.CONTENT_TYPE_JAR);
-        try (RestClient uploader = new RestClient(config, Executors.directExecutor())) {
+        try (RestClient uploader = new RestClient(calls.config(), Executors.directExecutor())) {
             CompletableFuture<JarUploadResponseBody> answer =
                     uploader.sendRequest(
                             leader.getHost(),
@@ -201,7 +175,7 @@ public final class FlinkRestClient implements AutoCloseable {
                             EmptyMessageParameters.getInstance(),
                             EmptyRequestBody.getInstance(),
                             List.of(file));
-            String filename = await(what, answer).getFilename();
+            String filename = RestCalls.await(what, answer).getFilename();
             return filename.substring(filename.lastIndexOf('/') + 1);
         } catch (IOException e) {
             throw new UncheckedIOException(what + " failed", e);
@@ -217,7 +191,7 @@ public final class FlinkRestClient implements AutoCloseable {
         JarRunHeaders headers = JarRunHeaders.getInstance();
         JarRunMessageParameters params = headers.getUnresolvedMessageParameters();
         params.jarIdPathParameter.resolve(jarId);
-        return send(headers, params, runRequest(job)).getJobId().toHexString();
+        return calls.send(headers, params, runRequest(job)).getJobId().toHexString();
     }
 
     /** Parallelism and restore settings only when given, so the cluster's defaults apply. */
@@ -236,7 +210,7 @@ public final class FlinkRestClient implements AutoCloseable {
 
     /** The job's state: CREATED, RUNNING, RESTARTING, FAILING, FINISHED, CANCELED, FAILED... */
     public String jobState(String jobId) {
-        return send(
+        return calls.send(
                         JobStatusInfoHeaders.getInstance(),
                         jobParams(jobId),
                         EmptyRequestBody.getInstance())
@@ -246,14 +220,17 @@ public final class FlinkRestClient implements AutoCloseable {
 
     /** The job's details: state, and per vertex its parallelism and tasks per state. */
     public JobDetailsInfo jobDetails(String jobId) {
-        return await("details of job " + jobId, client().getJobDetails(JobID.fromHexString(jobId)));
+        return RestCalls.await(
+                "details of job " + jobId,
+                calls.client().getJobDetails(JobID.fromHexString(jobId)));
     }
 
     /** The stack traces of the job's failures, newest first (Flink's exception history). */
     public List<String> failures(String jobId) {
         JobExceptionsMessageParameters params = new JobExceptionsMessageParameters();
         params.jobPathParameter.resolve(JobID.fromHexString(jobId));
-        return send(JobExceptionsHeaders.getInstance(), params, EmptyRequestBody.getInstance())
+        return calls
+                .send(JobExceptionsHeaders.getInstance(), params, EmptyRequestBody.getInstance())
                 .getExceptionHistory()
                 .getEntries()
                 .stream()
@@ -264,7 +241,7 @@ public final class FlinkRestClient implements AutoCloseable {
     /** Id and state of every job the cluster knows. */
     public Map<String, String> jobs() {
         Map<String, String> jobs = new LinkedHashMap<>();
-        for (JobStatusMessage job : await("job list", client().listJobs())) {
+        for (JobStatusMessage job : RestCalls.await("job list", calls.client().listJobs())) {
             jobs.put(job.getJobId().toHexString(), job.getJobState().name());
         }
         return jobs;
@@ -293,7 +270,7 @@ public final class FlinkRestClient implements AutoCloseable {
             }
         }
         params.jobPathParameter.resolve(JobID.fromHexString(jobId));
-        return send(headers, params, EmptyRequestBody.getInstance()).getStatus().name();
+        return calls.send(headers, params, EmptyRequestBody.getInstance()).getStatus().name();
     }
 
     /**
@@ -308,7 +285,7 @@ public final class FlinkRestClient implements AutoCloseable {
             params.jobPathParameter.resolve(JobID.fromHexString(jobId));
             params.jobVertexIdPathParameter.resolve(vertex.getJobVertexID());
             for (SubtaskExecutionAttemptDetailsInfo subtask :
-                    send(headers, params, EmptyRequestBody.getInstance()).getSubtasks()) {
+                    calls.send(headers, params, EmptyRequestBody.getInstance()).getSubtasks()) {
                 ids.add(subtask.getTaskmanagerId());
             }
         }
@@ -323,7 +300,7 @@ public final class FlinkRestClient implements AutoCloseable {
         SavepointTriggerRequestBody request =
                 new SavepointTriggerRequestBody(
                         targetDir, false, SavepointFormatType.CANONICAL, null);
-        return send(headers, params, request).getTriggerId().toHexString();
+        return calls.send(headers, params, request).getTriggerId().toHexString();
     }
 
     /**
@@ -337,7 +314,7 @@ public final class FlinkRestClient implements AutoCloseable {
         StopWithSavepointRequestBody request =
                 new StopWithSavepointRequestBody(
                         targetDir, drain, SavepointFormatType.CANONICAL, null);
-        return send(headers, params, request).getTriggerId().toHexString();
+        return calls.send(headers, params, request).getTriggerId().toHexString();
     }
 
     /**
@@ -350,7 +327,7 @@ public final class FlinkRestClient implements AutoCloseable {
         params.jobIdPathParameter.resolve(JobID.fromHexString(jobId));
         params.triggerIdPathParameter.resolve(TriggerId.fromHexString(triggerId));
         return savepointLocation(
-                jobId, triggerId, send(headers, params, EmptyRequestBody.getInstance()));
+                jobId, triggerId, calls.send(headers, params, EmptyRequestBody.getInstance()));
     }
 
     static String savepointLocation(
@@ -370,35 +347,14 @@ public final class FlinkRestClient implements AutoCloseable {
 
     /** Cancels the job (retained checkpoints stay). */
     public void cancel(String jobId) {
-        await("cancel of job " + jobId, client().cancel(JobID.fromHexString(jobId)));
+        RestCalls.await(
+                "cancel of job " + jobId, calls.client().cancel(JobID.fromHexString(jobId)));
     }
 
     /** Stops Flink's client: its threads, connections and, with HA, its ZooKeeper session. */
     @Override
-    public synchronized void close() {
-        closed = true;
-        if (client != null) {
-            client.close();
-            client = null;
-        }
-    }
-
-    /**
-     * Flink's client, started on first use: a cluster attached only to list or stop its processes
-     * never needs one, and with HA the ZooKeeper it reads may start after this object is made.
-     */
-    private synchronized RestClusterClient<StandaloneClusterId> client() {
-        if (closed) {
-            throw new IllegalStateException("The REST client is closed");
-        }
-        if (client == null) {
-            try {
-                client = new RestClusterClient<>(config, StandaloneClusterId.getInstance());
-            } catch (Exception e) {
-                throw new FlinkRestException("Could not start Flink's REST client: " + e, e);
-            }
-        }
-        return client;
+    public void close() {
+        calls.close();
     }
 
     private URL leaderUrl() {
@@ -411,7 +367,7 @@ public final class FlinkRestClient implements AutoCloseable {
     }
 
     private CheckpointingStatistics checkpointingStatistics(String jobId) {
-        return send(
+        return calls.send(
                 CheckpointingStatisticsHeaders.getInstance(),
                 jobParams(jobId),
                 EmptyRequestBody.getInstance());
@@ -421,49 +377,5 @@ public final class FlinkRestClient implements AutoCloseable {
         JobMessageParameters params = new JobMessageParameters();
         params.jobPathParameter.resolve(JobID.fromHexString(jobId));
         return params;
-    }
-
-    private <R extends RequestBody, P extends ResponseBody, U extends MessageParameters> P send(
-            MessageHeaders<R, P, U> headers, U params, R request) {
-        String what =
-                headers.getHttpMethod().getNettyHttpMethod()
-                        + " "
-                        + MessageParameters.resolveUrl(headers.getTargetRestEndpointURL(), params);
-        return await(what, client().sendRequest(headers, params, request));
-    }
-
-    private static <T> T await(String what, CompletableFuture<T> answer) {
-        try {
-            return answer.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            answer.cancel(true);
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(what + " interrupted", e);
-        } catch (TimeoutException e) {
-            answer.cancel(true);
-            throw new UncheckedIOException(
-                    what + ": no answer within " + TIMEOUT, new IOException(e));
-        } catch (ExecutionException e) {
-            throw failure(what, e.getCause());
-        }
-    }
-
-    private static RuntimeException failure(String what, Throwable cause) {
-        Optional<RestClientException> answer =
-                ExceptionUtils.findThrowable(cause, RestClientException.class);
-        if (answer.isPresent()) {
-            return new FlinkRestException(
-                    what
-                            + " -> "
-                            + answer.get().getHttpResponseStatus().code()
-                            + ": "
-                            + answer.get().getMessage(),
-                    cause);
-        }
-        Optional<IOException> io = ExceptionUtils.findThrowable(cause, IOException.class);
-        if (io.isPresent()) {
-            return new UncheckedIOException(what + " failed: " + io.get().getMessage(), io.get());
-        }
-        return new FlinkRestException(what + " failed: " + cause, cause);
     }
 }
