@@ -6,14 +6,14 @@ import picocli.CommandLine;
  * Parses a benchmark's flags with picocli, as every other command of the project: {@code --help}
  * prints the usage and exits 0; a wrong flag or value fails with picocli's message and the usage.
  */
-final class BenchFlags {
+public final class BenchFlags {
 
     private BenchFlags() {}
 
     /**
      * Fills the {@code @Option} fields of {@code flags} from {@code args}; returns {@code flags}.
      */
-    static <T> T parse(T flags, String[] args) {
+    public static <T> T parse(T flags, String[] args) {
         CommandLine line = new CommandLine(flags);
         try {
             line.parseArgs(args);
@@ -28,7 +28,7 @@ final class BenchFlags {
     }
 
     /** {@code condition}, or an {@link IllegalArgumentException} naming the flag and the fix. */
-    static void require(boolean condition, String message) {
+    public static void require(boolean condition, String message) {
         if (!condition) {
             throw new IllegalArgumentException(message);
         }

@@ -45,7 +45,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class JobManagerKilledWithHighAvailabilityITCase {
 
     private static final int TASK_MANAGERS = 2;
-    private static final int LEADER_KILLS = Workloads.soak() ? 8 : 1;
+
+    /**
+     * Kills of the leader alone before the last, which takes a TaskManager with it. By default only
+     * that last one: it is the leader's kill and more (CI's budget); the soak adds 8 of the leader
+     * alone.
+     */
+    private static final int LEADER_KILLS = Workloads.soak() ? 8 : 0;
 
     /** Payments committed before each kill (and after the last recovery): changes in flight. */
     private static final long BETWEEN_FAULTS = 2_000;
