@@ -10,17 +10,12 @@ import io.effonce.sink.store.TotalsStoreFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.BiConsumer;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.JobManagerOptions;
-import org.apache.flink.configuration.SchedulerExecutionMode;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -124,11 +119,12 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         task.getNumberOfParallelSubtasks(),
                         task.getAttemptNumber(),
                         restoredCheckpointId);
-        refuseRescalingWithinARun();
+        DeploymentConfig deployment = DeploymentConfig.of(getContainingTask().getEnvironment());
+        deployment.refuseRescalingWithinARun();
         store = storeFactory.create();
         writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
         new RestoreProtocol<>(store, writer, this::keyGroupOf, settings, metrics)
-                .start(span, claim, restoredState(), checkpointsDir());
+                .start(span, claim, restoredState(), deployment.checkpointsDir());
         scheduleFlushTimer();
     }
 
@@ -161,48 +157,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                 }
             }
         };
-    }
-
-    /**
-     * Refuses the adaptive scheduler (and reactive mode): it rescales a job within its run, and the
-     * fence cannot order a paused attempt of one layout against the attempts of another that
-     * restored the same checkpoint (sink/README.md, "A takeover that only moves forward"). A
-     * rescale through a savepoint is a new run, which the fence orders.
-     */
-    private void refuseRescalingWithinARun() {
-        var env = getContainingTask().getEnvironment();
-        for (Configuration config :
-                List.of(env.getJobConfiguration(), env.getTaskManagerInfo().getConfiguration())) {
-            boolean adaptive =
-                    config.getOptional(JobManagerOptions.SCHEDULER)
-                                    .filter(s -> s == JobManagerOptions.SchedulerType.Adaptive)
-                                    .isPresent()
-                            || config.get(JobManagerOptions.SCHEDULER_MODE)
-                                    == SchedulerExecutionMode.REACTIVE;
-            if (adaptive) {
-                throw new IllegalStateException(
-                        "The flushable sink cannot run under "
-                                + JobManagerOptions.SCHEDULER.key()
-                                + ": adaptive (or "
-                                + JobManagerOptions.SCHEDULER_MODE.key()
-                                + ": reactive): it rescales the job within a run, and a paused"
-                                + " attempt of the old parallelism could take key groups back."
-                                + " Use the default scheduler and rescale through a savepoint"
-                                + " (stop with a savepoint, submit with the new parallelism).");
-            }
-        }
-    }
-
-    /** {@code execution.checkpointing.dir}, from the job's configuration or the cluster's. */
-    private Optional<String> checkpointsDir() {
-        var env = getContainingTask().getEnvironment();
-        return env.getJobConfiguration()
-                .getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY)
-                .or(
-                        () ->
-                                env.getTaskManagerInfo()
-                                        .getConfiguration()
-                                        .getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY));
     }
 
     /** What this attempt's restore flush did ({@link FlushReport#NONE} when it ran none). */
