@@ -1,5 +1,7 @@
 package io.effonce.demo;
 
+import static org.awaitility.Awaitility.await;
+
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,39 +24,35 @@ final class LatencyProbes {
     private LatencyProbes() {}
 
     /** Waits until {@code table} counts every success of the ledger; 120 s at most. */
-    static void awaitAllCounted(PostgresEndpoint db, int run, String table) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        long counted = -1;
-        long successes = -1;
-        while (System.nanoTime() < deadline) {
-            try (Connection c = db.connect();
-                    Statement s = c.createStatement();
-                    ResultSet rs =
-                            s.executeQuery(
-                                    "SELECT (SELECT count(*) FROM payments WHERE state ="
-                                            + " 'SUCCEEDED'), (SELECT coalesce(sum(payments), 0)"
-                                            + " FROM "
-                                            + table
-                                            + ")")) {
-                rs.next();
-                successes = rs.getLong(1);
-                counted = rs.getLong(2);
-            }
-            if (counted == successes) {
-                return;
-            }
-            Thread.sleep(200); // pacing of a poll after the measured interval has ended
+    static void awaitAllCounted(PostgresEndpoint db, int run, String table) {
+        String what = "run %d: %s counting every success of the ledger".formatted(run, table);
+        // On a timeout Awaitility names this and the last Counts: the job is behind or stuck
+        // (its logs are under target/latency-bench).
+        await(what)
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> counts(db, table), Counts::complete);
+    }
+
+    /** What a totals table counts, and the ledger's successes (shown when the wait times out). */
+    private record Counts(long counted, long successes) {
+        boolean complete() {
+            return counted == successes;
         }
-        throw new IllegalStateException(
-                "Run "
-                        + run
-                        + ": after 120 s "
-                        + table
-                        + " counts "
-                        + counted
-                        + " of the ledger's "
-                        + successes
-                        + " successes; the job is behind or stuck (see target/latency-bench)");
+    }
+
+    private static Counts counts(PostgresEndpoint db, String table) throws Exception {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT (SELECT coalesce(sum(payments), 0) FROM "
+                                        + table
+                                        + "), (SELECT count(*) FROM payments WHERE state ="
+                                        + " 'SUCCEEDED')")) {
+            rs.next();
+            return new Counts(rs.getLong(1), rs.getLong(2));
+        }
     }
 
     record LastSuccess(String paymentId, long updatedAt, long writtenAt, long committedAt) {}

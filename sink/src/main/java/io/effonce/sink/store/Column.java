@@ -1,5 +1,6 @@
 package io.effonce.sink.store;
 
+import java.util.Objects;
 import java.util.regex.Pattern;
 
 /** A column of the sink's tables: a plain lower-case name and its type. */
@@ -15,7 +16,7 @@ public record Column(String name, ColumnType type) {
                             + name
                             + "'");
         }
-        java.util.Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(type, "type");
     }
 
     public static Column text(String name) {

@@ -68,8 +68,8 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     public int commit(long checkpointId, Progress progress) {
         fence.requireOwner();
         String keys = rows.keyList();
-        String keysAndValues = rows.valueList().isEmpty() ? keys : keys + ", " + rows.valueList();
-        String valuesSet = rows.valueList().isEmpty() ? "" : rows.valuesFromExcluded() + ", ";
+        String keysAndValues = rows.columnList();
+        String valuesSet = rows.valuesFromExcluded();
         return session.inTransaction(
                 "Committing checkpoint " + checkpointId + " of " + fence.span() + " of " + table,
                 c -> {

@@ -20,6 +20,7 @@ final class RowStatements<K, V> {
     private final RowMapping<K, V> mapping;
     private final List<Column> keys;
     private final List<Column> values;
+    private final List<Column> all;
 
     RowStatements(RowMapping<K, V> mapping) {
         this.mapping = mapping;
@@ -28,6 +29,9 @@ final class RowStatements<K, V> {
         if (keys.isEmpty()) {
             throw new IllegalArgumentException("A sink's row mapping needs a key column");
         }
+        List<Column> both = new ArrayList<>(keys);
+        both.addAll(values);
+        this.all = List.copyOf(both);
     }
 
     /** The key columns, comma-separated: the tables' primary key. */
@@ -35,16 +39,16 @@ final class RowStatements<K, V> {
         return names(keys);
     }
 
-    /** The value columns, comma-separated. */
-    String valueList() {
-        return names(values);
+    /** The key and then the value columns, comma-separated. */
+    String columnList() {
+        return names(all);
     }
 
-    /** {@code v = EXCLUDED.v} for each value column, comma-separated. */
+    /** {@code v = EXCLUDED.v, } for each value column: the head of an upsert's SET list. */
     String valuesFromExcluded() {
         return values.stream()
-                .map(v -> v.name() + " = EXCLUDED." + v.name())
-                .collect(Collectors.joining(", "));
+                .map(v -> v.name() + " = EXCLUDED." + v.name() + ", ")
+                .collect(Collectors.joining());
     }
 
     /**
@@ -75,8 +79,6 @@ final class RowStatements<K, V> {
             tags[i] = row.barrierTag();
             groups[i] = row.keyGroup();
         }
-        List<Column> all = new ArrayList<>(keys);
-        all.addAll(values);
         String time = timeColumn == null ? "" : ", " + timeColumn;
         String timeValue = timeColumn == null ? "" : ", now()";
         String timeSet = timeColumn == null ? "" : ", " + timeColumn + " = now()";
@@ -100,7 +102,7 @@ final class RowStatements<K, V> {
                         + ", tag, g) ON CONFLICT ("
                         + conflict
                         + ") DO UPDATE SET "
-                        + (values.isEmpty() ? "" : valuesFromExcluded() + ", ")
+                        + valuesFromExcluded()
                         + tagColumn
                         + " = EXCLUDED."
                         + tagColumn

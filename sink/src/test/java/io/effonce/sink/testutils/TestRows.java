@@ -23,14 +23,19 @@ public enum TestRows implements RowMapping<TestKey, TestTotal> {
                 MAPPING);
     }
 
+    private static final List<Column> KEY =
+            List.of(Column.text("merchant_id"), Column.date("day"), Column.text("currency"));
+    private static final List<Column> VALUE =
+            List.of(Column.bigint("total_minor"), Column.bigint("payments"));
+
     @Override
     public List<Column> keyColumns() {
-        return List.of(Column.text("merchant_id"), Column.date("day"), Column.text("currency"));
+        return KEY;
     }
 
     @Override
     public List<Column> valueColumns() {
-        return List.of(Column.bigint("total_minor"), Column.bigint("payments"));
+        return VALUE;
     }
 
     @Override
