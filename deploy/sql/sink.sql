@@ -129,6 +129,10 @@ ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS committed_run TEXT;
 -- The job's dedup.horizon: a change up to this far behind the watermark can still be accepted,
 -- so the committed totals are complete only through watermark - horizon.
 ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS horizon INTERVAL;
+-- The newest savepoint that completed after checkpoint_id: acknowledged, not committed (Flink may
+-- still restore an older checkpoint by itself), but every write before its barrier is durable, so
+-- a restore from it may flush incrementally.
+ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS acknowledged_savepoint BIGINT;
 
 -- Per sink table: the checkpoint every key group has committed, the event time through which the
 -- committed totals are complete (the smallest watermark minus the horizon: no change with an

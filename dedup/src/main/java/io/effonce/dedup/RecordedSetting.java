@@ -65,6 +65,17 @@ public final class RecordedSetting implements Serializable {
     }
 
     /**
+     * Whether the restored operator state holds a recorded value of this setting: an operator that
+     * always records its settings and restored none was not in the checkpoint it restored.
+     */
+    public boolean isRecordedIn(OperatorStateStore store) throws Exception {
+        ListState<String> state =
+                store.getUnionListState(
+                        new ListStateDescriptor<>(stateName(), StringSerializer.INSTANCE));
+        return state.get().iterator().hasNext();
+    }
+
+    /**
      * Compares the restored values with the current one (refusing a change the rule forbids), then
      * records the current one.
      */

@@ -184,6 +184,19 @@ public final class JobOptions {
                                     + " a 0.1.0 savepoint, or migrate it once with"
                                     + " MigrateToMerchantLayout (job/README.md, \"Upgrades\").");
 
+    public static final ConfigOption<Boolean> ALLOW_EMPTY_MERCHANT_STAGE =
+            ConfigOptions.key("pipeline.allow-empty-merchant-stage")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "MERCHANT layout: let the merchant stage start without state when the"
+                                    + " checkpoint or savepoint the job restores holds none for it"
+                                    + " (a restore with --allowNonRestoredState after a layout"
+                                    + " switch). Its totals then start from zero, and the sink"
+                                    + " overwrites open days' totals with partial ones. Off: such a"
+                                    + " restore is refused; migrate the savepoint instead"
+                                    + " (MigrateToMerchantLayout, job/README.md \"Upgrades\").");
+
     public static final ConfigOption<Integer> BUNDLE_SIZE =
             ConfigOptions.key("pipeline.bundle-size")
                     .intType()

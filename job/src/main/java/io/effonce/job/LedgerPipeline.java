@@ -123,7 +123,8 @@ public final class LedgerPipeline {
                                             config.get(JobOptions.BUNDLE_SIZE),
                                             config.get(JobOptions.BUNDLE_DELAY).toMillis(),
                                             lateTag,
-                                            DEAD_LETTERS))
+                                            DEAD_LETTERS,
+                                            config.get(JobOptions.ALLOW_EMPTY_MERCHANT_STAGE)))
                             .uid(MERCHANT_TOTALS_UID);
             // The sink is keyed by merchant-day: one shuffle of the bundles' totals.
             sink.writeFrom(totals, keyType, SINK_UID);

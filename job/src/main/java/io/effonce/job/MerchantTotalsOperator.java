@@ -25,6 +25,8 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Dedup and daily totals in one stage keyed by merchant ({@code pipeline.layout=MERCHANT}): one
@@ -57,6 +59,8 @@ final class MerchantTotalsOperator
 
     private static final long serialVersionUID = 1L;
 
+    private static final Logger LOG = LoggerFactory.getLogger(MerchantTotalsOperator.class);
+
     private final DayFinality finality;
     private final long horizonMillis;
     private final boolean floorEnabled;
@@ -67,6 +71,7 @@ final class MerchantTotalsOperator
     private final OutputTag<DeadLetter> deadLetters;
     private final RecordedSetting recordedHorizon;
     private final RecordedSetting recordedZone;
+    private final boolean emptyStateAllowed;
 
     private transient WatermarkFloor floor;
     private transient Map<String, List<StreamRecord<PaymentChange>>> bundle;
@@ -85,7 +90,8 @@ final class MerchantTotalsOperator
             int bundleSize,
             long bundleDelayMillis,
             OutputTag<LateCopy<PaymentChange>> lateTag,
-            OutputTag<DeadLetter> deadLetters) {
+            OutputTag<DeadLetter> deadLetters,
+            boolean emptyStateAllowed) {
         this.finality = finality;
         this.horizonMillis = finality.horizon().toMillis();
         this.floorEnabled = floorEnabled;
@@ -96,6 +102,7 @@ final class MerchantTotalsOperator
         this.deadLetters = deadLetters;
         this.recordedHorizon = EventTimeDedupOperator.recordedHorizon(horizonMillis);
         this.recordedZone = DailyTotals.recordedZone(finality);
+        this.emptyStateAllowed = emptyStateAllowed;
     }
 
     @Override
@@ -103,8 +110,42 @@ final class MerchantTotalsOperator
         super.initializeState(context);
         floor = new WatermarkFloor();
         floor.initialize(context.getOperatorStateStore(), floorEnabled);
-        recordedHorizon.check(context.getOperatorStateStore(), context.isRestored());
-        recordedZone.check(context.getOperatorStateStore(), context.isRestored());
+        boolean restored = context.isRestored() && stateWasRestored(context);
+        recordedHorizon.check(context.getOperatorStateStore(), restored);
+        recordedZone.check(context.getOperatorStateStore(), restored);
+    }
+
+    /**
+     * Whether the restored checkpoint held this stage's state. The stage records its settings from
+     * its first start, so a restore without them had no state for its uid: a savepoint of the other
+     * layout restored with {@code --allowNonRestoredState}. Its totals would start from zero and
+     * overwrite the open days' totals in the sink with partial ones, so that is refused unless
+     * {@link JobOptions#ALLOW_EMPTY_MERCHANT_STAGE} asks for it.
+     */
+    private boolean stateWasRestored(StateInitializationContext context) throws Exception {
+        if (recordedHorizon.isRecordedIn(context.getOperatorStateStore())) {
+            return true;
+        }
+        if (!emptyStateAllowed) {
+            throw new IllegalStateException(
+                    "The checkpoint or savepoint this job restored (id "
+                            + context.getRestoredCheckpointId().orElse(-1L)
+                            + ") holds no state of the merchant stage (uid "
+                            + LedgerPipeline.MERCHANT_TOTALS_UID
+                            + "): it was taken by another layout and restored with"
+                            + " --allowNonRestoredState. The stage would count open days from"
+                            + " zero and overwrite their totals with partial ones. Restore a"
+                            + " savepoint of the merchant layout, migrate this one once"
+                            + " (MigrateToMerchantLayout, job/README.md \"Upgrades\"), keep"
+                            + " --pipeline.layout TWO_STAGE, or set "
+                            + JobOptions.ALLOW_EMPTY_MERCHANT_STAGE.key()
+                            + "=true to start the stage empty on purpose.");
+        }
+        LOG.warn(
+                "The restored checkpoint holds no state of the merchant stage; it starts empty, as"
+                        + " {}=true asks",
+                JobOptions.ALLOW_EMPTY_MERCHANT_STAGE.key());
+        return false;
     }
 
     @Override

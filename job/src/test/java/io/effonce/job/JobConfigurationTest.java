@@ -42,6 +42,7 @@ class JobConfigurationTest {
                             Map.entry("dead-letters.max-chars", "2048"),
                             Map.entry("pipeline.layout", "TWO_STAGE"),
                             Map.entry("pipeline.bundle-size", "500"),
+                            Map.entry("pipeline.allow-empty-merchant-stage", "true"),
                             Map.entry("pipeline.bundle-delay", "20 ms"),
                             Map.entry("dedup.horizon", "3 h"),
                             Map.entry("dedup.watermark-floor.enabled", "false"),

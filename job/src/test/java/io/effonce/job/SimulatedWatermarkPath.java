@@ -206,7 +206,8 @@ final class SimulatedWatermarkPath implements AutoCloseable {
                                     BUNDLE,
                                     5,
                                     EventTimeDedup.lateCopiesTag(CHANGE),
-                                    DEAD),
+                                    DEAD,
+                                    false),
                             PaymentChange::merchantId,
                             Types.STRING);
             merchantOp.setup();

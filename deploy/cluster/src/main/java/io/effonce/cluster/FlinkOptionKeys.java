@@ -8,7 +8,7 @@ import java.util.TreeSet;
 import org.apache.flink.configuration.ConfigOption;
 
 /**
- * The configuration keys a Flink 2.2 cluster's configuration may set: every current (not
+ * The configuration keys a Flink 2.3 cluster's configuration may set: every current (not
  * deprecated) option of Flink's option classes for checkpoints, state, restarts, memory, REST, high
  * availability, RocksDB and the like. Checks of config.yaml and of the Kubernetes manifests use it,
  * so a misspelled or retired key fails a test instead of being ignored by Flink.

@@ -84,6 +84,11 @@ public final class StoreFaults {
         }
 
         @Override
+        public void acknowledgeSavepoint(long savepointId) {
+            store.acknowledgeSavepoint(savepointId);
+        }
+
+        @Override
         public void recordRestore(long checkpointId) {
             store.recordRestore(checkpointId);
         }

@@ -133,7 +133,7 @@ class JobSavepointCompatibilityITCase {
         @TempDir Path dir;
 
         @ParameterizedTest(name = "release {0}")
-        @ValueSource(strings = {"0.2.0"})
+        @ValueSource(strings = {"0.2.0", "0.2.1"})
         void theSavepointRestoresAndTheJobGoesOnExactly(
                 String release, PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
             String savepointOfTheRestoredJob =

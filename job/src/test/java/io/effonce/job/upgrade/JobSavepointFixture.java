@@ -50,9 +50,10 @@ public final class JobSavepointFixture {
 
     /**
      * The release whose fixture {@link #main} writes, in the job's default layout (0.1.0: the
-     * two-stage layout; 0.2.0: the merchant layout).
+     * two-stage layout; 0.2.0 and 0.2.1: the merchant layout; 0.2.1 is the last written by Flink
+     * 2.2.1, which every later release restores on its own Flink).
      */
-    public static final String RELEASE = "0.2.0";
+    public static final String RELEASE = "0.2.1";
 
     static final String TOPIC = "upgrade.public.payments";
     static final int PARTITIONS = 2;

@@ -9,13 +9,17 @@ import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -24,6 +28,7 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.Preconditions;
@@ -72,6 +77,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
     private transient BarrierWatermarks watermarks;
 
+    /** Barriers of savepoints this attempt passed whose completion notice has not come yet. */
+    private transient Set<Long> savepointBarriers;
+
     public FlushableSinkOperator(
             TotalsStoreFactory<K, V> storeFactory,
             TypeInformation<V> valueType,
@@ -100,6 +108,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         buffer = new WriteBuffer<>();
         changedSinceBarrier = new ChangesSinceBarrier<>();
         watermarks = new BarrierWatermarks();
+        savepointBarriers = new HashSet<>();
         metrics = new SinkMetrics(getMetricGroup(), buffer::size, () -> barrierTag);
         TaskInfo task = getRuntimeContext().getTaskInfo();
         maxParallelism = task.getMaxNumberOfParallelSubtasks();
@@ -214,14 +223,44 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                 });
     }
 
-    /** Commits the checkpoint for this subtask's range: its staged values become committed. */
+    /**
+     * Commits the checkpoint for this subtask's range: its staged values become committed. A
+     * savepoint is not committed, only acknowledged: Flink never restores a savepoint by itself (it
+     * is not in the completed-checkpoint store), so after a stop-with-savepoint that fails once the
+     * savepoint completed, Flink restores the checkpoint before it. Committed values from the
+     * savepoint would then step back, and its run would look as if it had committed past the
+     * checkpoint it restores. Its staged values stay staged: the next checkpoint, or a deployment
+     * restored from the savepoint, commits them.
+     */
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
+        if (savepointBarriers.remove(checkpointId)) {
+            store.acknowledgeSavepoint(checkpointId);
+            LOG.info(
+                    "Savepoint {} completed: acknowledged for {}, not committed (Flink restores"
+                            + " checkpoints by itself, never savepoints)",
+                    checkpointId,
+                    store.tableName());
+            return;
+        }
         metrics.committed(
                 checkpointId,
                 store.commit(
                         checkpointId, watermarks.progressAt(checkpointId, settings.progress())));
+    }
+
+    @Override
+    public OperatorSnapshotFutures snapshotState(
+            long checkpointId,
+            long timestamp,
+            CheckpointOptions checkpointOptions,
+            CheckpointStreamFactory factory)
+            throws Exception {
+        if (checkpointOptions.getCheckpointType().isSavepoint()) {
+            savepointBarriers.add(checkpointId);
+        }
+        return super.snapshotState(checkpointId, timestamp, checkpointOptions, factory);
     }
 
     @Override

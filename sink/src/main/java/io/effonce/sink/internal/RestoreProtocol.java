@@ -95,10 +95,16 @@ final class RestoreProtocol<K, V> {
                 reconcileCommitted(c, state);
             }
             case FLUSH_ERASED_RUN -> {
-                // Everything this run wrote in the range belongs to an erased run that completed
-                // no checkpoint: a flush from "checkpoint 0" with empty state removes exactly that.
+                // Everything in the range is the erased run's (it completed no checkpoint), or left
+                // by a reset of this run that was cut before it deleted: a flush from "checkpoint
+                // 0" with empty state removes the live rows, and the reset, done again, the rest.
                 metrics.flushed(flush(0L, state, RestoreFlush.Mode.INCREMENTAL));
-                store.discardStagedAfter(0L);
+                long left = store.deleteAll();
+                LOG.info(
+                        "{}: the erased run's start is done again; {} rows were left in the live"
+                                + " table, its staged and committed values and progress are gone",
+                        claim.task(),
+                        left);
             }
             case RESET ->
                     LOG.warn(

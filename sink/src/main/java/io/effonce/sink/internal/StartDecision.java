@@ -28,7 +28,9 @@ import java.util.Optional;
  *       c}</td></tr>
  *   <tr><td>5</td><td>no state; the claimant's run owns the range (a restart before its first
  *       checkpoint)</td><td>{@link #FLUSH_ERASED_RUN}</td><td>take; flush from "checkpoint 0"
- *       with empty state: what the erased run wrote goes</td></tr>
+ *       with empty state, then the reset: what the erased run wrote goes, and so does what a
+ *       reset of row 7 cut between its takeover and its delete left (staged, committed,
+ *       progress)</td></tr>
  *   <tr><td>6</td><td>no state; the range holds no row</td><td>{@link #BEGIN}</td>
  *       <td>take</td></tr>
  *   <tr><td>7</td><td>no state; other runs' rows; {@code sink.reset-on-fresh-start}</td>
@@ -37,6 +39,12 @@ import java.util.Optional;
  *   <tr><td>8</td><td>no state; other runs' rows</td><td>{@link #REFUSE_FRESH_START}</td>
  *       <td>nothing; the message names where to restore from</td></tr>
  * </table>
+ *
+ * <p>Row 2 counts commits of checkpoints only: a savepoint is acknowledged, never committed ({@code
+ * FlushableSinkOperator#notifyCheckpointComplete}), because Flink may restore the checkpoint before
+ * it by itself when a stop-with-savepoint fails after the savepoint completed; that restore is then
+ * a row-4 restore like any other. Row 5 needs no commit check of its own: a run that committed a
+ * checkpoint restores it.
  *
  * <p>Rows 1–3 are the seed's rule that a takeover is conditional on the durable record (Part 3): a
  * paused attempt that wakes up after the job moved on must not take the range back and flush it to

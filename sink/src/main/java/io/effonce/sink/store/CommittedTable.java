@@ -25,6 +25,15 @@ public interface CommittedTable<K, V> {
     int commit(long checkpointId, Progress progress);
 
     /**
+     * Records that savepoint {@code savepointId} completed for this range, without committing it:
+     * the writes before its barrier are durable, as a commit would prove, but Flink may still
+     * restore an older checkpoint by itself (a stop-with-savepoint that fails after its savepoint
+     * completed), so its staged values stay staged. Only key groups that committed before carry the
+     * mark.
+     */
+    void acknowledgeSavepoint(long savepointId);
+
+    /**
      * Records a restore from {@code checkpointId} in the range's progress. Before a restored
      * checkpoint is committed again: if the range had committed a later one (an older savepoint was
      * restored), the event time it was complete through is no longer known.

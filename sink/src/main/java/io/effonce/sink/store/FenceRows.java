@@ -48,7 +48,8 @@ final class FenceRows {
                 c.prepareStatement(
                         "SELECT coalesce(max(checkpoint_id) FILTER (WHERE committed_run = ?), 0),"
                                 + " coalesce(max(checkpoint_id), 0),"
-                                + " CASE WHEN count(*) = ? THEN min(checkpoint_id) ELSE 0 END"
+                                + " CASE WHEN count(*) = ? THEN min(GREATEST(checkpoint_id,"
+                                + " acknowledged_savepoint)) ELSE 0 END"
                                 + " FROM sink_progress"
                                 + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
             s.setString(1, run);

@@ -167,6 +167,27 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     }
 
     @Override
+    public void acknowledgeSavepoint(long savepointId) {
+        fence.requireOwner();
+        session.inTransaction(
+                "Acknowledging savepoint " + savepointId + " of " + fence.span() + " of " + table,
+                c -> {
+                    fence.check(c);
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "UPDATE sink_progress SET acknowledged_savepoint ="
+                                            + " GREATEST(acknowledged_savepoint, ?)"
+                                            + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
+                        s.setLong(1, savepointId);
+                        s.setString(2, table);
+                        s.setInt(3, fence.span().first());
+                        s.setInt(4, fence.span().last());
+                        return s.executeUpdate();
+                    }
+                });
+    }
+
+    @Override
     public void recordRestore(long checkpointId) {
         fence.requireOwner();
         session.inTransaction(

@@ -92,6 +92,11 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
+    public void acknowledgeSavepoint(long savepointId) {
+        committed.acknowledgeSavepoint(savepointId);
+    }
+
+    @Override
     public void recordRestore(long checkpointId) {
         committed.recordRestore(checkpointId);
     }

@@ -1,9 +1,8 @@
 package io.effonce.sink.internal;
 
-import static io.effonce.sink.testutils.SinkHarnesses.sink;
-
-import io.effonce.sink.FlushableSink;
+import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.sink.testutils.InMemoryTable;
+import io.effonce.sink.testutils.InMemoryTotalsStore;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
@@ -13,8 +12,13 @@ class InMemoryStartProtocolTest extends StartProtocolContract<String, Long> {
     private final InMemoryTable<String, Long> table = new InMemoryTable<>();
 
     @Override
-    FlushableSink<String, Long> newRun() {
-        return sink(table).build();
+    TotalsStoreFactory<String, Long> stores() {
+        return InMemoryTotalsStore.factory(table);
+    }
+
+    @Override
+    TypeInformation<Long> valueType() {
+        return TypeInformation.of(Long.class);
     }
 
     @Override

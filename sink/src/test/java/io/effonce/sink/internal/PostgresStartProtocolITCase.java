@@ -1,8 +1,8 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.FlushableSink;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
 import io.effonce.sink.testutils.TestTotal;
@@ -34,11 +34,13 @@ class PostgresStartProtocolITCase extends StartProtocolContract<TestKey, TestTot
     }
 
     @Override
-    FlushableSink<TestKey, TestTotal> newRun() {
-        return FlushableSink.<TestKey, TestTotal>builder()
-                .store(PostgresTotalsStore.factory(config, TestRows.MAPPING))
-                .valueType(TypeInformation.of(TestTotal.class))
-                .build();
+    TotalsStoreFactory<TestKey, TestTotal> stores() {
+        return PostgresTotalsStore.factory(config, TestRows.MAPPING);
+    }
+
+    @Override
+    TypeInformation<TestTotal> valueType() {
+        return TypeInformation.of(TestTotal.class);
     }
 
     @Override

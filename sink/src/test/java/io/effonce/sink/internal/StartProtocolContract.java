@@ -2,12 +2,16 @@ package io.effonce.sink.internal;
 
 import static io.effonce.sink.testutils.SinkHarnesses.attempt;
 import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
+import static io.effonce.sink.testutils.SinkHarnesses.stopWithSavepoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.StaleAttemptException;
+import io.effonce.sink.store.TotalsStoreFactory;
+import io.effonce.sink.testutils.GatedStore;
+import io.effonce.sink.testutils.PauseGate;
 import java.util.Map;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -29,10 +33,12 @@ abstract class StartProtocolContract<K, V> {
 
     private static final JobID JOB = new JobID(7, 7);
 
-    /** A new job graph: a new run. */
-    abstract FlushableSink<K, V> newRun();
+    /** The store every run of the test writes to. */
+    abstract TotalsStoreFactory<K, V> stores();
 
     abstract TypeInformation<K> keyType();
+
+    abstract TypeInformation<V> valueType();
 
     abstract K key(String name);
 
@@ -46,6 +52,11 @@ abstract class StartProtocolContract<K, V> {
 
     /** Everything the store keeps, for "changed nothing" assertions. */
     abstract String dump();
+
+    /** A new job graph: a new run. */
+    private FlushableSink<K, V> newRun() {
+        return FlushableSink.<K, V>builder().store(stores()).valueType(valueType()).build();
+    }
 
     private KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> attemptOf(
             FlushableSink<K, V> run, int attempt) throws Exception {
@@ -240,6 +251,142 @@ abstract class StartProtocolContract<K, V> {
             rolledBack.open();
             assertThat(live()).isEqualTo(Map.of(key("a"), 100L));
             assertThat(committed()).isEqualTo(Map.of(key("a"), 100L));
+        }
+    }
+
+    /**
+     * A stop-with-savepoint fails after its savepoint completed (a task failed, or the JobManager
+     * failed over, before the job finished): Flink restores the last checkpoint, older than the
+     * savepoint. The savepoint was acknowledged, not committed, so the restore is a restore like
+     * any other: the savepoint's output is flushed away, and the job goes on.
+     */
+    @Test
+    void aStopWithSavepointThatFailsAfterItsSavepointCompletedRecoversFromTheCheckpointBefore()
+            throws Exception {
+        FlushableSink<K, V> run = newRun();
+        OperatorSubtaskState at10;
+        try (var stopping = restoredAttempt(run, 0, null, 0)) {
+            stopping.open();
+            upsert(stopping, "a", 100);
+            upsert(stopping, "b", 10);
+            at10 = completed(stopping, 10);
+            upsert(stopping, "a", 200);
+            upsert(stopping, "c", 5); // created after checkpoint 10
+            stopWithSavepoint(stopping, 11);
+            stopping.notifyOfCompletedCheckpoint(11);
+        } // the job fails before it reaches FINISHED
+        assertThat(live()).isEqualTo(Map.of(key("a"), 200L, key("b"), 10L, key("c"), 5L));
+        assertThat(committed())
+                .as("the savepoint acknowledged, not committed")
+                .isEqualTo(Map.of(key("a"), 100L, key("b"), 10L));
+
+        try (var restarted = restoredAttempt(run, 1, at10, 10)) {
+            restarted.open();
+            Map<K, Long> at10Totals = Map.of(key("a"), 100L, key("b"), 10L);
+            assertThat(live()).isEqualTo(at10Totals);
+            assertThat(committed()).isEqualTo(at10Totals);
+            upsert(restarted, "a", 200);
+            upsert(restarted, "c", 5);
+            completed(restarted, 12);
+            Map<K, Long> replayed = Map.of(key("a"), 200L, key("b"), 10L, key("c"), 5L);
+            assertThat(live()).isEqualTo(replayed);
+            assertThat(committed()).isEqualTo(replayed);
+        }
+    }
+
+    /**
+     * The counterfactual of the case above: the same history with checkpoint 11 where the savepoint
+     * was. Flink never restores checkpoint 10 once 11 completed, so an attempt that did is stale:
+     * committing the savepoint as a checkpoint would refuse the restarted job the same way, at
+     * every restart, until its restarts ran out.
+     */
+    @Test
+    void theSameHistoryWithACheckpointInsteadOfTheSavepointIsRefusedAsStale() throws Exception {
+        FlushableSink<K, V> run = newRun();
+        OperatorSubtaskState at10;
+        try (var first = restoredAttempt(run, 0, null, 0)) {
+            first.open();
+            upsert(first, "a", 100);
+            upsert(first, "b", 10);
+            at10 = completed(first, 10);
+            upsert(first, "a", 200);
+            completed(first, 11);
+        }
+        String before = dump();
+        try (var restarted = restoredAttempt(run, 1, at10, 10)) {
+            assertThatThrownBy(restarted::open)
+                    .isInstanceOf(StaleAttemptException.class)
+                    .hasMessageContaining("committed checkpoint 11");
+        }
+        assertThat(dump()).isEqualTo(before);
+    }
+
+    /**
+     * A new deployment restored from a completed savepoint commits what the savepoint staged, and
+     * its flush is incremental: the savepoint's acknowledgement proves every write before its
+     * barrier durable, as a commit would.
+     */
+    @Test
+    void aDeploymentFromACompletedSavepointCommitsItAndFlushesIncrementally() throws Exception {
+        FlushableSink<K, V> stopped = newRun();
+        OperatorSubtaskState atSavepoint;
+        try (var stopping = restoredAttempt(stopped, 0, null, 0)) {
+            stopping.open();
+            upsert(stopping, "a", 100);
+            completed(stopping, 10);
+            upsert(stopping, "a", 200);
+            upsert(stopping, "c", 5);
+            atSavepoint = stopWithSavepoint(stopping, 11);
+            stopping.notifyOfCompletedCheckpoint(11);
+        }
+        try (var upgraded = restoredAttempt(newRun(), 0, atSavepoint, 11)) {
+            upgraded.open();
+            Map<K, Long> atEleven = Map.of(key("a"), 200L, key("c"), 5L);
+            assertThat(live()).isEqualTo(atEleven);
+            assertThat(committed()).isEqualTo(atEleven);
+            assertThat(((FlushableSinkOperator<?, ?>) upgraded.getOperator()).lastFlush().mode())
+                    .isEqualTo(RestoreFlush.Mode.INCREMENTAL);
+        }
+    }
+
+    /**
+     * A fresh start with {@code sink.reset-on-fresh-start} takes the range, then deletes what the
+     * earlier deployment left; its process dies in between. The next attempt of the same run finds
+     * the range its run's, and no state: it finishes the reset. (With the rule before, it deleted
+     * live and staged rows only: the old deployment's committed values and progress stayed.)
+     */
+    @Test
+    void aResetCutBetweenItsTakeoverAndItsDeleteIsFinishedByTheNextAttempt() throws Exception {
+        checkpoint10(newRun()); // an earlier deployment: a=100, b=10, live and committed
+        FlushableSink<K, V> resetting =
+                FlushableSink.<K, V>builder()
+                        .store(GatedStore.gated(stores(), false))
+                        .valueType(valueType())
+                        .resetOnFreshStart(true)
+                        .build();
+        PauseGate dies = new PauseGate();
+        dies.bindToThisThread();
+        dies.crashAfter(1); // the takeover passes; the process is gone before the delete
+        try (var cut = restoredAttempt(resetting, 0, null, 0)) {
+            assertThatThrownBy(cut::open).hasMessageContaining("process is gone");
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+        assertThat(committed())
+                .as("what the cut reset left")
+                .isEqualTo(Map.of(key("a"), 100L, key("b"), 10L));
+
+        new PauseGate().bindToThisThread();
+        try (var next = restoredAttempt(resetting, 1, null, 0)) {
+            next.open();
+            assertThat(live()).isEmpty();
+            assertThat(committed()).isEmpty();
+            upsert(next, "c", 5);
+            completed(next, 1);
+            assertThat(live()).isEqualTo(Map.of(key("c"), 5L));
+            assertThat(committed()).isEqualTo(Map.of(key("c"), 5L));
+        } finally {
+            PauseGate.unbindThisThread();
         }
     }
 

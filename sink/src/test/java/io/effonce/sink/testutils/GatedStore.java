@@ -105,6 +105,12 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
+    public void acknowledgeSavepoint(long savepointId) {
+        gate.pass();
+        store.acknowledgeSavepoint(savepointId);
+    }
+
+    @Override
     public void recordRestore(long checkpointId) {
         gate.pass();
         store.recordRestore(checkpointId);

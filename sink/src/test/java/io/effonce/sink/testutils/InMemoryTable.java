@@ -28,6 +28,9 @@ public final class InMemoryTable<K, V> {
     final List<Long> commits = new ArrayList<>();
     final Map<Integer, ProgressRow> progress = new HashMap<>();
 
+    /** {@code sink_progress.acknowledged_savepoint}: the newest savepoint acknowledged. */
+    final Map<Integer, Long> acknowledgedSavepoints = new HashMap<>();
+
     /** The run that committed each key group's checkpoint in {@link #progress}. */
     final Map<Integer, String> committedRuns = new HashMap<>();
 
@@ -109,7 +112,12 @@ public final class InMemoryTable<K, V> {
                 "staged " + staged,
                 "committed " + new TreeMap<>(stringKeys(committed)),
                 "fence " + new TreeMap<>(fenceTokens) + " " + new TreeMap<>(fenceOwners),
-                "progress " + new TreeMap<>(progress) + " " + new TreeMap<>(committedRuns),
+                "progress "
+                        + new TreeMap<>(progress)
+                        + " "
+                        + new TreeMap<>(committedRuns)
+                        + " savepoints "
+                        + new TreeMap<>(acknowledgedSavepoints),
                 "superseded " + new TreeSet<>(supersededRuns));
     }
 

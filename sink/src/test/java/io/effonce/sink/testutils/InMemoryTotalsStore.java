@@ -55,7 +55,11 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                 committedEverywhere =
                         progress == null
                                 ? 0
-                                : Math.min(committedEverywhere, progress.checkpointId());
+                                : Math.min(
+                                        committedEverywhere,
+                                        Math.max(
+                                                progress.checkpointId(),
+                                                table.acknowledgedSavepoints.getOrDefault(g, 0L)));
                 if (progress != null) {
                     lastCommitted = Math.max(lastCommitted, progress.checkpointId());
                     if (claim.run().equals(table.committedRuns.get(g))) {
@@ -159,6 +163,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             table.staged.removeIf(r -> span.contains(r.keyGroup()));
             table.committed.values().removeIf(r -> span.contains(r.keyGroup()));
             table.progress.keySet().removeIf(span::contains);
+            table.acknowledgedSavepoints.keySet().removeIf(span::contains);
             table.committedRuns.keySet().removeIf(span::contains);
             return before - table.rows.size();
         }
@@ -210,6 +215,18 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
 
     private static LocalDate later(LocalDate a, LocalDate b) {
         return a == null ? b : b == null ? a : a.isAfter(b) ? a : b;
+    }
+
+    @Override
+    public void acknowledgeSavepoint(long savepointId) {
+        synchronized (table) {
+            checkFence();
+            for (int g = span.first(); g <= span.last(); g++) {
+                if (table.progress.containsKey(g)) {
+                    table.acknowledgedSavepoints.merge(g, savepointId, Math::max);
+                }
+            }
+        }
     }
 
     @Override

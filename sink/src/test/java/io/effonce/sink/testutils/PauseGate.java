@@ -13,6 +13,7 @@ public final class PauseGate {
     private static final ThreadLocal<PauseGate> OF_THREAD = new ThreadLocal<>();
 
     private int passesLeft = OPEN;
+    private int passesBeforeCrash = OPEN;
     private boolean frozen;
     private boolean crashed;
     private boolean stepDone = true;
@@ -33,6 +34,9 @@ public final class PauseGate {
 
     /** Called by the attempt before each store call: waits while the attempt is paused. */
     synchronized void pass() {
+        if (passesBeforeCrash == 0) {
+            crashed = true;
+        }
         while (passesLeft == 0 && !crashed) {
             frozen = true;
             notifyAll();
@@ -50,6 +54,22 @@ public final class PauseGate {
         if (passesLeft != OPEN) {
             passesLeft--;
         }
+        if (passesBeforeCrash != OPEN) {
+            passesBeforeCrash--;
+        }
+    }
+
+    /**
+     * The attempt's process dies before its {@code calls + 1}-th store call from now: that call and
+     * every later one fail on the attempt's own thread, and never reach the store.
+     */
+    public synchronized void crashAfter(int calls) {
+        passesBeforeCrash = calls;
+    }
+
+    /** Unbinds the calling thread's gate, if any. */
+    public static void unbindThisThread() {
+        OF_THREAD.remove();
     }
 
     /** The attempt freezes before its {@code calls + 1}-th store call from now. */

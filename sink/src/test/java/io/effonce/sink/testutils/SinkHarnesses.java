@@ -8,7 +8,9 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.TaskInfoImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -169,6 +171,22 @@ public final class SinkHarnesses {
             throws Exception {
         h.prepareSnapshotPreBarrier(checkpointId);
         return h.snapshot(checkpointId, checkpointId);
+    }
+
+    /**
+     * A synchronous savepoint (a stop-with-savepoint) as a task runs it: the buffer is written
+     * before the barrier, then the state is snapshotted as a savepoint. Its completion notice is
+     * the caller's to give.
+     */
+    public static <K, V> OperatorSubtaskState stopWithSavepoint(
+            KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> h, long savepointId)
+            throws Exception {
+        h.prepareSnapshotPreBarrier(savepointId);
+        return h.snapshotWithLocalState(
+                        savepointId,
+                        savepointId,
+                        SavepointType.terminate(SavepointFormatType.CANONICAL))
+                .getJobManagerOwnedState();
     }
 
     /** The key group of a key under the harnesses' max parallelism. */
