@@ -96,6 +96,10 @@ ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_subtask     INTEGER;
 ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_parallelism INTEGER;
 ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_attempt     INTEGER;  -- Flink's attempt number
 ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_restored    BIGINT;   -- checkpoint it restored, 0: none
+-- The execution graph that deployed the owner (one per JobManager leadership: attempt numbers start
+-- again in a new one), and the newest checkpoint barrier the owner passed in the key group.
+ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_graph       TEXT;
+ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_barrier     BIGINT;
 
 -- Runs a later deployment took key groups over from: an attempt of such a run that wakes up
 -- after a pause is refused.

@@ -48,6 +48,11 @@ public final class StoreFaults {
         }
 
         @Override
+        public void recordBarrier(long checkpointId) {
+            store.recordBarrier(checkpointId);
+        }
+
+        @Override
         public void write(List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
             store.write(rows);
         }

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BiConsumer;
@@ -77,6 +78,18 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
     private transient BarrierWatermarks watermarks;
 
+    private transient RestoreProtocol<K, V> protocol;
+    private transient KeyGroupSpan span;
+    private transient Claim claim;
+    private transient Optional<String> checkpointsDir;
+
+    /**
+     * The start protocol told this attempt to ask again at its first barrier (row 3b of {@link
+     * StartDecision}): until then it owns nothing and writes nothing; its output waits in the
+     * buffer and in {@link ChangesSinceBarrier}, and its keyed state is still the restored state.
+     */
+    private transient boolean awaitingFirstBarrier;
+
     /** Barriers of savepoints this attempt passed whose completion notice has not come yet. */
     private transient Set<Long> savepointBarriers;
 
@@ -117,23 +130,27 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         maxParallelism,
                         task.getNumberOfParallelSubtasks(),
                         task.getIndexOfThisSubtask());
-        KeyGroupSpan span = new KeyGroupSpan(range.getStartKeyGroup(), range.getEndKeyGroup());
+        span = new KeyGroupSpan(range.getStartKeyGroup(), range.getEndKeyGroup());
         // The job id alone cannot tell a restart from a new deployment: with HA in application
         // mode every deployment has the job id 00000000000000000000000000000000.
-        Claim claim =
+        claim =
                 new Claim(
                         getRuntimeContext().getJobInfo().getJobId() + "/" + runId,
                         task.getTaskNameWithSubtasks() + " attempt " + task.getAttemptNumber(),
                         task.getIndexOfThisSubtask(),
                         task.getNumberOfParallelSubtasks(),
                         task.getAttemptNumber(),
-                        restoredCheckpointId);
+                        restoredCheckpointId,
+                        ExecutionGraphOf.attempt(
+                                getContainingTask().getEnvironment().getExecutionId()),
+                        OptionalLong.empty());
         DeploymentConfig deployment = DeploymentConfig.of(getContainingTask().getEnvironment());
         deployment.refuseRescalingWithinARun();
+        checkpointsDir = deployment.checkpointsDir();
         store = storeFactory.create();
         writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
-        new RestoreProtocol<>(store, writer, this::keyGroupOf, settings, metrics)
-                .start(span, claim, restoredState(), deployment.checkpointsDir());
+        protocol = new RestoreProtocol<>(store, writer, this::keyGroupOf, settings, metrics);
+        awaitingFirstBarrier = !protocol.start(span, claim, restoredState(), checkpointsDir);
         scheduleFlushTimer();
     }
 
@@ -192,12 +209,25 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
+        if (awaitingFirstBarrier) {
+            // The keyed state is still the restored state: the flush reads it before this
+            // barrier's changes go into it.
+            Preconditions.checkState(
+                    protocol.start(
+                            span,
+                            claim.atFirstBarrier(checkpointId),
+                            restoredState(),
+                            checkpointsDir),
+                    "A claim made at a barrier is decided");
+            awaitingFirstBarrier = false;
+        }
         writeChangedState();
         // Everything tagged below checkpointId is durable before this subtask acknowledges it.
         writeBuffer();
         writer.stage(checkpointId, changedSinceBarrier.staged(checkpointId, this::keyGroupOf));
         changedSinceBarrier.clear();
         watermarks.barrier(checkpointId);
+        store.recordBarrier(checkpointId);
     }
 
     @Override
@@ -235,6 +265,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
+        if (awaitingFirstBarrier) {
+            return; // not a checkpoint this attempt took part in: it passed no barrier yet
+        }
         if (savepointBarriers.remove(checkpointId)) {
             store.acknowledgeSavepoint(checkpointId);
             LOG.info(
@@ -277,6 +310,15 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
     @Override
     public void finish() throws Exception {
+        if (awaitingFirstBarrier) {
+            // Owns nothing yet: the final checkpoint's barrier, if it comes, takes and writes.
+            LOG.warn(
+                    "{}: input ended before the first barrier this attempt waits for; its output"
+                            + " is written at the final checkpoint's barrier, or not at all",
+                    claim.task());
+            super.finish();
+            return;
+        }
         writeChangedState();
         writeBuffer();
         super.finish();
@@ -306,7 +348,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     }
 
     private void writeBuffer() {
-        if (buffer.isEmpty()) {
+        if (buffer.isEmpty() || awaitingFirstBarrier) {
             return;
         }
         List<StoredRow<K, V>> rows = buffer.drain(barrierTag, this::keyGroupOf);

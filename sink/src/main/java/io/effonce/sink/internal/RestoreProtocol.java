@@ -48,9 +48,10 @@ final class RestoreProtocol<K, V> {
     /**
      * Takes {@code span} for {@code claim} or refuses, and does what the decision says, before the
      * attempt writes anything. Throws {@link StaleAttemptException} or {@link
-     * IllegalStateException} when refused; then nothing was written.
+     * IllegalStateException} when refused; then nothing was written. Returns false when the claim
+     * must be made again at the attempt's first barrier (row 3b): nothing was written either.
      */
-    void start(
+    boolean start(
             KeyGroupSpan span,
             Claim claim,
             RestoredState<K, V> state,
@@ -75,6 +76,18 @@ final class RestoreProtocol<K, V> {
                 claim.restoredCheckpoint(),
                 takeover.token());
         switch (start) {
+            case AWAIT_FIRST_BARRIER -> {
+                LOG.warn(
+                        "{}: {} of {} is owned by an attempt of another JobManager that restored"
+                                + " the same checkpoint ({}); this attempt holds its output and"
+                                + " asks again at its first barrier, which only the current"
+                                + " JobManager's attempts get",
+                        claim.task(),
+                        span,
+                        store.tableName(),
+                        claim.restoredOrZero());
+                return false;
+            }
             case REFUSE_STALE ->
                     throw new StaleAttemptException(
                             "Refusing a stale attempt: "
@@ -114,6 +127,7 @@ final class RestoreProtocol<K, V> {
                             span);
             case BEGIN -> {}
         }
+        return true;
     }
 
     /**

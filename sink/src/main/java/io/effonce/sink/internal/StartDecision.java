@@ -18,9 +18,14 @@ import java.util.Optional;
  *   <tr><td>2</td><td>the claimant's run committed a checkpoint in the range newer than the one the
  *       claimant restored (0 without state): Flink restores only the latest completed checkpoint,
  *       so a newer attempt ran since</td><td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
- *   <tr><td>3</td><td>an owner of the claimant's run restored a newer checkpoint, or it is a later
- *       attempt of the same subtask that restored the same one</td>
- *       <td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
+ *   <tr><td>3</td><td>an owner of the claimant's run restored a newer checkpoint; or it restored
+ *       the same one and, deployed by the same execution graph, is a later attempt of the same
+ *       subtask; or, deployed by another graph, passed a barrier after it that is not older than
+ *       the claimant's first barrier</td><td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
+ *   <tr><td>3b</td><td>an owner of the claimant's run deployed by another execution graph restored
+ *       the same checkpoint; the claimant asks at its start</td>
+ *       <td>{@link #AWAIT_FIRST_BARRIER}</td><td>nothing yet: the attempt holds its output and asks
+ *       again at its first barrier</td></tr>
  *   <tr><td>4</td><td>the claimant restored checkpoint {@code c} (a task restart, a failover, a
  *       rescale, or a deployment from a savepoint: an older one rolls back)</td>
  *       <td>{@link #FLUSH_RESTORED}</td><td>take; flush from {@code c} (incremental when
@@ -40,6 +45,17 @@ import java.util.Optional;
  *       <td>nothing; the message names where to restore from</td></tr>
  * </table>
  *
+ * <p>Rows 3 and 3b order attempts across JobManagers. Flink numbers attempts from 0 again under a
+ * new JobManager (a new execution graph), so attempt numbers order attempts of one graph only. What
+ * orders graphs is the checkpoint-id counter, which survives a JobManager failover: every barrier
+ * of the current JobManager is newer than every barrier of an earlier one, and an attempt of an
+ * earlier one gets no barrier of the current one (its inputs belong to the old graph). So when the
+ * owner and the claimant restored the same checkpoint under different graphs, the claimant waits
+ * for its own first barrier: one newer than the last the owner passed proves it current (row 4
+ * then); a stale attempt of the old JobManager never gets one, and writes nothing. An owner that
+ * restored an older checkpoint is older; one that restored a newer checkpoint is newer (a new
+ * JobManager restores the latest completed checkpoint, never an older one).
+ *
  * <p>Row 2 counts commits of checkpoints only: a savepoint is acknowledged, never committed ({@code
  * FlushableSinkOperator#notifyCheckpointComplete}), because Flink may restore the checkpoint before
  * it by itself when a stop-with-savepoint fails after the savepoint completed; that restore is then
@@ -57,6 +73,7 @@ import java.util.Optional;
  */
 enum StartDecision {
     REFUSE_STALE,
+    AWAIT_FIRST_BARRIER,
     REFUSE_FRESH_START,
     FLUSH_RESTORED,
     FLUSH_ERASED_RUN,
@@ -64,13 +81,18 @@ enum StartDecision {
     RESET;
 
     boolean takesRange() {
-        return this != REFUSE_STALE && this != REFUSE_FRESH_START;
+        return this != REFUSE_STALE && this != REFUSE_FRESH_START && this != AWAIT_FIRST_BARRIER;
     }
 
     /** The decision for {@code claim} on what the takeover read: the table above. */
     static StartDecision decide(Claim claim, RangeRecord found, boolean resetOnFreshStart) {
         if (staleness(claim, found).isPresent()) {
             return REFUSE_STALE;
+        }
+        if (claim.firstBarrier().isEmpty()
+                && found.owners().stream()
+                        .anyMatch(o -> sameCheckpointUnderAnotherGraph(o, claim))) {
+            return AWAIT_FIRST_BARRIER;
         }
         if (claim.restoredCheckpoint().isPresent()) {
             return FLUSH_RESTORED;
@@ -106,6 +128,7 @@ enum StartDecision {
             }
             if (owner.restoredCheckpoint() > restored
                     || (owner.restoredCheckpoint() == restored
+                            && !owner.otherGraphThan(claim)
                             && owner.sameSubtaskAs(claim)
                             && owner.attempt() > claim.attempt())) {
                 return Optional.of(
@@ -116,7 +139,32 @@ enum StartDecision {
                                 + restored
                                 + ")");
             }
+            if (sameCheckpointUnderAnotherGraph(owner, claim)
+                    && claim.firstBarrier().isPresent()
+                    && claim.firstBarrier().getAsLong() <= owner.lastBarrier()) {
+                return Optional.of(
+                        owner.task()
+                                + ", deployed by another JobManager, owns the range; both"
+                                + " restored checkpoint "
+                                + restored
+                                + " and it passed barrier "
+                                + owner.lastBarrier()
+                                + "; this attempt's first barrier ("
+                                + claim.firstBarrier().getAsLong()
+                                + ") is not newer, so its JobManager is the older one");
+            }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether {@code owner}, an attempt of the claimant's run deployed by another execution graph,
+     * restored the same checkpoint as the claimant: which of the two is newer only a barrier can
+     * tell (rows 3 and 3b).
+     */
+    private static boolean sameCheckpointUnderAnotherGraph(RangeOwner owner, Claim claim) {
+        return owner.run().equals(claim.run())
+                && owner.otherGraphThan(claim)
+                && owner.restoredCheckpoint() == claim.restoredOrZero();
     }
 }

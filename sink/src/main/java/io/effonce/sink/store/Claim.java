@@ -16,6 +16,11 @@ import java.util.OptionalLong;
  * @param attempt Flink's attempt number of this subtask
  * @param restoredCheckpoint the checkpoint or savepoint the attempt restored; empty on a start
  *     without state
+ * @param graph the execution graph that deployed the attempt: one per JobManager leadership of the
+ *     run (attempt numbers start from 0 again in a new one); empty when unknown
+ * @param firstBarrier the first checkpoint barrier the attempt passed, when it asks for its range
+ *     at that barrier instead of at its start; the checkpoint-id counter survives a JobManager
+ *     failover, so a barrier of the current JobManager is newer than any barrier of an earlier one
  */
 public record Claim(
         String run,
@@ -23,12 +28,48 @@ public record Claim(
         int subtask,
         int parallelism,
         int attempt,
-        OptionalLong restoredCheckpoint) {
+        OptionalLong restoredCheckpoint,
+        String graph,
+        OptionalLong firstBarrier) {
 
     public Claim {
         Objects.requireNonNull(run, "run");
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(restoredCheckpoint, "restoredCheckpoint");
+        Objects.requireNonNull(graph, "graph");
+        Objects.requireNonNull(firstBarrier, "firstBarrier");
+    }
+
+    /** A claim made at the attempt's start, by an attempt whose execution graph is not known. */
+    public Claim(
+            String run,
+            String task,
+            int subtask,
+            int parallelism,
+            int attempt,
+            OptionalLong restoredCheckpoint) {
+        this(
+                run,
+                task,
+                subtask,
+                parallelism,
+                attempt,
+                restoredCheckpoint,
+                "",
+                OptionalLong.empty());
+    }
+
+    /** The same claim, made again at the attempt's first barrier {@code barrier}. */
+    public Claim atFirstBarrier(long barrier) {
+        return new Claim(
+                run,
+                task,
+                subtask,
+                parallelism,
+                attempt,
+                restoredCheckpoint,
+                graph,
+                OptionalLong.of(barrier));
     }
 
     /** The restored checkpoint, or 0 (before every checkpoint) on a start without state. */

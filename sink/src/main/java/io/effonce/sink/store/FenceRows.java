@@ -23,13 +23,15 @@ final class FenceRows {
         try (PreparedStatement s =
                 c.prepareStatement(
                         "SELECT owner_job, owner_task, owner_subtask, owner_parallelism,"
-                                + " owner_attempt, owner_restored FROM sink_fences"
+                                + " owner_attempt, owner_restored, owner_graph, owner_barrier"
+                                + " FROM sink_fences"
                                 + " WHERE sink_table = ? AND key_group BETWEEN ? AND ? FOR UPDATE")) {
             s.setString(1, table);
             s.setInt(2, span.first());
             s.setInt(3, span.last());
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
+                    long restored = rs.getObject(6) == null ? RangeOwner.UNKNOWN : rs.getLong(6);
                     owners.add(
                             new RangeOwner(
                                     rs.getString(1),
@@ -37,7 +39,9 @@ final class FenceRows {
                                     intOrUnknown(rs, 3),
                                     intOrUnknown(rs, 4),
                                     intOrUnknown(rs, 5),
-                                    rs.getObject(6) == null ? RangeOwner.UNKNOWN : rs.getLong(6)));
+                                    restored,
+                                    rs.getString(7) == null ? "" : rs.getString(7),
+                                    rs.getObject(8) == null ? restored : rs.getLong(8)));
                 }
             }
         }
@@ -123,8 +127,8 @@ final class FenceRows {
                 c.prepareStatement(
                         "INSERT INTO sink_fences (sink_table, key_group, owner_token, owner_job,"
                                 + " owner_task, owner_subtask, owner_parallelism, owner_attempt,"
-                                + " owner_restored, taken_at)"
-                                + " SELECT ?, g, ?, ?, ?, ?, ?, ?, ?, now()"
+                                + " owner_restored, owner_graph, owner_barrier, taken_at)"
+                                + " SELECT ?, g, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()"
                                 + " FROM generate_series(?, ?) AS g"
                                 + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                 + " SET owner_token = EXCLUDED.owner_token,"
@@ -134,6 +138,8 @@ final class FenceRows {
                                 + " owner_parallelism = EXCLUDED.owner_parallelism,"
                                 + " owner_attempt = EXCLUDED.owner_attempt,"
                                 + " owner_restored = EXCLUDED.owner_restored,"
+                                + " owner_graph = EXCLUDED.owner_graph,"
+                                + " owner_barrier = EXCLUDED.owner_barrier,"
                                 + " taken_at = EXCLUDED.taken_at")) {
             s.setString(1, table);
             s.setLong(2, token);
@@ -143,8 +149,10 @@ final class FenceRows {
             s.setInt(6, claim.parallelism());
             s.setInt(7, claim.attempt());
             s.setLong(8, claim.restoredOrZero());
-            s.setInt(9, span.first());
-            s.setInt(10, span.last());
+            s.setString(9, claim.graph());
+            s.setLong(10, claim.restoredOrZero());
+            s.setInt(11, span.first());
+            s.setInt(12, span.last());
             s.executeUpdate();
         }
         return token;

@@ -59,6 +59,27 @@ final class PostgresFence implements RangeFence {
         return takeover;
     }
 
+    @Override
+    public void recordBarrier(long checkpointId) {
+        requireOwner();
+        session.inTransaction(
+                "Recording barrier " + checkpointId + " in " + span + " of " + table,
+                c -> {
+                    check(c);
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "UPDATE sink_fences SET owner_barrier ="
+                                            + " GREATEST(owner_barrier, ?) WHERE sink_table = ?"
+                                            + " AND key_group BETWEEN ? AND ?")) {
+                        s.setLong(1, checkpointId);
+                        s.setString(2, table);
+                        s.setInt(3, span.first());
+                        s.setInt(4, span.last());
+                        return s.executeUpdate();
+                    }
+                });
+    }
+
     /**
      * Locks this writer's fence rows for the rest of the transaction and fails it unless every one
      * still carries this writer's token.

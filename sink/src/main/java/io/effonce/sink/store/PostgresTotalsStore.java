@@ -50,6 +50,11 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
+    public void recordBarrier(long checkpointId) {
+        fence.recordBarrier(checkpointId);
+    }
+
+    @Override
     public void write(List<StoredRow<K, V>> rows) {
         live.write(rows);
     }

@@ -14,4 +14,11 @@ public interface RangeFence {
      * are refused. When not taken, nothing is written.
      */
     Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake);
+
+    /**
+     * Records that this writer passed checkpoint barrier {@code checkpointId} in its range, before
+     * it acknowledges the checkpoint: a claim of another execution graph that restored an older
+     * checkpoint then knows the range moved on. Fails with {@link FencedException} once taken over.
+     */
+    void recordBarrier(long checkpointId);
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.flink.runtime.executiongraph.ExecutionGraphID;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 
 /**
@@ -35,6 +36,10 @@ final class Attempt<K, V> {
     final int number;
     final int subtask;
     final int parallelism;
+
+    /** The execution graph that deployed it: one per JobManager leadership. */
+    final ExecutionGraphID graph;
+
     final PauseGate gate = new PauseGate();
     final KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> harness;
     private final ExecutorService thread;
@@ -51,10 +56,12 @@ final class Attempt<K, V> {
             int number,
             int subtask,
             int parallelism,
+            ExecutionGraphID graph,
             KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> harness) {
         this.number = number;
         this.subtask = subtask;
         this.parallelism = parallelism;
+        this.graph = graph;
         this.harness = harness;
         this.thread =
                 Executors.newSingleThreadExecutor(
@@ -111,7 +118,14 @@ final class Attempt<K, V> {
 
     @Override
     public String toString() {
-        return "subtask " + subtask + " of " + parallelism + " attempt " + number;
+        return "subtask "
+                + subtask
+                + " of "
+                + parallelism
+                + " attempt "
+                + number
+                + " of graph "
+                + graph.toString().substring(0, 4);
     }
 
     /** Closes the harness on the attempt's thread and ends the thread. */

@@ -52,5 +52,7 @@ final class Histories {
             Statistics.label("a woken attempt").collect(outcome);
         }
         Statistics.label("froze inside a step").collect(explorer.frozeInsideAStep());
+        Statistics.label("JobManager failovers")
+                .collect(Math.min(explorer.jobManagerFailovers(), 2));
     }
 }

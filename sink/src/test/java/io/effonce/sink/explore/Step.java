@@ -39,6 +39,14 @@ sealed interface Step {
      */
     record Fail(int subtask, boolean paused) implements Step {}
 
+    /**
+     * The JobManager fails over: a new one takes the lead with a new execution graph, numbers
+     * attempts from 0 again and restores the latest completed checkpoint. The old leader's attempt
+     * of subtask {@code subtask} is frozen, not dead, when {@code paused}; the others are gone.
+     * Checkpoint ids go on from where the old leader left them.
+     */
+    record JobManagerFailover(int subtask, boolean paused) implements Step {}
+
     /** A subtask's live attempt opens: it asks for its range, then flushes. */
     record Open(int subtask) implements Step {}
 
@@ -66,6 +74,7 @@ sealed interface Step {
                         weighted(3, Arbitraries.just(new Barrier())),
                         weighted(3, flag.map(Complete::new)),
                         weighted(3, Combinators.combine(subtask, flag).as(Fail::new)),
+                        weighted(2, Combinators.combine(subtask, flag).as(JobManagerFailover::new)),
                         weighted(4, subtask.map(Open::new)),
                         weighted(
                                 3,

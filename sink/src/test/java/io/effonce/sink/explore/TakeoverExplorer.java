@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.executiongraph.ExecutionGraphID;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
@@ -74,6 +75,8 @@ final class TakeoverExplorer<K, V> {
     private final List<String> woken = new ArrayList<>();
     private final List<String> flushModes = new ArrayList<>();
     private FlushableSink<K, V> run;
+    private ExecutionGraphID graph = new ExecutionGraphID();
+    private int jobManagerFailovers;
     private List<Attempt<K, V>> live = new ArrayList<>();
     private Map<Integer, Total> lineage = new HashMap<>();
     private Snapshot completed;
@@ -188,6 +191,8 @@ final class TakeoverExplorer<K, V> {
                 live.remove(failed);
             }
             restart(completed, live.size() + (f.paused() ? 1 : 0));
+        } else if (step instanceof Step.JobManagerFailover f) {
+            jobManagerFailover(f);
         } else if (step instanceof Step.Open o) {
             Attempt<K, V> a = live.get(o.subtask() % live.size());
             if (a.opened || a.frozen) {
@@ -245,6 +250,33 @@ final class TakeoverExplorer<K, V> {
         }
     }
 
+    /**
+     * A new JobManager leads: a new graph, attempt numbers from 0, the latest completed checkpoint
+     * restored. Pending checkpoints die with the old leader; checkpoint ids go on.
+     */
+    private void jobManagerFailover(Step.JobManagerFailover step) {
+        Attempt<K, V> kept = live.get(step.subtask() % live.size());
+        trace.add(
+                "the JobManager fails over"
+                        + (step.paused() ? "; " + kept + " is frozen, not dead" : ""));
+        if (step.paused()) {
+            kept.gate.pauseAfter(0);
+            kept.closedWhenFrozen = closedKeys();
+            frozenPast.add(kept);
+            live.remove(kept);
+        }
+        int parallelism = live.size() + (step.paused() ? 1 : 0);
+        graph = new ExecutionGraphID();
+        attemptsOfSubtask.clear();
+        jobManagerFailovers++;
+        restart(completed, parallelism);
+    }
+
+    /** How many JobManager failovers the history had. */
+    int jobManagerFailovers() {
+        return jobManagerFailovers;
+    }
+
     /** An operator redeploys the job from an older completed checkpoint: a new run. */
     private void olderSavepoint(Step.OlderSavepoint step) {
         if (completedHistory.size() <= step.back()) {
@@ -257,6 +289,7 @@ final class TakeoverExplorer<K, V> {
                         + " as a new run at parallelism "
                         + step.parallelism());
         run = newRun();
+        graph = new ExecutionGraphID();
         attemptsOfSubtask.clear();
         checkpoints = savepoint.id(); // the new run numbers its checkpoints from the savepoint on
         rollingBack = true; // rolling the committed totals back is what was asked for
@@ -281,14 +314,25 @@ final class TakeoverExplorer<K, V> {
             last = old.run(this::openAndRecordFlush);
         }
         if (last != Ended.THREW) {
+            // An attempt of the current graph may still be handed the barrier it was about to
+            // process; one of an earlier JobManager gets no barrier of the current one (its
+            // inputs belong to the old graph), and its own JobManager triggers none any more.
+            boolean currentGraph = old.graph.equals(graph);
             long barrier = old.lastBarrier + 1;
+            if (currentGraph) {
+                // Checkpoint ids are issued once, in order: a barrier the woken attempt passes
+                // was issued, so every later one is newer.
+                checkpoints = Math.max(checkpoints, barrier);
+            }
             Integer own = openKeyOwnedBy(old);
             old.run(
                     h -> {
                         if (own != null) {
                             h.processElement(upsert(own, 999_999));
                         }
-                        h.prepareSnapshotPreBarrier(barrier);
+                        if (currentGraph) {
+                            h.prepareSnapshotPreBarrier(barrier);
+                        }
                     });
         }
         Throwable t = old.thrown();
@@ -403,7 +447,15 @@ final class TakeoverExplorer<K, V> {
                                 number,
                                 subtask,
                                 parallelism,
-                                attempt(run, store.keyType(), JOB, parallelism, subtask, number));
+                                graph,
+                                attempt(
+                                        run,
+                                        store.keyType(),
+                                        JOB,
+                                        graph,
+                                        parallelism,
+                                        subtask,
+                                        number));
                 Ended ended =
                         a.run(
                                 h -> {

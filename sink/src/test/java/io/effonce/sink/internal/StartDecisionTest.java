@@ -68,6 +68,60 @@ class StartDecisionTest {
                 .isEqualTo(StartDecision.FLUSH_RESTORED);
     }
 
+    private static final String OLD_GRAPH = "00000000000000000000000000000001";
+    private static final String NEW_GRAPH = "00000000000000000000000000000002";
+
+    private static Claim claimIn(String graph, int attempt, long restored, long firstBarrier) {
+        return new Claim(
+                RUN,
+                "sink (1/2)#" + attempt,
+                0,
+                2,
+                attempt,
+                OptionalLong.of(restored),
+                graph,
+                firstBarrier < 0 ? OptionalLong.empty() : OptionalLong.of(firstBarrier));
+    }
+
+    private static RangeOwner ownerIn(String graph, int attempt, long restored, long lastBarrier) {
+        return new RangeOwner(RUN, "sink#" + attempt, 0, 2, attempt, restored, graph, lastBarrier);
+    }
+
+    @Test
+    void row3AcrossGraphsAttemptNumbersDoNotCount() {
+        // Attempt 0 of a new JobManager, the owner attempt 25 of the old one, same checkpoint: not
+        // refused, it waits for its first barrier. Within one graph the higher number wins (row 3).
+        RangeRecord oldOwner = found(Set.of(ownerIn(OLD_GRAPH, 25, 7, 7)), 0, false, true);
+        assertThat(decide(claimIn(NEW_GRAPH, 0, 7, -1), oldOwner))
+                .isEqualTo(StartDecision.AWAIT_FIRST_BARRIER);
+        assertThat(decide(claimIn(NEW_GRAPH, 0, 7, 8), oldOwner))
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+        assertThat(decide(claimIn(OLD_GRAPH, 0, 7, -1), oldOwner))
+                .isEqualTo(StartDecision.REFUSE_STALE);
+        // An owner of another graph that restored an older checkpoint is older: no waiting.
+        RangeRecord older = found(Set.of(ownerIn(OLD_GRAPH, 25, 5, 6)), 0, false, true);
+        assertThat(decide(claimIn(NEW_GRAPH, 0, 7, -1), older))
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+    }
+
+    @Test
+    void row3bAnOwnerOfAnotherGraphThatMovedOnMakesTheClaimWaitForItsFirstBarrier() {
+        RangeRecord movedOn = found(Set.of(ownerIn(NEW_GRAPH, 0, 7, 9)), 0, false, true);
+        StartDecision atStart = decide(claimIn(OLD_GRAPH, 3, 7, -1), movedOn);
+        assertThat(atStart).isEqualTo(StartDecision.AWAIT_FIRST_BARRIER);
+        assertThat(atStart.takesRange()).isFalse();
+        // At the first barrier: newer than the owner's last, the claim is current; not newer,
+        // stale.
+        assertThat(decide(claimIn(OLD_GRAPH, 3, 7, 10), movedOn))
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+        assertThat(decide(claimIn(OLD_GRAPH, 3, 7, 9), movedOn))
+                .isEqualTo(StartDecision.REFUSE_STALE);
+        // The same owner in the claimant's own graph: attempt numbers decide, no waiting.
+        RangeRecord sameGraph = found(Set.of(ownerIn(OLD_GRAPH, 0, 7, 9)), 0, false, true);
+        assertThat(decide(claimIn(OLD_GRAPH, 3, 7, -1), sameGraph))
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+    }
+
     @Test
     void row4ARestoredClaimFlushes() {
         assertThat(decide(claim(0, 7), found(Set.of(), 0, false, false)))

@@ -12,10 +12,12 @@ import io.effonce.sink.store.StaleAttemptException;
 import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.sink.testutils.GatedStore;
 import io.effonce.sink.testutils.PauseGate;
+import io.effonce.sink.testutils.SinkHarnesses;
 import java.util.Map;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.executiongraph.ExecutionGraphID;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
@@ -58,11 +60,6 @@ abstract class StartProtocolContract<K, V> {
         return FlushableSink.<K, V>builder().store(stores()).valueType(valueType()).build();
     }
 
-    private KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> attemptOf(
-            FlushableSink<K, V> run, int attempt) throws Exception {
-        return attempt(run, keyType(), JOB, 1, 0, attempt);
-    }
-
     private void upsert(
             KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> h,
             String key,
@@ -93,7 +90,18 @@ abstract class StartProtocolContract<K, V> {
     private KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> restoredAttempt(
             FlushableSink<K, V> run, int attempt, OperatorSubtaskState state, long checkpointId)
             throws Exception {
-        var h = attemptOf(run, attempt);
+        return restoredAttempt(run, SinkHarnesses.GRAPH, attempt, state, checkpointId);
+    }
+
+    /** The same, deployed by {@code graph}: the execution graph of one JobManager's leadership. */
+    private KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> restoredAttempt(
+            FlushableSink<K, V> run,
+            ExecutionGraphID graph,
+            int attempt,
+            OperatorSubtaskState state,
+            long checkpointId)
+            throws Exception {
+        var h = attempt(run, keyType(), JOB, graph, 1, 0, attempt);
         if (state == null) {
             h.initializeEmptyState();
         } else {
@@ -105,7 +113,13 @@ abstract class StartProtocolContract<K, V> {
 
     /** Attempt 0 writes a=100, b=10 and completes checkpoint 10. */
     private OperatorSubtaskState checkpoint10(FlushableSink<K, V> run) throws Exception {
-        try (var first = restoredAttempt(run, 0, null, 0)) {
+        return checkpoint10(run, SinkHarnesses.GRAPH);
+    }
+
+    /** The same, deployed by {@code graph}. */
+    private OperatorSubtaskState checkpoint10(FlushableSink<K, V> run, ExecutionGraphID graph)
+            throws Exception {
+        try (var first = restoredAttempt(run, graph, 0, null, 0)) {
             first.open();
             upsert(first, "a", 100);
             upsert(first, "b", 10);
@@ -387,6 +401,135 @@ abstract class StartProtocolContract<K, V> {
             assertThat(committed()).isEqualTo(Map.of(key("c"), 5L));
         } finally {
             PauseGate.unbindThisThread();
+        }
+    }
+
+    /**
+     * History 1 of the JobManager failover: attempt 1 of the first JobManager restored checkpoint
+     * 10 and froze before it asked for its range. The new JobManager numbers attempts from 0 again:
+     * its attempt 0 restored the same checkpoint, took the range, retired a day and passed barrier
+     * 11 (its completion notice not in yet). The frozen attempt wakes: by attempt number it is the
+     * later one. It waits for a barrier of its own, which an attempt of a JobManager that lost its
+     * leadership never gets; it writes nothing, and a barrier no newer than the owner's is refused.
+     */
+    @Test
+    void anAttemptOfAnEarlierJobManagerWaitsForABarrierAndWritesNothing() throws Exception {
+        FlushableSink<K, V> run = newRun();
+        ExecutionGraphID before = new ExecutionGraphID();
+        ExecutionGraphID after = new ExecutionGraphID();
+        OperatorSubtaskState at10 = checkpoint10(run, before);
+        var frozen = restoredAttempt(run, before, 1, at10, 10);
+        try (var current = restoredAttempt(run, after, 0, at10, 10)) {
+            current.open();
+            upsert(current, "a", 200);
+            upsert(current, "c", 5);
+            retire(current, "a"); // final at 200
+            checkpoint(current, 11); // acknowledged; the notice is not in yet
+            String before11 = dump();
+
+            frozen.open();
+            upsert(frozen, "b", 999);
+            assertThat(dump()).as("the woken attempt took and wrote nothing").isEqualTo(before11);
+            assertThatThrownBy(() -> frozen.prepareSnapshotPreBarrier(11))
+                    .isInstanceOf(StaleAttemptException.class)
+                    .hasMessageContaining("deployed by another JobManager")
+                    .hasMessageContaining("passed barrier 11");
+            assertThat(dump()).isEqualTo(before11);
+
+            current.notifyOfCompletedCheckpoint(11);
+            Map<K, Long> expected = Map.of(key("a"), 200L, key("b"), 10L, key("c"), 5L);
+            assertThat(live()).isEqualTo(expected);
+            assertThat(committed()).isEqualTo(expected);
+        } finally {
+            frozen.close();
+        }
+    }
+
+    /**
+     * The counterfactual of the case above: the same history with both JobManagers' attempts in one
+     * graph, as attempt numbers alone see it. The woken attempt 1 is taken for the newer, flushes
+     * back to checkpoint 10 and drops checkpoint 11's staged values; the current attempt is fenced,
+     * Flink restores checkpoint 11, and the day retired at 200 stays at 100 for good, live and
+     * committed.
+     */
+    @Test
+    void withoutTheGraphTheWokenAttemptRollsARetiredDayBackForGood() throws Exception {
+        FlushableSink<K, V> run = newRun();
+        OperatorSubtaskState at10 = checkpoint10(run);
+        var frozen = restoredAttempt(run, 1, at10, 10);
+        OperatorSubtaskState at11;
+        try (var current = restoredAttempt(run, 0, at10, 10)) {
+            current.open();
+            upsert(current, "a", 200);
+            retire(current, "a");
+            at11 = checkpoint(current, 11);
+            frozen.open();
+            assertThatThrownBy(() -> current.notifyOfCompletedCheckpoint(11))
+                    .hasStackTraceContaining("no longer owns");
+        } finally {
+            frozen.close();
+        }
+        try (var restored = restoredAttempt(run, 2, at11, 11)) {
+            restored.open();
+            assertThat(live()).containsEntry(key("a"), 100L);
+            assertThat(committed()).containsEntry(key("a"), 100L);
+        }
+    }
+
+    /**
+     * A JobManager fails over while checkpoint 11 is in flight: the old JobManager's attempt had
+     * restored checkpoint 10 and passed barrier 11. The new one's attempt 0 restores checkpoint 10
+     * too; it cannot tell by attempt numbers, so it holds its output until its first barrier, 12,
+     * newer than 11: then it takes the range, flushes to 10 and writes what it held.
+     */
+    @Test
+    void theNewJobManagersAttemptTakesTheRangeAtItsFirstBarrier() throws Exception {
+        FlushableSink<K, V> run = newRun();
+        ExecutionGraphID before = new ExecutionGraphID();
+        ExecutionGraphID after = new ExecutionGraphID();
+        OperatorSubtaskState at10 = checkpoint10(run, before);
+        try (var old = restoredAttempt(run, before, 1, at10, 10)) {
+            old.open();
+            upsert(old, "a", 150);
+            upsert(old, "d", 1);
+            checkpoint(old, 11); // never completes: the JobManager fails over
+        }
+        Map<K, Long> leftByTheOldOne = live();
+
+        try (var current = restoredAttempt(run, after, 0, at10, 10)) {
+            current.open();
+            upsert(current, "b", 20);
+            assertThat(live())
+                    .as("nothing written before the first barrier")
+                    .isEqualTo(leftByTheOldOne);
+            completed(current, 12);
+            Map<K, Long> expected = Map.of(key("a"), 100L, key("b"), 20L);
+            assertThat(live()).isEqualTo(expected);
+            assertThat(committed()).isEqualTo(expected);
+        }
+    }
+
+    /**
+     * After a JobManager failover the owner's attempt number says nothing: a new JobManager's
+     * attempt 0 is not refused by the old one's attempt 25 that restored the same checkpoint (as
+     * attempt numbers alone would, until Flink's restarts numbered it past 25); it takes the range
+     * at its first barrier.
+     */
+    @Test
+    void aNewJobManagersFirstAttemptIsNotRefusedByAnOldOnesHigherAttemptNumber() throws Exception {
+        FlushableSink<K, V> run = newRun();
+        ExecutionGraphID before = new ExecutionGraphID();
+        OperatorSubtaskState at10 = checkpoint10(run, before);
+        try (var old = restoredAttempt(run, before, 25, at10, 10)) {
+            old.open();
+            upsert(old, "a", 300);
+        }
+        try (var current = restoredAttempt(run, new ExecutionGraphID(), 0, at10, 10)) {
+            current.open();
+            completed(current, 11);
+            Map<K, Long> at10Totals = Map.of(key("a"), 100L, key("b"), 10L);
+            assertThat(live()).isEqualTo(at10Totals);
+            assertThat(committed()).isEqualTo(at10Totals);
         }
     }
 

@@ -53,6 +53,12 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
         return new Takeover(ownersOnly(taken.found()), taken.taken(), taken.token());
     }
 
+    @Override
+    public void recordBarrier(long checkpointId) {
+        gate.pass();
+        store.recordBarrier(checkpointId);
+    }
+
     /** What the old takeover knew of a range: the runs that owned it and whether it held rows. */
     private static RangeRecord ownersOnly(RangeRecord found) {
         Set<RangeOwner> owners =

@@ -97,6 +97,16 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
+    public void recordBarrier(long checkpointId) {
+        synchronized (table) {
+            checkFence();
+            for (int g = span.first(); g <= span.last(); g++) {
+                table.fenceOwners.put(g, table.fenceOwners.get(g).passed(checkpointId));
+            }
+        }
+    }
+
+    @Override
     public void write(List<StoredRow<K, V>> rows) {
         synchronized (table) {
             checkFence();

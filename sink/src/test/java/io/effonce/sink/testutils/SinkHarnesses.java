@@ -11,8 +11,12 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.SavepointType;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
+import org.apache.flink.runtime.executiongraph.ExecutionGraphID;
+import org.apache.flink.runtime.jobgraph.JobVertexID;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
@@ -22,6 +26,9 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 public final class SinkHarnesses {
 
     public static final int MAX_PARALLELISM = 128;
+
+    /** The execution graph of attempts whose test has one JobManager only. */
+    public static final ExecutionGraphID GRAPH = new ExecutionGraphID();
 
     private SinkHarnesses() {}
 
@@ -46,9 +53,7 @@ public final class SinkHarnesses {
                 sink.createOperator(),
                 SinkChange::key,
                 keyType,
-                MAX_PARALLELISM,
-                parallelism,
-                subtask);
+                environment(new JobID(), GRAPH, parallelism, subtask, 0));
     }
 
     /** A started harness with no restored state. */
@@ -62,13 +67,7 @@ public final class SinkHarnesses {
     /** A started harness with no restored state, in the job {@code job} (a fixed job id). */
     public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
             freshInJob(FlushableSink<String, Long> sink, JobID job) throws Exception {
-        MockEnvironment environment =
-                new MockEnvironmentBuilder()
-                        .setJobID(job)
-                        .setMaxParallelism(MAX_PARALLELISM)
-                        .setParallelism(1)
-                        .setSubtaskIndex(0)
-                        .build();
+        MockEnvironment environment = environment(job, GRAPH, 1, 0, 0);
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         sink.createOperator(),
@@ -93,6 +92,37 @@ public final class SinkHarnesses {
             int subtask,
             int attempt)
             throws Exception {
+        return attempt(sink, keyType, job, GRAPH, parallelism, subtask, attempt);
+    }
+
+    /**
+     * The same, for an attempt deployed by execution graph {@code graph}: a JobManager's, whose
+     * attempt numbers start from 0.
+     */
+    public static <K, V> KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> attempt(
+            FlushableSink<K, V> sink,
+            TypeInformation<K> keyType,
+            JobID job,
+            ExecutionGraphID graph,
+            int parallelism,
+            int subtask,
+            int attempt)
+            throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                sink.createOperator(),
+                SinkChange::key,
+                keyType,
+                environment(job, graph, parallelism, subtask, attempt));
+    }
+
+    /**
+     * A task's environment: attempt {@code attempt} of subtask {@code subtask} of {@code
+     * parallelism}, deployed by {@code graph} (the harness's own would make a new graph for each,
+     * as if every harness ran under another JobManager).
+     */
+    private static MockEnvironment environment(
+            JobID job, ExecutionGraphID graph, int parallelism, int subtask, int attempt)
+            throws ReflectiveOperationException {
         MockEnvironment environment =
                 new MockEnvironmentBuilder()
                         .setJobID(job)
@@ -101,8 +131,11 @@ public final class SinkHarnesses {
                         .setSubtaskIndex(subtask)
                         .build();
         withAttemptNumber(environment, attempt);
-        return new KeyedOneInputStreamOperatorTestHarness<>(
-                sink.createOperator(), SinkChange::key, keyType, environment);
+        withAttemptId(
+                environment,
+                new ExecutionAttemptID(
+                        graph, new ExecutionVertexID(new JobVertexID(), subtask), attempt));
+        return environment;
     }
 
     /**
@@ -122,6 +155,14 @@ public final class SinkHarnesses {
                         was.getIndexOfThisSubtask(),
                         was.getNumberOfParallelSubtasks(),
                         attempt));
+    }
+
+    /** The mock environment's attempt id, which names the graph that deployed the attempt. */
+    private static void withAttemptId(MockEnvironment environment, ExecutionAttemptID id)
+            throws ReflectiveOperationException {
+        Field field = MockEnvironment.class.getDeclaredField("executionAttemptID");
+        field.setAccessible(true);
+        field.set(environment, id);
     }
 
     /** A started harness restored from the state of checkpoint {@code checkpointId}. */
