@@ -231,6 +231,46 @@ public final class ClusterChaos {
                 recovery, inFlight, completedBefore, after.latestRestoredId(), newLeader);
     }
 
+    /**
+     * Freezes a TaskManager of {@code jobId} with SIGSTOP while a checkpoint is in flight and kills
+     * the leading JobManager ({@code kill -9}); a new JobManager and a replacement TaskManager
+     * start. Once the new leader restored the job and completed two checkpoints without the frozen
+     * TaskManager, wakes it with SIGCONT: its tasks are attempts of the old leader, numbered by it,
+     * unaware that another leads. Marks each moment in {@code report}.
+     */
+    public TaskManagerPause pauseTaskManagerAndKillLeaderMidCheckpoint(
+            String jobId, ChaosReport report) {
+        FlinkJobs jobs = cluster.jobs();
+        FlinkProcess leader = cluster.leadingJobManager();
+        FlinkProcess victim = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
+        long inFlight = awaitCheckpointInProgress(jobId);
+        ChaosReport.Recovery recovery =
+                report.fault(
+                        "pause+kill",
+                        "SIGSTOP of %s and kill -9 of leading %s during checkpoint %d"
+                                .formatted(victim.name(), leader.name(), inFlight));
+        victim.pause();
+        cluster.killJobManager(leader);
+        cluster.startJobManager();
+        cluster.startTaskManager();
+        FlinkProcess newLeader = cluster.awaitNewLeader(leader, TIMEOUT);
+        recovery.newLeader(newLeader.name() + " leads");
+        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, 0, TIMEOUT);
+        recovery.running(
+                "restored from checkpoint %d under %s"
+                        .formatted(after.latestRestoredId(), newLeader.name()));
+        long first = jobs.awaitCheckpointAfter(jobId, after.latestRestoredId()).latestCompletedId();
+        recovery.checkpointed(first);
+        long second = jobs.awaitCheckpointAfter(jobId, first).latestCompletedId();
+        long logOffset = victim.logFile().toFile().length();
+        report.mark(
+                "resume",
+                "SIGCONT of %s: checkpoints %d and %d completed under %s without it"
+                        .formatted(victim.name(), first, second, newLeader.name()));
+        victim.resume();
+        return new TaskManagerPause(recovery, victim, logOffset);
+    }
+
     /** Waits until a checkpoint of the job is in progress; returns its id. */
     private long awaitCheckpointInProgress(String jobId) {
         long[] inFlight = {-1};
