@@ -54,5 +54,9 @@ final class Histories {
         Statistics.label("froze inside a step").collect(explorer.frozeInsideAStep());
         Statistics.label("JobManager failovers")
                 .collect(Math.min(explorer.jobManagerFailovers(), 2));
+        Statistics.label("stop-with-savepoints failed after the savepoint")
+                .collect(Math.min(explorer.stopsFailed(), 2));
+        Statistics.label("resets cut between takeover and delete")
+                .collect(Math.min(explorer.resetsCut(), 2));
     }
 }

@@ -59,6 +59,20 @@ sealed interface Step {
      */
     record OlderSavepoint(int back, int parallelism) implements Step {}
 
+    /**
+     * A stop-with-savepoint whose savepoint completes (its notice reaches every live attempt), then
+     * fails before the job finishes: Flink restores the latest completed checkpoint, which is older
+     * than the savepoint (savepoints are never in its completed-checkpoint store).
+     */
+    record FailedStopWithSavepoint() implements Step {}
+
+    /**
+     * An operator deploys the job again without state, with {@code sink.reset-on-fresh-start}: a
+     * new run that deletes what the table holds. With {@code cut}, the process of one attempt dies
+     * between its takeover and its delete; its subtask's next attempt must finish the reset.
+     */
+    record FreshStartWithReset(int subtask, boolean cut, int parallelism) implements Step {}
+
     /** A frozen attempt of the past wakes up, finishes what it was doing and tries to write. */
     record Wake(int which) implements Step {}
 
@@ -81,6 +95,12 @@ sealed interface Step {
                                 Combinators.combine(subtask, Arbitraries.integers().between(0, 6))
                                         .as(PauseAfter::new)),
                         weighted(3, Arbitraries.integers().between(0, 3).map(Wake::new)),
+                        weighted(3, Arbitraries.just(new FailedStopWithSavepoint())),
+                        weighted(
+                                2,
+                                Combinators.combine(
+                                                subtask, flag, Arbitraries.integers().between(1, 2))
+                                        .as(FreshStartWithReset::new)),
                         weighted(
                                 1,
                                 Combinators.combine(
