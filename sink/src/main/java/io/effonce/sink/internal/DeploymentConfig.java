@@ -31,6 +31,13 @@ final class DeploymentConfig {
      * restored the same checkpoint (sink/README.md, "A takeover that only moves forward"). A
      * rescale through a savepoint is a new run, which the fence orders.
      */
+    /** What to do instead of the adaptive scheduler. */
+    static final String ADAPTIVE_REFUSAL =
+            JobManagerOptions.SCHEDULER.key()
+                    + ": default (in the job's and the JobManager's configuration) and rescale"
+                    + " through a savepoint (stop with a savepoint, submit with the new"
+                    + " parallelism).";
+
     void refuseRescalingWithinARun() {
         for (Configuration config : configs) {
             boolean adaptive =
@@ -46,9 +53,8 @@ final class DeploymentConfig {
                                 + ": adaptive (or "
                                 + JobManagerOptions.SCHEDULER_MODE.key()
                                 + ": reactive): it rescales the job within a run, and a paused"
-                                + " attempt of the old parallelism could take key groups back."
-                                + " Use the default scheduler and rescale through a savepoint"
-                                + " (stop with a savepoint, submit with the new parallelism).");
+                                + " attempt of the old parallelism could take key groups back. "
+                                + ADAPTIVE_REFUSAL);
             }
         }
     }

@@ -100,6 +100,19 @@ final class RestoreProtocol<K, V> {
                                     + StartDecision.staleness(claim, found).orElseThrow()
                                     + ". It was paused while the job moved on; it leaves the fence and"
                                     + " every table as they are.");
+            case REFUSE_RESCALE_IN_RUN ->
+                    throw new IllegalStateException(
+                            claim.task()
+                                    + " runs at parallelism "
+                                    + claim.parallelism()
+                                    + ", but an attempt of the same run took key groups of "
+                                    + span
+                                    + " of "
+                                    + store.tableName()
+                                    + " at another parallelism: the job was rescaled within its"
+                                    + " run, which only the adaptive scheduler does. Set "
+                                    + DeploymentConfig.ADAPTIVE_REFUSAL
+                                    + " The sink refuses to go on, leaving every table as it is.");
             case REFUSE_FRESH_START ->
                     throw new IllegalStateException(freshStartRefusal(span, found, checkpointsDir));
             case FLUSH_RESTORED -> {

@@ -22,6 +22,10 @@ import java.util.Optional;
  *       the same one and, deployed by the same execution graph, is a later attempt of the same
  *       subtask; or, deployed by another graph, passed a barrier after it that is not older than
  *       the claimant's first barrier</td><td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
+ *   <tr><td>3a</td><td>an owner of the claimant's run has another parallelism: the run was
+ *       rescaled within itself, which only the adaptive scheduler does (however it was configured:
+ *       on the JobManager alone, a task cannot see it)</td><td>{@link #REFUSE_RESCALE_IN_RUN}</td>
+ *       <td>nothing; the message names the scheduler and the way out</td></tr>
  *   <tr><td>3b</td><td>an owner of the claimant's run deployed by another execution graph restored
  *       the same checkpoint; the claimant asks at its start</td>
  *       <td>{@link #AWAIT_FIRST_BARRIER}</td><td>nothing yet: the attempt holds its output and asks
@@ -73,6 +77,7 @@ import java.util.Optional;
  */
 enum StartDecision {
     REFUSE_STALE,
+    REFUSE_RESCALE_IN_RUN,
     AWAIT_FIRST_BARRIER,
     REFUSE_FRESH_START,
     FLUSH_RESTORED,
@@ -81,13 +86,19 @@ enum StartDecision {
     RESET;
 
     boolean takesRange() {
-        return this != REFUSE_STALE && this != REFUSE_FRESH_START && this != AWAIT_FIRST_BARRIER;
+        return this != REFUSE_STALE
+                && this != REFUSE_RESCALE_IN_RUN
+                && this != REFUSE_FRESH_START
+                && this != AWAIT_FIRST_BARRIER;
     }
 
     /** The decision for {@code claim} on what the takeover read: the table above. */
     static StartDecision decide(Claim claim, RangeRecord found, boolean resetOnFreshStart) {
         if (staleness(claim, found).isPresent()) {
             return REFUSE_STALE;
+        }
+        if (found.owners().stream().anyMatch(o -> rescaledWithinTheRun(o, claim))) {
+            return REFUSE_RESCALE_IN_RUN;
         }
         if (claim.firstBarrier().isEmpty()
                 && found.owners().stream()
@@ -155,6 +166,16 @@ enum StartDecision {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether {@code owner} is an attempt of the claimant's run at another parallelism: the default
+     * scheduler keeps a run's parallelism; only the adaptive one (or reactive mode) changes it.
+     */
+    private static boolean rescaledWithinTheRun(RangeOwner owner, Claim claim) {
+        return owner.run().equals(claim.run())
+                && owner.parallelism() != RangeOwner.UNKNOWN
+                && owner.parallelism() != claim.parallelism();
     }
 
     /**

@@ -5,8 +5,11 @@ import static io.effonce.sink.testutils.SinkHarnesses.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.testutils.InMemoryTable;
+import io.effonce.sink.testutils.SinkHarnesses;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
@@ -23,6 +26,8 @@ import org.junit.jupiter.api.Test;
  * table.
  */
 class AdaptiveSchedulerRefusedTest {
+
+    private static final TypeInformation<String> KEY = TypeInformation.of(String.class);
 
     private final InMemoryTable<String, Long> table = new InMemoryTable<>();
 
@@ -43,6 +48,32 @@ class AdaptiveSchedulerRefusedTest {
         cluster.set(JobManagerOptions.SCHEDULER_MODE, SchedulerExecutionMode.REACTIVE);
 
         assertThatThrownBy(() -> openUnder(cluster)).hasMessageContaining("reactive");
+    }
+
+    /**
+     * Set on the JobManager alone, the adaptive scheduler is out of a task's sight until it
+     * rescales the run: the first attempt at the new parallelism is refused there, before it
+     * touches the table.
+     */
+    @Test
+    void aRescaleWithinTheRunIsRefusedWhereverTheSchedulerWasSet() throws Exception {
+        FlushableSink<String, Long> run = sink(table).build();
+        JobID job = new JobID();
+        for (int subtask = 0; subtask < 2; subtask++) {
+            try (var h = SinkHarnesses.attempt(run, KEY, job, 2, subtask, 0)) {
+                h.initializeEmptyState();
+                h.open();
+            }
+        }
+        String before = table.dump();
+        try (var rescaled = SinkHarnesses.attempt(run, KEY, job, 1, 0, 1)) {
+            rescaled.initializeEmptyState();
+            assertThatThrownBy(rescaled::open)
+                    .hasMessageContaining("rescaled within its run")
+                    .hasMessageContaining("jobmanager.scheduler: default")
+                    .hasMessageContaining("rescale through a savepoint");
+        }
+        assertThat(table.dump()).isEqualTo(before);
     }
 
     @Test

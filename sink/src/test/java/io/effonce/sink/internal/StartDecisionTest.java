@@ -123,6 +123,18 @@ class StartDecisionTest {
     }
 
     @Test
+    void row3aAnOwnerOfTheRunAtAnotherParallelismMeansARescaleWithinTheRun() {
+        RangeOwner atFour = new RangeOwner(RUN, "sink#0", 0, 4, 0, 7);
+        assertThat(decide(claim(3, 7), found(Set.of(atFour), 0, false, true)))
+                .isEqualTo(StartDecision.REFUSE_RESCALE_IN_RUN);
+        assertThat(StartDecision.REFUSE_RESCALE_IN_RUN.takesRange()).isFalse();
+        // Another run at another parallelism: a rescale through a savepoint, a new run.
+        RangeOwner otherRun = new RangeOwner("job/run-0", "sink#0", 0, 4, 0, 7);
+        assertThat(decide(claim(3, 7), found(Set.of(otherRun), 0, false, true)))
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+    }
+
+    @Test
     void row4ARestoredClaimFlushes() {
         assertThat(decide(claim(0, 7), found(Set.of(), 0, false, false)))
                 .isEqualTo(StartDecision.FLUSH_RESTORED);
