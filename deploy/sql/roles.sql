@@ -60,7 +60,7 @@ $$;
 --   merchant_daily_totals: absolute upserts, the flush reads the tag index and deletes stale keys;
 --   late_events, dead_letters: insert-if-absent by natural key (and read back for the recount);
 --   sink_fences: take key groups (upsert), check them FOR SHARE (needs UPDATE), reset (DELETE);
---   sink_fence_token: nextval for a new owner token.
+--   sink_fence_token: nextval for a new owner token; sink_deployment: nextval for a new deployment.
 GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals TO effonce_sink;
 --   merchant_daily_totals_staged / _committed: the committed read contract (stage, move, roll back).
 GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals_staged TO effonce_sink;
@@ -71,6 +71,7 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON sink_fences TO effonce_sink;
 --   sink_superseded_runs: a takeover from another run records it (insert-if-absent).
 GRANT SELECT, INSERT ON sink_superseded_runs TO effonce_sink;
 GRANT USAGE, SELECT ON SEQUENCE sink_fence_token TO effonce_sink;
+GRANT USAGE, SELECT ON SEQUENCE sink_deployment TO effonce_sink;
 --   sink_progress: each commit records how far its key groups' committed totals go.
 GRANT SELECT, INSERT, UPDATE, DELETE ON sink_progress TO effonce_sink;
 

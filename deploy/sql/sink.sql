@@ -82,6 +82,9 @@ CREATE TABLE IF NOT EXISTS dead_letters (
 -- The takeover is conditional (sink/README.md, "Fencing"): it reads these rows, the progress and
 -- the superseded runs in its own transaction and refuses an attempt older than what they record.
 CREATE SEQUENCE IF NOT EXISTS sink_fence_token;
+-- A number for each deployment of a job, taken where its graph is built (the run id starts with
+-- d<number>-): a woken attempt of an earlier deployment is known to be the earlier.
+CREATE SEQUENCE IF NOT EXISTS sink_deployment;
 CREATE TABLE IF NOT EXISTS sink_fences (
   sink_table   TEXT    NOT NULL,
   key_group    INTEGER NOT NULL,

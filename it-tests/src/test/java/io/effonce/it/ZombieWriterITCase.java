@@ -81,16 +81,16 @@ class ZombieWriterITCase {
             long restoresBefore = faults.restores();
             try (var zombie =
                     new PostgresTotalsStore<>(pipeline.storeConfig(), MerchantDayRows.MAPPING)) {
-                // The failed attempt's writer (same run, an attempt before the restore) owned
-                // every key group: taken whatever the record says, as it was before the job moved
-                // on (the start protocol would refuse this attempt today).
+                // The failed attempt's writer (same run and parallelism, an attempt before the
+                // restore) owned every key group: taken whatever the record says, as it was
+                // before the job moved on (the start protocol would refuse this attempt today).
                 String run =
                         tables.text(
                                 "SELECT min(owner_job) FROM sink_fences"
                                         + " WHERE sink_table = 'merchant_daily_totals'");
                 zombie.takeOwnership(
                         new KeyGroupSpan(0, 127),
-                        new Claim(run, "sink 1/1 #0", 0, 1, 0, OptionalLong.empty()),
+                        new Claim(run, "sink 1/2 #0", 0, 2, 0, OptionalLong.empty()),
                         found -> true);
                 faults.awaitRestoredAndRunning(restoresBefore, MiniClusterFaults.TIMEOUT);
 

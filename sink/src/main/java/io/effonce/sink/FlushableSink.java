@@ -2,10 +2,12 @@ package io.effonce.sink;
 
 import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.internal.SinkSettings;
+import io.effonce.sink.store.DeploymentOrder;
 import io.effonce.sink.store.ProgressRule;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -30,9 +32,10 @@ public final class FlushableSink<K, V> {
     /**
      * Made once, when the job's graph is built, and carried in it: every restart of the job, and a
      * JobManager failover that recovers the graph, runs with the same id; a new deployment, even
-     * under the same job id, gets a new one.
+     * under the same job id, gets a new one, numbered by the store when it can be ({@link
+     * DeploymentOrder}).
      */
-    private final String runId = UUID.randomUUID().toString();
+    private final String runId;
 
     private FlushableSink(
             TotalsStoreFactory<K, V> storeFactory,
@@ -41,6 +44,10 @@ public final class FlushableSink<K, V> {
         this.storeFactory = storeFactory;
         this.valueType = valueType;
         this.settings = settings;
+        String unique = UUID.randomUUID().toString();
+        OptionalLong number = storeFactory.numberDeployment();
+        this.runId =
+                number.isPresent() ? DeploymentOrder.runId(number.getAsLong(), unique) : unique;
     }
 
     public static <K, V> Builder<K, V> builder() {

@@ -1,6 +1,7 @@
 package io.effonce.sink.internal;
 
 import io.effonce.sink.store.Claim;
+import io.effonce.sink.store.DeploymentOrder;
 import io.effonce.sink.store.RangeOwner;
 import io.effonce.sink.store.RangeRecord;
 import java.util.Optional;
@@ -15,6 +16,9 @@ import java.util.Optional;
  *   <tr><th>#</th><th>what the takeover reads</th><th>start</th><th>what it does</th></tr>
  *   <tr><td>1</td><td>a later deployment took over from the claimant's run</td>
  *       <td>{@link #REFUSE_STALE}</td><td>nothing: fence, live, committed, progress as found</td></tr>
+ *   <tr><td>1b</td><td>a later deployment owns key groups of the range: both were numbered when
+ *       their graphs were built ({@link DeploymentOrder}), the owner's number is larger</td>
+ *       <td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
  *   <tr><td>2</td><td>the claimant's run committed a checkpoint in the range newer than the one the
  *       claimant restored (0 without state): Flink restores only the latest completed checkpoint,
  *       so a newer attempt ran since</td><td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
@@ -123,6 +127,16 @@ enum StartDecision {
             return Optional.of(
                     "a later deployment of the job took the sink's key groups over from run "
                             + claim.run());
+        }
+        for (RangeOwner owner : found.owners()) {
+            if (DeploymentOrder.later(owner.run(), claim.run())) {
+                return Optional.of(
+                        "a later deployment of the job ("
+                                + owner.run()
+                                + ") owns key groups of the range; this attempt's ("
+                                + claim.run()
+                                + ") was built before it");
+            }
         }
         long restored = claim.restoredOrZero();
         if (found.committedByClaimantRun() > restored) {

@@ -3,6 +3,7 @@ package io.effonce.sink.store;
 import io.effonce.jdbc.RetryingSession;
 import java.util.Collection;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.function.Predicate;
 
 /**
@@ -41,7 +42,19 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
      */
     public static <K, V> TotalsStoreFactory<K, V> factory(
             PostgresStoreConfig config, RowMapping<K, V> mapping) {
-        return () -> new PostgresTotalsStore<>(config, mapping);
+        return new TotalsStoreFactory<>() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public TotalsStore<K, V> create() {
+                return new PostgresTotalsStore<>(config, mapping);
+            }
+
+            @Override
+            public OptionalLong numberDeployment() {
+                return DeploymentNumbers.next(config);
+            }
+        };
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.effonce.sink.store;
 
 import java.io.Serializable;
+import java.util.OptionalLong;
 
 /**
  * Creates the store in the task that writes, so the job graph carries only its settings, never a
@@ -10,4 +11,15 @@ import java.io.Serializable;
 public interface TotalsStoreFactory<K, V> extends Serializable {
 
     TotalsStore<K, V> create();
+
+    /**
+     * A number for a new deployment of the job, from the store, larger than every one before: when
+     * the job's graph is built, so that an attempt of an earlier deployment that wakes up after a
+     * later one took its key groups is known to be the earlier (sink/README.md, "A takeover that
+     * only moves forward"). Empty when the store cannot number deployments, or cannot be reached
+     * from where the graph is built; the deployment is then not ordered against others.
+     */
+    default OptionalLong numberDeployment() {
+        return OptionalLong.empty();
+    }
 }

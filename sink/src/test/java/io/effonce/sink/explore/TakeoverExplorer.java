@@ -78,9 +78,6 @@ final class TakeoverExplorer<K, V> {
     private FlushableSink<K, V> run;
     private int stopsFailed;
 
-    /** The subtasks of the current run that opened (took their range or waited for it). */
-    private final Set<Integer> openedInRun = new HashSet<>();
-
     private int resetsCut;
     private ExecutionGraphID graph = new ExecutionGraphID();
     private int jobManagerFailovers;
@@ -210,9 +207,7 @@ final class TakeoverExplorer<K, V> {
                 return;
             }
             a.opened = true;
-            if (onLive(a, step, this::openAndRecordFlush) == Ended.DONE) {
-                openedInRun.add(a.subtask);
-            }
+            onLive(a, step, this::openAndRecordFlush);
         } else if (step instanceof Step.PauseAfter p) {
             Attempt<K, V> a = live.get(p.subtask() % live.size());
             if (!a.frozen) {
@@ -295,12 +290,6 @@ final class TakeoverExplorer<K, V> {
      * restarts the job (still without state: nothing completed).
      */
     private void freshStartWithReset(Step.FreshStartWithReset step) {
-        if (openedInRun.size() < live.size()) {
-            // A frozen attempt of a run that never took a range, woken after a later deployment
-            // took it, is not known to the table (sink/README.md, "Left or doubtful"): the
-            // model redeploys only once the running deployment has opened every subtask.
-            return;
-        }
         trace.add(
                 "an operator deploys a fresh start with the reset at parallelism "
                         + step.parallelism()
@@ -584,7 +573,6 @@ final class TakeoverExplorer<K, V> {
     }
 
     private FlushableSink<K, V> newRun(boolean resetOnFreshStart) {
-        openedInRun.clear();
         FlushableSink.Builder<K, V> builder =
                 FlushableSink.<K, V>builder()
                         .store(GatedStore.gated(store.stores(), unconditional))

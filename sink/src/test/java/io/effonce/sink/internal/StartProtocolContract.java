@@ -57,7 +57,11 @@ abstract class StartProtocolContract<K, V> {
 
     /** A new job graph: a new run. */
     private FlushableSink<K, V> newRun() {
-        return FlushableSink.<K, V>builder().store(stores()).valueType(valueType()).build();
+        return runOver(stores());
+    }
+
+    private FlushableSink<K, V> runOver(TotalsStoreFactory<K, V> factory) {
+        return FlushableSink.<K, V>builder().store(factory).valueType(valueType()).build();
     }
 
     private void upsert(
@@ -530,6 +534,66 @@ abstract class StartProtocolContract<K, V> {
             Map<K, Long> at10Totals = Map.of(key("a"), 100L, key("b"), 10L);
             assertThat(live()).isEqualTo(at10Totals);
             assertThat(committed()).isEqualTo(at10Totals);
+        }
+    }
+
+    /**
+     * History 2, a deployment the fence never saw: a deployment from a savepoint whose only attempt
+     * froze before its takeover is cancelled, and the same savepoint deployed again; the second
+     * runs, retires a day, commits. The first's attempt wakes: the store numbered both deployments
+     * when their graphs were built, so it is the earlier one: refused, every table as it was.
+     */
+    @Test
+    void anAttemptOfAnEarlierDeploymentThatNeverTookItsRangeIsRefused() throws Exception {
+        OperatorSubtaskState at10 = checkpoint10(newRun());
+        var frozen = restoredAttempt(newRun(), 0, at10, 10);
+        try (var second = restoredAttempt(newRun(), 0, at10, 10)) {
+            second.open();
+            upsert(second, "a", 200);
+            retire(second, "a");
+            upsert(second, "c", 5);
+            completed(second, 11);
+            String before = dump();
+
+            assertThatThrownBy(frozen::open)
+                    .isInstanceOf(StaleAttemptException.class)
+                    .hasMessageContaining("a later deployment of the job");
+            assertThat(dump()).isEqualTo(before);
+
+            upsert(second, "b", 30);
+            completed(second, 12);
+            Map<K, Long> expected = Map.of(key("a"), 200L, key("b"), 30L, key("c"), 5L);
+            assertThat(live()).isEqualTo(expected);
+            assertThat(committed()).isEqualTo(expected);
+        } finally {
+            frozen.close();
+        }
+    }
+
+    /**
+     * The counterfactual: the same history with deployments the store did not number. The woken
+     * attempt is taken for a newer deployment: it rolls live and committed back to the savepoint
+     * (the retired day to 100) and supersedes the running deployment, whose next commit is fenced
+     * (and every later attempt refused, for good).
+     */
+    @Test
+    void withoutDeploymentNumbersTheWokenAttemptRollsTheRunningDeploymentBack() throws Exception {
+        TotalsStoreFactory<K, V> unnumbered = () -> stores().create();
+        OperatorSubtaskState at10 = checkpoint10(runOver(unnumbered));
+        var frozen = restoredAttempt(runOver(unnumbered), 0, at10, 10);
+        try (var second = restoredAttempt(runOver(unnumbered), 0, at10, 10)) {
+            second.open();
+            upsert(second, "a", 200);
+            retire(second, "a");
+            completed(second, 11);
+
+            frozen.open();
+            assertThat(committed()).containsEntry(key("a"), 100L);
+            upsert(second, "b", 30);
+            assertThatThrownBy(() -> completed(second, 12))
+                    .hasStackTraceContaining("no longer owns");
+        } finally {
+            frozen.close();
         }
     }
 

@@ -11,6 +11,7 @@ import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.util.Collection;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -40,7 +41,17 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
      */
     public static <K, V> TotalsStoreFactory<K, V> gated(
             TotalsStoreFactory<K, V> stores, boolean unconditional) {
-        return () -> new GatedStore<>(stores.create(), PauseGate.ofThisThread(), unconditional);
+        return new TotalsStoreFactory<>() {
+            @Override
+            public TotalsStore<K, V> create() {
+                return new GatedStore<>(stores.create(), PauseGate.ofThisThread(), unconditional);
+            }
+
+            @Override
+            public OptionalLong numberDeployment() {
+                return stores.numberDeployment();
+            }
+        };
     }
 
     @Override

@@ -36,6 +36,9 @@ public final class InMemoryTable<K, V> {
 
     long tagIndexShift;
 
+    /** {@code sink_deployment}: the last deployment number handed out. */
+    long deployments;
+
     Predicate<K> refused = key -> false;
     long writeStatements;
     long lastToken;

@@ -19,6 +19,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -36,7 +37,19 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
 
     /** A factory over one shared table. Not serializable in practice: harness tests only. */
     public static <K, V> TotalsStoreFactory<K, V> factory(InMemoryTable<K, V> table) {
-        return () -> new InMemoryTotalsStore<>(table);
+        return new TotalsStoreFactory<>() {
+            @Override
+            public TotalsStore<K, V> create() {
+                return new InMemoryTotalsStore<>(table);
+            }
+
+            @Override
+            public OptionalLong numberDeployment() {
+                synchronized (table) {
+                    return OptionalLong.of(++table.deployments);
+                }
+            }
+        };
     }
 
     @Override
