@@ -34,6 +34,10 @@ public final class TransactionFailedException extends RuntimeException {
         if (state.equals("42P01")) {
             return ". The table is missing: apply deploy/sql/sink.sql.";
         }
+        if (state.equals("42703")) {
+            return ". A column is missing (tables of an older release): apply deploy/sql/sink.sql"
+                    + " again, it adds what this release needs.";
+        }
         return "";
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -33,7 +34,7 @@ class SqlErrorsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"28P01", "42501", "42P01", "42601"})
+    @ValueSource(strings = {"28P01", "42501", "42P01", "42703", "42601"})
     void authenticationPermissionsAndMissingTablesFailTheTask(String state) {
         SQLException e = new SQLException("will fail again", state);
         assertThat(SqlErrors.isRetryable(e)).isFalse();
@@ -47,5 +48,40 @@ class SqlErrorsTest {
         assertThat(SqlErrors.isRetryable(wrapped)).isTrue();
         assertThat(SqlErrors.isRetryable(new SQLTransientConnectionException("timeout"))).isTrue();
         assertThat(SqlErrors.isRetryable(new SQLException("unknown"))).isFalse();
+    }
+
+    @Test
+    void aMissingColumnSaysToApplyTheSinkSchemaAgain() {
+        SessionSettings settings =
+                new SessionSettings() {
+                    @Override
+                    public String jdbcUrl() {
+                        return "jdbc:postgresql://db/ledger";
+                    }
+
+                    @Override
+                    public String user() {
+                        return "effonce_sink";
+                    }
+
+                    @Override
+                    public String resolvePassword() {
+                        return "";
+                    }
+
+                    @Override
+                    public int maxRetries() {
+                        return 0;
+                    }
+
+                    @Override
+                    public Duration retryBackoff() {
+                        return Duration.ZERO;
+                    }
+                };
+        SQLException e = new SQLException("column \"owner_graph\" does not exist", "42703");
+        assertThat(new TransactionFailedException("Taking a range", settings, e, 0))
+                .hasMessageContaining("SQLSTATE 42703")
+                .hasMessageContaining("apply deploy/sql/sink.sql again");
     }
 }
