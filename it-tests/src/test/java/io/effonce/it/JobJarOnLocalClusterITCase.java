@@ -83,6 +83,9 @@ class JobJarOnLocalClusterITCase {
     /** Payments committed before each fault (and after the last recovery): changes in flight. */
     private static final long BETWEEN_FAULTS = 2_000;
 
+    /** Kills beyond the planned ones while none has yet failed the checkpoint it hit. */
+    private static final int EXTRA_KILLS = 4;
+
     @Nested
     class TaskManagersKilled {
 
@@ -103,15 +106,20 @@ class JobJarOnLocalClusterITCase {
                 // and while the job restores, whatever the machine's speed.
                 WorkloadReport ledger;
                 int hits = 0;
+                int done = 0;
                 // A dashboard reading both tables all along: the committed one must never step
                 // back.
                 try (StepBackSampler reader = new StepBackSampler(db);
                         RunningWorkload workload =
                                 RunningWorkload.start(Workloads.unbounded("kill9", rate), db)) {
-                    for (int kill = 1; kill <= kills; kill++) {
+                    // A kill lands while a checkpoint is in flight, but the checkpoint may still
+                    // complete first (its acknowledgements were already sent): the kills go on,
+                    // a few at most, until one failed the checkpoint it hit.
+                    while (done < kills || (hits == 0 && done < kills + EXTRA_KILLS)) {
                         workload.awaitMore(BETWEEN_FAULTS);
                         TaskManagerKill k =
                                 CLUSTER.chaos().killTaskManagerMidCheckpoint(jobId, report);
+                        done++;
                         hits += k.hitCheckpointInFlight() ? 1 : 0;
                         TotalsInvariant.awaitExactAfter(k.recovery(), workload, db);
                     }
@@ -138,7 +146,7 @@ class JobJarOnLocalClusterITCase {
                 long restores = CLUSTER.cluster().rest().checkpoints(jobId).restored();
                 long flushes = tables.ownershipTakeovers() - takeoversAtStart;
                 report.figure("payments", ledger.started());
-                report.figure("kill -9 of TaskManagers", kills);
+                report.figure("kill -9 of TaskManagers", done);
                 report.figure("kills that failed the checkpoint in progress", hits);
                 report.figure("restores", restores);
                 report.figure(
@@ -149,8 +157,8 @@ class JobJarOnLocalClusterITCase {
                 report.close();
 
                 assertThat(hits).as("kills that hit a checkpoint in flight").isPositive();
-                assertThat(restores).isGreaterThanOrEqualTo(kills);
-                assertThat(flushes).isGreaterThanOrEqualTo(2L * kills);
+                assertThat(restores).isGreaterThanOrEqualTo(done);
+                assertThat(flushes).isGreaterThanOrEqualTo(2L * done);
             } finally {
                 relays.dropSlot();
             }
