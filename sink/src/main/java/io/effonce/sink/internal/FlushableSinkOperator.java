@@ -283,6 +283,15 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         checkpointId, watermarks.progressAt(checkpointId, settings.progress())));
     }
 
+    /** A savepoint that will not complete leaves no mark behind. */
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) throws Exception {
+        super.notifyCheckpointAborted(checkpointId);
+        if (savepointBarriers != null) {
+            savepointBarriers.remove(checkpointId);
+        }
+    }
+
     @Override
     public OperatorSnapshotFutures snapshotState(
             long checkpointId,
