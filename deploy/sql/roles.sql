@@ -70,6 +70,8 @@ GRANT SELECT, INSERT ON dead_letters TO effonce_sink;
 GRANT SELECT, INSERT, UPDATE, DELETE ON sink_fences TO effonce_sink;
 --   sink_superseded_runs: a takeover from another run records it (insert-if-absent).
 GRANT SELECT, INSERT ON sink_superseded_runs TO effonce_sink;
+--   sink_writers: a takeover adds its writer and drops retired ones; each write advances its count.
+GRANT SELECT, INSERT, UPDATE, DELETE ON sink_writers TO effonce_sink;
 GRANT USAGE, SELECT ON SEQUENCE sink_fence_token TO effonce_sink;
 GRANT USAGE, SELECT ON SEQUENCE sink_deployment TO effonce_sink;
 --   sink_progress: each commit records how far its key groups' committed totals go.

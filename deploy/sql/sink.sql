@@ -103,6 +103,21 @@ ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_restored    BIGINT;   -- 
 -- again in a new one), and the newest checkpoint barrier the owner passed in the key group.
 ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_graph       TEXT;
 ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_barrier     BIGINT;
+-- The owner's writer id, random: a database that went back in time can hand out a token again,
+-- never a writer id, so every write checks both.
+ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_writer      TEXT;
+
+-- Each writer's count of write transactions the database acknowledged: every write transaction
+-- advances its writer's count from the one the writer last saw acknowledged, and fails when the
+-- database holds less (it went back in time: an asynchronous standby promoted, a backup restored).
+-- A takeover drops the rows of writers that own no key group any more.
+CREATE TABLE IF NOT EXISTS sink_writers (
+  sink_table  TEXT   NOT NULL,
+  writer      TEXT   NOT NULL,
+  writes      BIGINT NOT NULL,
+  started_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (sink_table, writer)
+);
 
 -- Runs a later deployment took key groups over from: an attempt of such a run that wakes up
 -- after a pause is refused.

@@ -98,6 +98,7 @@ public final class FlushableSink<K, V> {
         private boolean deleteStaleOnFlush = true;
         private RestoreFlushPolicy restoreFlush = FlushableSinkOptions.RESTORE_FLUSH.defaultValue();
         private ProgressRule progress = ProgressRule.WATERMARK_ONLY;
+        private Duration retiredRetention = FlushableSinkOptions.RETIRED_RETENTION.defaultValue();
 
         private Builder() {}
 
@@ -142,15 +143,22 @@ public final class FlushableSink<K, V> {
             return this;
         }
 
+        /** {@code sink.retired-retention}: how long a retired key's final value stays in state. */
+        public Builder<K, V> retiredRetention(Duration retention) {
+            this.retiredRetention = retention;
+            return this;
+        }
+
         /**
-         * Reads batch size, flush interval, the reset switch and the restore-flush policy from
-         * Flink configuration.
+         * Reads batch size, flush interval, the reset switch, the restore-flush policy and the
+         * retention of retired values from Flink configuration.
          */
         public Builder<K, V> options(ReadableConfig config) {
             this.batchSize = config.get(FlushableSinkOptions.BATCH_SIZE);
             this.flushInterval = config.get(FlushableSinkOptions.FLUSH_INTERVAL);
             this.resetOnFreshStart = config.get(FlushableSinkOptions.RESET_ON_FRESH_START);
             this.restoreFlush = config.get(FlushableSinkOptions.RESTORE_FLUSH);
+            this.retiredRetention = config.get(FlushableSinkOptions.RETIRED_RETENTION);
             return this;
         }
 
@@ -181,6 +189,12 @@ public final class FlushableSink<K, V> {
                                 + " must be more than 0 and at most 10 min, was "
                                 + flushInterval);
             }
+            if (retiredRetention == null || retiredRetention.isNegative()) {
+                throw new IllegalArgumentException(
+                        FlushableSinkOptions.RETIRED_RETENTION.key()
+                                + " must be 0 or more (0 keeps no retired value), was "
+                                + retiredRetention);
+            }
             return new FlushableSink<>(
                     storeFactory,
                     valueType,
@@ -190,7 +204,8 @@ public final class FlushableSink<K, V> {
                             resetOnFreshStart,
                             deleteStaleOnFlush,
                             restoreFlush == RestoreFlushPolicy.FULL,
-                            progress));
+                            progress,
+                            retiredRetention));
         }
     }
 }

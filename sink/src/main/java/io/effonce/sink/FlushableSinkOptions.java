@@ -47,6 +47,18 @@ public final class FlushableSinkOptions {
                                     + " always every key (the seed's full flush; as exact, slower"
                                     + " in proportion to the state).");
 
+    public static final ConfigOption<Duration> RETIRED_RETENTION =
+            ConfigOptions.key("sink.retired-retention")
+                    .durationType()
+                    .defaultValue(Duration.ofHours(1))
+                    .withDescription(
+                            "How long a retired key's final value stays in state after its live"
+                                    + " state went. A database that goes back in time (an"
+                                    + " asynchronous standby promoted, a backup restored) can lose"
+                                    + " the final row written shortly before; the repair after the"
+                                    + " restore writes it again from here. Rows retired longer ago"
+                                    + " are rebuilt only by a recount. 0 keeps none.");
+
     public static final ConfigOption<String> TABLE =
             ConfigOptions.key("sink.table")
                     .stringType()

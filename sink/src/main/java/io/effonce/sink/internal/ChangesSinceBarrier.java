@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiConsumer;
 import java.util.function.ToIntFunction;
 
 /**
@@ -33,9 +32,18 @@ final class ChangesSinceBarrier<K, V> {
         changes.compute(key, (k, was) -> new Change<>(was == null ? null : was.last(), true));
     }
 
-    /** For each changed key, its last value, or null if it retired (its state is to be cleared). */
-    void forEachState(BiConsumer<K, V> lastValueOrNull) {
-        changes.forEach((key, c) -> lastValueOrNull.accept(key, c.retired() ? null : c.last()));
+    /** What a barrier does to one changed key's state. */
+    interface StateUpdate<K, V> {
+        /**
+         * {@code last}: the key's last value since the previous barrier ({@code null}: none since,
+         * only possible when {@code retired}); {@code retired}: its live state goes.
+         */
+        void apply(K key, V last, boolean retired);
+    }
+
+    /** For each changed key, its last value and whether it retired. */
+    void forEachState(StateUpdate<K, V> update) {
+        changes.forEach((key, c) -> update.apply(key, c.last(), c.retired()));
     }
 
     /**

@@ -16,6 +16,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -55,6 +56,12 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     /** Name of the keyed state holding each live key's last value. Fixed for savepoints. */
     public static final String LAST_VALUE_STATE = "flushable-sink-last-value";
 
+    /**
+     * Name of the keyed state holding a retired key's final value for {@code
+     * sink.retired-retention}. Fixed for savepoints.
+     */
+    public static final String RETIRED_VALUE_STATE = "flushable-sink-retired-value";
+
     private final TotalsStoreFactory<K, V> storeFactory;
     private final TypeInformation<V> valueType;
     private final SinkSettings settings;
@@ -63,6 +70,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private final String runId;
 
     private transient ValueState<V> lastValue;
+
+    /** A retired key's final value, until its retention ends; absent when retention is 0. */
+    private transient ValueState<V> retiredValue;
 
     private transient ChangesSinceBarrier<K, V> changedSinceBarrier;
 
@@ -110,6 +120,10 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         lastValue =
                 context.getKeyedStateStore()
                         .getState(new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType));
+        retiredValue =
+                settings.retiredRetention().isZero()
+                        ? null
+                        : context.getKeyedStateStore().getState(retiredValueDescriptor());
         restoredCheckpointId =
                 context.isRestored() ? context.getRestoredCheckpointId() : OptionalLong.empty();
         barrierTag = restoredCheckpointId.orElse(0L);
@@ -154,35 +168,83 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         scheduleFlushTimer();
     }
 
-    /** The keyed state as the start protocol reads it. */
+    /**
+     * The keyed state as the start protocol reads it: each live key's last value, and each retired
+     * key's final value while it is retained (a key live again is read from its live state).
+     */
     private RestoredState<K, V> restoredState() {
         return new RestoredState<>() {
             @Override
             public void forEach(BiConsumer<K, V> action) {
-                try {
-                    FlushableSinkOperator.this
-                            .<K>getKeyedStateBackend()
-                            .applyToAllKeys(
-                                    VoidNamespace.INSTANCE,
-                                    VoidNamespaceSerializer.INSTANCE,
-                                    new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType),
-                                    (K key, ValueState<V> state) ->
-                                            action.accept(key, state.value()));
-                } catch (Exception e) {
-                    throw new IllegalStateException("Cannot read the sink's restored state", e);
+                forEachValue(LAST_VALUE_STATE, valueDescriptor(), action);
+                if (retiredValue != null) {
+                    forEachValue(
+                            RETIRED_VALUE_STATE,
+                            retiredValueDescriptor(),
+                            (key, value) -> {
+                                if (valueOf(LAST_VALUE_STATE, key) == null) {
+                                    action.accept(key, value);
+                                }
+                            });
                 }
             }
 
             @Override
             public V valueOf(K key) {
+                V live = valueOf(LAST_VALUE_STATE, key);
+                return live != null || retiredValue == null
+                        ? live
+                        : valueOf(RETIRED_VALUE_STATE, key);
+            }
+
+            private V valueOf(String state, K key) {
                 setCurrentKey(key);
                 try {
-                    return lastValue.value();
+                    return (state.equals(LAST_VALUE_STATE) ? lastValue : retiredValue).value();
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
             }
         };
+    }
+
+    private void forEachValue(
+            String state, ValueStateDescriptor<V> descriptor, BiConsumer<K, V> action) {
+        try {
+            FlushableSinkOperator.this
+                    .<K>getKeyedStateBackend()
+                    .applyToAllKeys(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            descriptor,
+                            (K key, ValueState<V> value) -> {
+                                V v = value.value();
+                                if (v != null) {
+                                    action.accept(key, v);
+                                }
+                            });
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot read the sink's restored state " + state, e);
+        }
+    }
+
+    private ValueStateDescriptor<V> valueDescriptor() {
+        return new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType);
+    }
+
+    /**
+     * Retired values expire by processing time: the retention covers how far back a database can
+     * lose acknowledged writes, which is wall-clock time.
+     */
+    private ValueStateDescriptor<V> retiredValueDescriptor() {
+        ValueStateDescriptor<V> descriptor =
+                new ValueStateDescriptor<>(RETIRED_VALUE_STATE, valueType);
+        descriptor.enableTimeToLive(
+                StateTtlConfig.newBuilder(settings.retiredRetention())
+                        .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
+                        .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
+                        .build());
+        return descriptor;
     }
 
     /** What this attempt's restore flush did ({@link FlushReport#NONE} when it ran none). */
@@ -236,16 +298,23 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         watermarks.passed(mark.getTimestamp());
     }
 
-    /** Writes each changed key's last value to state, or clears the state of a retired key. */
+    /**
+     * Writes each changed key's last value to state; a retired key's live state goes, and its final
+     * value is kept for the retention.
+     */
     private void writeChangedState() {
         changedSinceBarrier.forEachState(
-                (key, last) -> {
+                (key, last, retired) -> {
                     setCurrentKey(key);
                     try {
-                        if (last == null) {
-                            lastValue.clear();
-                        } else {
+                        if (!retired) {
                             lastValue.update(last);
+                            return;
+                        }
+                        V finalValue = last != null ? last : lastValue.value();
+                        lastValue.clear();
+                        if (retiredValue != null && finalValue != null) {
+                            retiredValue.update(finalValue);
                         }
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);

@@ -40,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * transaction keeps the earlier ones (its log is replayed in order). Otherwise it runs the full
  * flush, which repairs every key the state holds.
  *
+ * <p>When the range lacks that commit the committed table cannot be trusted either: the values
+ * staged before barrier {@code c} may be gone with the lost writes, and the commits they came from
+ * with them. The flush then also stages every key it sets at {@code c} ({@code restage}), so that
+ * the commit of {@code c} that follows it rewrites the committed table from state as well.
+ *
  * <p>The tag index is read before the SETs so that it returns only the erased run's writes, not
  * every restored key rewritten with tag {@code c}. The outcome equals the set-then-scan order
  * because the writer owns the range: no other writer can add a row in between.
@@ -85,12 +90,19 @@ public final class RestoreFlush<K, V> {
         this.deleteStale = deleteStale;
     }
 
-    /** Runs the flush from {@code checkpointId} against {@code restoredState}. */
-    FlushReport run(long checkpointId, RestoredState<K, V> restoredState, Mode mode) {
+    /**
+     * Runs the flush from {@code checkpointId} against {@code restoredState}; {@code restage}
+     * stages every key it sets at {@code checkpointId} too (only with {@link Mode#FULL}).
+     */
+    FlushReport run(
+            long checkpointId, RestoredState<K, V> restoredState, Mode mode, boolean restage) {
+        if (restage && mode != Mode.FULL) {
+            throw new IllegalArgumentException("Only a full flush rewrites the committed table");
+        }
         long start = System.nanoTime();
         List<K> taggedSinceRestore = store.keysTaggedSince(checkpointId);
 
-        Batches batches = new Batches(checkpointId);
+        Batches batches = new Batches(checkpointId, restage);
         List<K> stale = new ArrayList<>();
         if (mode == Mode.FULL) {
             restoredState.forEach(batches::add);
@@ -121,7 +133,7 @@ public final class RestoreFlush<K, V> {
         LOG.info(
                 "{} flush of {} after restore from checkpoint {}: {} rows tagged {} or later,"
                         + " {} keys set from state, {} stale keys deleted, in {} ms",
-                mode == Mode.FULL ? "Full" : "Incremental",
+                restage ? "Full (committed table too)" : mode == Mode.FULL ? "Full" : "Incremental",
                 store.tableName(),
                 checkpointId,
                 taggedSinceRestore.size(),
@@ -132,14 +144,16 @@ public final class RestoreFlush<K, V> {
         return report;
     }
 
-    /** Restored values SET in batches, tagged with the restored checkpoint. */
+    /** Restored values SET in batches, tagged with the restored checkpoint (and staged at it). */
     private final class Batches {
         private final long tag;
+        private final boolean restage;
         private final List<StoredRow<K, V>> batch = new ArrayList<>(batchSize);
         long set;
 
-        Batches(long tag) {
+        Batches(long tag, boolean restage) {
             this.tag = tag;
+            this.restage = restage;
         }
 
         void add(K key, V value) {
@@ -151,7 +165,11 @@ public final class RestoreFlush<K, V> {
 
         void writeRest() {
             if (!batch.isEmpty()) {
-                writer.write(List.copyOf(batch));
+                List<StoredRow<K, V>> rows = List.copyOf(batch);
+                writer.write(rows);
+                if (restage) {
+                    writer.stage(tag, rows);
+                }
                 set += batch.size();
                 batch.clear();
             }

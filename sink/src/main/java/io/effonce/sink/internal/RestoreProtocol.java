@@ -117,14 +117,18 @@ final class RestoreProtocol<K, V> {
                     throw new IllegalStateException(freshStartRefusal(span, found, checkpointsDir));
             case FLUSH_RESTORED -> {
                 long c = claim.restoredCheckpoint().getAsLong();
-                metrics.flushed(flush(c, state, flushMode(c, found, span)));
+                // Without the commit of c the committed table may lack what was staged and
+                // committed before it (lost with the database's writes): rewritten from state.
+                // (flushMode is then FULL).
+                boolean restage = found.committedInEveryKeyGroup() < c;
+                metrics.flushed(flush(c, state, flushMode(c, found, span), restage));
                 reconcileCommitted(c, state);
             }
             case FLUSH_ERASED_RUN -> {
                 // Everything in the range is the erased run's (it completed no checkpoint), or left
                 // by a reset of this run that was cut before it deleted: a flush from "checkpoint
                 // 0" with empty state removes the live rows, and the reset, done again, the rest.
-                metrics.flushed(flush(0L, state, RestoreFlush.Mode.INCREMENTAL));
+                metrics.flushed(flush(0L, state, RestoreFlush.Mode.INCREMENTAL, false));
                 long left = store.deleteAll();
                 LOG.info(
                         "{}: the erased run's start is done again; {} rows were left in the live"
@@ -161,7 +165,7 @@ final class RestoreProtocol<K, V> {
                         + " committed only through checkpoint {} (0: some never did). The table may"
                         + " lack writes acknowledged before that checkpoint (a lost completion"
                         + " notice, a new table, or a database that lost writes), so every key of"
-                        + " restored state is set again.",
+                        + " restored state is set again, in the live and the committed table.",
                 store.tableName(),
                 span,
                 c,
@@ -170,14 +174,14 @@ final class RestoreProtocol<K, V> {
     }
 
     private FlushReport flush(
-            long checkpointId, RestoredState<K, V> state, RestoreFlush.Mode mode) {
+            long checkpointId, RestoredState<K, V> state, RestoreFlush.Mode mode, boolean restage) {
         return new RestoreFlush<>(
                         store,
                         writer,
                         keyGroupOf,
                         settings.batchSize(),
                         settings.deleteStaleOnFlush())
-                .run(checkpointId, state, mode);
+                .run(checkpointId, state, mode, restage);
     }
 
     /**

@@ -10,6 +10,8 @@ import java.time.Duration;
  * @param deleteStaleOnFlush {@code false} only in tests that show why the flush deletes
  * @param alwaysFullFlush {@code sink.restore-flush} FULL: every restore flush a full one
  * @param progress what each commit records as its progress, from the watermark at its barrier
+ * @param retiredRetention {@code sink.retired-retention}: how long a retired key's final value
+ *     stays in state (zero: none)
  */
 public record SinkSettings(
         int batchSize,
@@ -17,5 +19,6 @@ public record SinkSettings(
         boolean resetOnFreshStart,
         boolean deleteStaleOnFlush,
         boolean alwaysFullFlush,
-        ProgressRule progress)
+        ProgressRule progress,
+        Duration retiredRetention)
         implements Serializable {}

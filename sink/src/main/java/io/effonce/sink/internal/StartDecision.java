@@ -44,7 +44,9 @@ import java.util.Optional;
  *       with empty state, then the reset: what the erased run wrote goes, and so does what a
  *       reset of row 7 cut between its takeover and its delete left (staged, committed,
  *       progress)</td></tr>
- *   <tr><td>6</td><td>no state; the range holds no row</td><td>{@link #BEGIN}</td>
+ *   <tr><td>6</td><td>no state; the range holds no row, live, staged or committed (a row 5
+ *       start cut after its flush leaves staged and committed values of an erased run behind live
+ *       rows it already deleted)</td><td>{@link #BEGIN}</td>
  *       <td>take</td></tr>
  *   <tr><td>7</td><td>no state; other runs' rows; {@code sink.reset-on-fresh-start}</td>
  *       <td>{@link #RESET}</td><td>take; delete the range's rows, staged, committed,

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -16,8 +17,13 @@ final class FenceRows {
 
     private FenceRows() {}
 
-    /** Locks the range's fence rows and reads the range's record for a claim of {@code run}. */
-    static RangeRecord read(Connection c, String table, KeyGroupSpan span, String run)
+    /**
+     * Locks the range's fence rows and reads the range's record for a claim of {@code run}; {@code
+     * rowTables} are the live, staged and committed tables, any of which can hold another run's
+     * rows.
+     */
+    static RangeRecord read(
+            Connection c, String table, List<String> rowTables, KeyGroupSpan span, String run)
             throws SQLException {
         Set<RangeOwner> owners = new HashSet<>();
         try (PreparedStatement s =
@@ -80,17 +86,19 @@ final class FenceRows {
                 superseded = rs.getBoolean(1);
             }
         }
-        boolean hasRows;
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "SELECT EXISTS (SELECT 1 FROM "
-                                + table
-                                + " WHERE key_group BETWEEN ? AND ?)")) {
-            s.setInt(1, span.first());
-            s.setInt(2, span.last());
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                hasRows = rs.getBoolean(1);
+        boolean hasRows = false;
+        for (String rowTable : rowTables) {
+            try (PreparedStatement s =
+                    c.prepareStatement(
+                            "SELECT EXISTS (SELECT 1 FROM "
+                                    + rowTable
+                                    + " WHERE key_group BETWEEN ? AND ?)")) {
+                s.setInt(1, span.first());
+                s.setInt(2, span.last());
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    hasRows |= rs.getBoolean(1);
+                }
             }
         }
         return new RangeRecord(
@@ -98,10 +106,12 @@ final class FenceRows {
     }
 
     /**
-     * Takes the range for {@code claim} with a new token, bigger than any before, and marks every
-     * other run that owned key groups of it as superseded. Returns the token.
+     * Takes the range for {@code claim} with a new token, bigger than any before, and the writer id
+     * {@code writer} (whose count of write transactions starts at 0), marks every other run that
+     * owned key groups of it as superseded, and drops the counts of the writers it displaces (a
+     * writer that loses one key group is fenced from all of its range). Returns the token.
      */
-    static long take(Connection c, String table, KeyGroupSpan span, Claim claim)
+    static long take(Connection c, String table, KeyGroupSpan span, Claim claim, String writer)
             throws SQLException {
         long token;
         try (PreparedStatement s = c.prepareStatement("SELECT nextval('sink_fence_token')");
@@ -125,10 +135,29 @@ final class FenceRows {
         }
         try (PreparedStatement s =
                 c.prepareStatement(
+                        "DELETE FROM sink_writers WHERE sink_table = ? AND writer IN"
+                                + " (SELECT owner_writer FROM sink_fences WHERE sink_table = ?"
+                                + " AND key_group BETWEEN ? AND ?)")) {
+            s.setString(1, table);
+            s.setString(2, table);
+            s.setInt(3, span.first());
+            s.setInt(4, span.last());
+            s.executeUpdate();
+        }
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "INSERT INTO sink_writers (sink_table, writer, writes) VALUES (?, ?, 0)")) {
+            s.setString(1, table);
+            s.setString(2, writer);
+            s.executeUpdate();
+        }
+        try (PreparedStatement s =
+                c.prepareStatement(
                         "INSERT INTO sink_fences (sink_table, key_group, owner_token, owner_job,"
                                 + " owner_task, owner_subtask, owner_parallelism, owner_attempt,"
-                                + " owner_restored, owner_graph, owner_barrier, taken_at)"
-                                + " SELECT ?, g, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()"
+                                + " owner_restored, owner_graph, owner_barrier, owner_writer,"
+                                + " taken_at)"
+                                + " SELECT ?, g, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()"
                                 + " FROM generate_series(?, ?) AS g"
                                 + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                 + " SET owner_token = EXCLUDED.owner_token,"
@@ -140,6 +169,7 @@ final class FenceRows {
                                 + " owner_restored = EXCLUDED.owner_restored,"
                                 + " owner_graph = EXCLUDED.owner_graph,"
                                 + " owner_barrier = EXCLUDED.owner_barrier,"
+                                + " owner_writer = EXCLUDED.owner_writer,"
                                 + " taken_at = EXCLUDED.taken_at")) {
             s.setString(1, table);
             s.setLong(2, token);
@@ -151,8 +181,9 @@ final class FenceRows {
             s.setLong(8, claim.restoredOrZero());
             s.setString(9, claim.graph());
             s.setLong(10, claim.restoredOrZero());
-            s.setInt(11, span.first());
-            s.setInt(12, span.last());
+            s.setString(11, writer);
+            s.setInt(12, span.first());
+            s.setInt(13, span.last());
             s.executeUpdate();
         }
         return token;

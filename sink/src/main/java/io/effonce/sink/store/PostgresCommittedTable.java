@@ -45,10 +45,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
             return;
         }
         batch.forEach(row -> fence.requireOwned(row.keyGroup()));
-        session.inTransaction(
+        fence.guarded(
                 "Staging " + batch.size() + " values of checkpoint " + checkpointId,
                 c -> {
-                    fence.check(c);
                     return rows.upsert(
                             c,
                             staged,
@@ -70,10 +69,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
         String keys = rows.keyList();
         String keysAndValues = rows.columnList();
         String valuesSet = rows.valuesFromExcluded();
-        return session.inTransaction(
+        return fence.guarded(
                 "Committing checkpoint " + checkpointId + " of " + fence.span() + " of " + table,
                 c -> {
-                    fence.check(c);
                     int moved;
                     try (PreparedStatement s =
                             c.prepareStatement(
@@ -169,10 +167,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     @Override
     public void acknowledgeSavepoint(long savepointId) {
         fence.requireOwner();
-        session.inTransaction(
+        fence.guarded(
                 "Acknowledging savepoint " + savepointId + " of " + fence.span() + " of " + table,
                 c -> {
-                    fence.check(c);
                     try (PreparedStatement s =
                             c.prepareStatement(
                                     "UPDATE sink_progress SET acknowledged_savepoint ="
@@ -190,10 +187,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     @Override
     public void recordRestore(long checkpointId) {
         fence.requireOwner();
-        session.inTransaction(
+        fence.guarded(
                 "Recording the restore from checkpoint " + checkpointId + " of " + fence.span(),
                 c -> {
-                    fence.check(c);
                     try (PreparedStatement s =
                             c.prepareStatement(
                                     "INSERT INTO sink_progress AS p (sink_table, key_group,"
@@ -233,10 +229,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     @Override
     public void discardStagedAfter(long checkpointId) {
         fence.requireOwner();
-        session.inTransaction(
+        fence.guarded(
                 "Discarding values staged after checkpoint " + checkpointId,
                 c -> {
-                    fence.check(c);
                     return RowStatements.deleteInSpan(
                             c, staged, fence.span(), " AND checkpoint_id > ?", checkpointId);
                 });
@@ -256,10 +251,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
             return;
         }
         set.forEach(row -> fence.requireOwned(row.keyGroup()));
-        session.inTransaction(
+        fence.guarded(
                 "Rolling back " + (set.size() + remove.size()) + " committed values of " + table,
                 c -> {
-                    fence.check(c);
                     if (!set.isEmpty()) {
                         rows.upsert(
                                 c, committed, "checkpoint_id", "committed_at", rows.keyList(), set);

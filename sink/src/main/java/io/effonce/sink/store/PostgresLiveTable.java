@@ -35,10 +35,9 @@ final class PostgresLiveTable<K, V> implements LiveTable<K, V> {
             return;
         }
         batch.forEach(row -> fence.requireOwned(row.keyGroup()));
-        session.inTransaction(
+        fence.guarded(
                 "Writing " + batch.size() + " rows to " + table,
                 c -> {
-                    fence.check(c);
                     return rows.upsert(
                             c, table, "barrier_tag", "written_at", rows.keyList(), batch);
                 });
@@ -126,10 +125,9 @@ final class PostgresLiveTable<K, V> implements LiveTable<K, V> {
         if (keys.isEmpty()) {
             return;
         }
-        session.inTransaction(
+        fence.guarded(
                 "Deleting " + keys.size() + " stale rows of " + table,
                 c -> {
-                    fence.check(c);
                     return rows.delete(c, table, keys, fence.span());
                 });
     }

@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
  *     every one of them has committed one, else 0: a restore from a checkpoint no newer than this
  *     finds every write before that checkpoint's barrier in the table (see {@code RestoreFlush})
  * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
- * @param hasRows whether the live table holds a row in the range
+ * @param hasRows whether the live, staged or committed table holds a row in the range
  */
 public record RangeRecord(
         Set<RangeOwner> owners,

@@ -409,6 +409,53 @@ abstract class StartProtocolContract<K, V> {
     }
 
     /**
+     * Found by the exploration: a run's first attempt staged {@code a} at barrier 1 and died before
+     * checkpoint 1 completed; its next attempt (row 5) flushed the erased run's live rows away and
+     * died before its reset deleted the staged value. A fresh start with the reset then found no
+     * live row and began (row 6) without deleting: its first commit moved the erased run's {@code
+     * a} into the committed table for good. A staged or committed row is a row: it resets.
+     */
+    @Test
+    void aStartCutAfterItsFlushLeavesNoStagedValueForTheNextDeploymentToCommit() throws Exception {
+        FlushableSink<K, V> erased =
+                FlushableSink.<K, V>builder()
+                        .store(GatedStore.gated(stores(), false))
+                        .valueType(valueType())
+                        .build();
+        new PauseGate().bindToThisThread();
+        try (var first = restoredAttempt(erased, 0, null, 0)) {
+            first.open();
+            upsert(first, "a", 1);
+            checkpoint(first, 1); // never completes
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+        PauseGate dies = new PauseGate();
+        dies.bindToThisThread();
+        dies.crashAfter(3); // takeover, tag index, delete; gone before the reset
+        try (var cut = restoredAttempt(erased, 1, null, 0)) {
+            assertThatThrownBy(cut::open).hasMessageContaining("process is gone");
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+        assertThat(live()).as("the cut start deleted the erased run's live row").isEmpty();
+
+        FlushableSink<K, V> next =
+                FlushableSink.<K, V>builder()
+                        .store(stores())
+                        .valueType(valueType())
+                        .resetOnFreshStart(true)
+                        .build();
+        try (var fresh = restoredAttempt(next, 0, null, 0)) {
+            fresh.open();
+            upsert(fresh, "c", 5);
+            completed(fresh, 1);
+            assertThat(live()).isEqualTo(Map.of(key("c"), 5L));
+            assertThat(committed()).isEqualTo(Map.of(key("c"), 5L));
+        }
+    }
+
+    /**
      * History 1 of the JobManager failover: attempt 1 of the first JobManager restored checkpoint
      * 10 and froze before it asked for its range. The new JobManager numbers attempts from 0 again:
      * its attempt 0 restored the same checkpoint, took the range, retired a day and passed barrier
@@ -454,11 +501,18 @@ abstract class StartProtocolContract<K, V> {
      * graph, as attempt numbers alone see it. The woken attempt 1 is taken for the newer, flushes
      * back to checkpoint 10 and drops checkpoint 11's staged values; the current attempt is fenced,
      * Flink restores checkpoint 11, and the day retired at 200 stays at 100 for good, live and
-     * committed.
+     * committed (unless retired values are kept, see below).
      */
     @Test
     void withoutTheGraphTheWokenAttemptRollsARetiredDayBackForGood() throws Exception {
-        FlushableSink<K, V> run = newRun();
+        // Without retired values too: kept, they let the full flush after the restore write the
+        // day again, a second defence this counterfactual takes away to show the first.
+        FlushableSink<K, V> run =
+                FlushableSink.<K, V>builder()
+                        .store(stores())
+                        .valueType(valueType())
+                        .retiredRetention(java.time.Duration.ZERO)
+                        .build();
         OperatorSubtaskState at10 = checkpoint10(run);
         var frozen = restoredAttempt(run, 1, at10, 10);
         OperatorSubtaskState at11;

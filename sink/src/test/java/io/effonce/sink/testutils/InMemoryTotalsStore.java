@@ -87,8 +87,11 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                             lastCommitted,
                             committedEverywhere,
                             table.supersededRuns.contains(claim.run()),
-                            table.rows.values().stream()
-                                    .anyMatch(r -> span.contains(r.keyGroup())));
+                            table.rows.values().stream().anyMatch(r -> span.contains(r.keyGroup()))
+                                    || table.staged.stream()
+                                            .anyMatch(r -> span.contains(r.keyGroup()))
+                                    || table.committed.values().stream()
+                                            .anyMatch(r -> span.contains(r.keyGroup())));
             if (!mayTake.test(found)) {
                 return new Takeover(found, false, -1);
             }

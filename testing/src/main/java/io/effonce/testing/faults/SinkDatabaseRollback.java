@@ -1,0 +1,117 @@
+package io.effonce.testing.faults;
+
+import io.effonce.testing.PostgresEndpoint;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The sink's database going back in time, as a promoted asynchronous standby or a backup restored
+ * in its place makes it: {@link #copy} keeps a consistent copy of every table and sequence the
+ * job's sink writes, taken in one snapshot; {@link #restore} puts that copy back in one transaction
+ * and, as a failover does, ends the sink's sessions. Everything acknowledged in between is gone,
+ * the fence, the writers' counts and the tokens handed out included.
+ */
+public final class SinkDatabaseRollback {
+
+    /** What the sink writes; {@code merchant_daily_totals} and its two companions first. */
+    public static final List<String> TABLES =
+            List.of(
+                    "merchant_daily_totals",
+                    "merchant_daily_totals_staged",
+                    "merchant_daily_totals_committed",
+                    "sink_fences",
+                    "sink_writers",
+                    "sink_progress",
+                    "sink_superseded_runs",
+                    "late_events",
+                    "dead_letters");
+
+    public static final List<String> SEQUENCES = List.of("sink_fence_token", "sink_deployment");
+
+    private static final String COPY_SCHEMA = "rollback_copy";
+
+    private final PostgresEndpoint db;
+    private final Map<String, long[]> sequences;
+
+    private SinkDatabaseRollback(PostgresEndpoint db, Map<String, long[]> sequences) {
+        this.db = db;
+        this.sequences = sequences;
+    }
+
+    /** Copies the sink's tables and sequences as they are now, in one snapshot. */
+    public static SinkDatabaseRollback copy(PostgresEndpoint db) {
+        Map<String, long[]> sequences = new LinkedHashMap<>();
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE SCHEMA IF NOT EXISTS " + COPY_SCHEMA);
+                for (String table : TABLES) {
+                    s.execute("DROP TABLE IF EXISTS " + COPY_SCHEMA + "." + table);
+                    s.execute(
+                            "CREATE TABLE "
+                                    + COPY_SCHEMA
+                                    + "."
+                                    + table
+                                    + " AS SELECT * FROM "
+                                    + table);
+                }
+                for (String sequence : SEQUENCES) {
+                    try (ResultSet rs =
+                            s.executeQuery(
+                                    "SELECT last_value, CASE WHEN is_called THEN 1 ELSE 0 END FROM "
+                                            + sequence)) {
+                        rs.next();
+                        sequences.put(sequence, new long[] {rs.getLong(1), rs.getLong(2)});
+                    }
+                }
+            }
+            c.commit();
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot copy the sink's tables", e);
+        }
+        return new SinkDatabaseRollback(db, sequences);
+    }
+
+    /**
+     * Puts the copy back in one transaction (tables and sequences), then ends every session of the
+     * sink ({@code application_name} effonce-sink), as a failover to a standby that lags does.
+     */
+    public void restore() {
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.execute("TRUNCATE " + String.join(", ", TABLES));
+                for (String table : TABLES) {
+                    s.execute(
+                            "INSERT INTO " + table + " SELECT * FROM " + COPY_SCHEMA + "." + table);
+                }
+                for (Map.Entry<String, long[]> sequence : sequences.entrySet()) {
+                    s.execute(
+                            "SELECT setval('"
+                                    + sequence.getKey()
+                                    + "', "
+                                    + sequence.getValue()[0]
+                                    + ", "
+                                    + (sequence.getValue()[1] == 1)
+                                    + ")");
+                }
+            }
+            c.commit();
+            try (Statement s = c.createStatement()) {
+                s.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                                + " WHERE application_name = 'effonce-sink'"
+                                + " AND pid <> pg_backend_pid()");
+            }
+            c.commit();
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot put the sink's tables back", e);
+        }
+    }
+}
