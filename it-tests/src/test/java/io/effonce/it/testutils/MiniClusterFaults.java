@@ -196,6 +196,12 @@ public final class MiniClusterFaults {
         return true;
     }
 
+    /** The latest failure the job recovered from, with its causes, or empty if none. */
+    public String lastFailure() throws Exception {
+        var info = graph().getFailureInfo();
+        return info == null ? "" : info.getExceptionAsString();
+    }
+
     private AccessExecutionGraph graph() throws Exception {
         return cluster.getExecutionGraph(job).get();
     }

@@ -28,6 +28,9 @@ public final class LedgerOracle {
     private static final String COMMITTED =
             "SELECT merchant_id, day, currency, total_minor, payments"
                     + " FROM merchant_daily_totals_committed";
+    private static final String FINAL =
+            "SELECT merchant_id, day, currency, total_minor, payments"
+                    + " FROM merchant_daily_totals_final";
     private static final String LATE =
             "SELECT merchant_id, day, currency, sum(amount), count(*) FROM late_events"
                     + " GROUP BY 1, 2, 3";
@@ -59,6 +62,11 @@ public final class LedgerOracle {
     /** The committed read contract: each key as of the latest completed checkpoint. */
     public SortedMap<MerchantDay, Total> committedTotals() {
         return query(COMMITTED, null);
+    }
+
+    /** What dashboards show: the view {@code merchant_daily_totals_final}. */
+    public SortedMap<MerchantDay, Total> finalTotals() {
+        return query(FINAL, null);
     }
 
     /** The late changes deduplication rejected, summed per key ({@code late_events}). */
