@@ -3,6 +3,9 @@ package io.effonce.testing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,6 +98,32 @@ public final class EmbeddedPostgres implements AutoCloseable {
     public void restart() {
         stopServer();
         startServer();
+    }
+
+    /**
+     * Kills the server the way a lost machine would: {@code SIGKILL} to the postmaster, whose
+     * backends then exit without a checkpoint. Its data directory stays as the crash left it.
+     */
+    public void crash() {
+        try {
+            long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0));
+            ProcessHandle postmaster =
+                    ProcessHandle.of(pid)
+                            .orElseThrow(() -> new IllegalStateException("no postmaster " + pid));
+            postmaster.destroyForcibly();
+            postmaster.onExit().get(30, TimeUnit.SECONDS);
+            LOG.info("{} on port {} killed (postmaster {})", SERVICE, port, pid);
+        } catch (IOException e) {
+            throw new IllegalStateException("Cannot read the postmaster's pid in " + dataDir, e);
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("PostgreSQL on " + port + " did not die", e);
+        }
+        server = null; // nothing to stop any more
+    }
+
+    /** The server's data directory. */
+    public Path dataDir() {
+        return dataDir;
     }
 
     /** Stops the server; after this, connections are refused until {@link #restart()}. */

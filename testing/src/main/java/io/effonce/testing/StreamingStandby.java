@@ -1,0 +1,163 @@
+package io.effonce.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A physical streaming standby of an {@link EmbeddedPostgres}, made from a cold copy of its data
+ * directory ({@code standby.signal}, {@code primary_conninfo}, a physical slot on the primary), as
+ * a managed PostgreSQL keeps one for failover. With failover slots (PostgreSQL 17) the primary
+ * keeps a logical slot created with {@code failover = true} from getting ahead of the standby
+ * ({@code synchronized_standby_slots}), and the standby copies such slots ({@code
+ * sync_replication_slots}, {@code hot_standby_feedback}), so that a logical slot survives a
+ * promotion.
+ */
+public final class StreamingStandby implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamingStandby.class);
+
+    /** The primary's physical slot for the standby. */
+    public static final String PHYSICAL_SLOT = "effonce_standby";
+
+    /** What a running server keeps in its data directory that a copy must not take. */
+    private static final Set<String> NOT_COPIED = Set.of("postmaster.pid", "postmaster.opts");
+
+    private final EmbeddedPostgres server;
+    private final Path dataDir;
+
+    private StreamingStandby(EmbeddedPostgres server, Path dataDir) {
+        this.server = server;
+        this.dataDir = dataDir;
+    }
+
+    /**
+     * Stops {@code primary}, copies its data directory, starts it again on the same port and starts
+     * the copy as its standby; with {@code failoverSlots}, both are set up for failover slots.
+     */
+    public static StreamingStandby of(EmbeddedPostgres primary, boolean failoverSlots) {
+        PostgresEndpoint p = primary.endpoint();
+        execute(p, "SELECT pg_create_physical_replication_slot('" + PHYSICAL_SLOT + "', true)");
+        if (failoverSlots) {
+            execute(p, "ALTER SYSTEM SET synchronized_standby_slots = '" + PHYSICAL_SLOT + "'");
+        }
+        primary.stopServer();
+        Path copy;
+        try {
+            copy = Files.createTempDirectory("effonce-pg-standby-");
+            copyDirectory(primary.dataDir(), copy);
+            Path auto = copy.resolve("postgresql.auto.conf");
+            // Promoted, the standby must not wait for a standby of its own.
+            List<String> settings =
+                    Files.readAllLines(auto).stream()
+                            .filter(line -> !line.startsWith("synchronized_standby_slots"))
+                            .toList();
+            Files.write(auto, settings);
+            Files.writeString(
+                    auto,
+                    "primary_conninfo = 'host=127.0.0.1 port="
+                            + primary.port()
+                            + " user=postgres password=postgres dbname=postgres"
+                            + " application_name="
+                            + PHYSICAL_SLOT
+                            + "'\nprimary_slot_name = '"
+                            + PHYSICAL_SLOT
+                            + "'\nhot_standby_feedback = on\n"
+                            + (failoverSlots ? "sync_replication_slots = on\n" : ""),
+                    StandardOpenOption.APPEND);
+            Files.createFile(copy.resolve("standby.signal"));
+        } catch (IOException e) {
+            primary.restart();
+            throw new UncheckedIOException("Cannot make the standby's data directory", e);
+        }
+        primary.restart();
+        EmbeddedPostgres standby = EmbeddedPostgres.start(copy, 0);
+        LOG.info(
+                "Standby of 127.0.0.1:{} streaming on 127.0.0.1:{} (failover slots {})",
+                primary.port(),
+                standby.port(),
+                failoverSlots ? "on" : "off");
+        return new StreamingStandby(standby, copy);
+    }
+
+    public EmbeddedPostgres server() {
+        return server;
+    }
+
+    /** Whether the standby holds {@code slot}, synchronized from the primary and ready to use. */
+    public boolean hasSyncedSlot(String slot) {
+        return query(
+                "SELECT synced AND NOT temporary AND invalidation_reason IS NULL"
+                        + " FROM pg_replication_slots WHERE slot_name = '"
+                        + slot
+                        + "'");
+    }
+
+    /** Whether the standby has replayed everything {@code primary} has written so far. */
+    public boolean caughtUpWith(PostgresEndpoint primary) {
+        String lsn = text(primary, "SELECT pg_current_wal_lsn()::text");
+        return query("SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn");
+    }
+
+    /** Promotes the standby to a primary and waits until it accepts writes. */
+    public void promote() {
+        execute(server.endpoint(), "SELECT pg_promote(true, 60)");
+        LOG.info("Standby on 127.0.0.1:{} promoted", server.port());
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        Files2.deleteRecursively(dataDir);
+    }
+
+    private boolean query(String sql) {
+        return "t".equals(text(server.endpoint(), sql));
+    }
+
+    private static String text(PostgresEndpoint db, String sql) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void execute(PostgresEndpoint db, String sql) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void copyDirectory(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path source : (Iterable<Path>) paths::iterator) {
+                if (NOT_COPIED.contains(source.getFileName().toString())) {
+                    continue;
+                }
+                Path target = to.resolve(from.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(source, target);
+                }
+            }
+        }
+    }
+}
