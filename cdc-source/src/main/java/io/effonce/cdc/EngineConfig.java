@@ -9,7 +9,7 @@ final class EngineConfig {
     private EngineConfig() {}
 
     static Properties properties(RelayOptions o, Preflight.Findings findings) {
-        JdbcUrl url = JdbcUrl.parse(o.dbUrl);
+        JdbcUrl url = JdbcUrl.parse(o.connectUrl());
         Properties p = new Properties();
         p.setProperty("name", "effonce-relay-" + o.topicPrefix);
         p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
@@ -42,6 +42,9 @@ final class EngineConfig {
         p.setProperty("topic.prefix", o.topicPrefix);
         p.setProperty("plugin.name", "pgoutput");
         p.setProperty("slot.name", o.slot);
+        p.setProperty(
+                "slot.failover",
+                Boolean.toString(o.slotFailover.appliesTo(findings.serverVersion())));
         p.setProperty("publication.name", o.publication);
         // An existing publication is used as it is (no ALTER, which needs ownership); a missing one
         // is created FOR TABLE public.payments only.

@@ -29,7 +29,7 @@ record JdbcUrl(String host, int port, String database, Map<String, String> tls) 
         String database = url == null ? null : PGProperty.PG_DBNAME.getOrDefault(url);
         if (host == null || host.contains(",") || database == null || database.isEmpty()) {
             throw new IllegalArgumentException(
-                    "--db-url must look like jdbc:postgresql://HOST:PORT/DB with one host, was "
+                    "--db-url must look like jdbc:postgresql://HOST:PORT[,HOST:PORT...]/DB, was "
                             + jdbcUrl);
         }
         Map<String, String> tls = new LinkedHashMap<>();

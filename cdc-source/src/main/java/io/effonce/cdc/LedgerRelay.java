@@ -65,6 +65,7 @@ public final class LedgerRelay implements AutoCloseable {
      */
     public static LedgerRelay start(RelayOptions options) {
         options.validate();
+        options.streamFrom(LedgerHosts.primary(options));
         Preflight.Findings findings = Preflight.check(options);
         List<Integer> partitions = KafkaSetup.prepareTopic(options);
         LedgerRelay relay = new LedgerRelay(options);

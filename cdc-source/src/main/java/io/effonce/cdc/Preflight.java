@@ -7,6 +7,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Checks the ledger database before the engine starts, so that a relay that cannot work says why in
@@ -17,8 +19,14 @@ import java.util.Properties;
  */
 final class Preflight {
 
-    /** What the checks found that the engine configuration depends on. */
-    record Findings(boolean publicationExists) {}
+    private static final Logger LOG = LoggerFactory.getLogger(Preflight.class);
+
+    /**
+     * What the checks found that the engine configuration depends on.
+     *
+     * @param serverVersion the server's {@code server_version_num}, e.g. 170006
+     */
+    record Findings(boolean publicationExists, int serverVersion) {}
 
     private static final long SLOT_GRACE_NANOS = 5_000_000_000L;
 
@@ -30,13 +38,14 @@ final class Preflight {
         props.setProperty("password", o.dbPassword);
         props.setProperty("connectTimeout", "10");
         props.setProperty("ApplicationName", "effonce-relay-preflight");
-        try (Connection c = DriverManager.getConnection(o.dbUrl, props)) {
+        try (Connection c = DriverManager.getConnection(o.connectUrl(), props)) {
             walLevel(c);
             replicationAttribute(c, o);
             table(c, o);
             boolean publicationExists = publication(c, o);
-            slot(c, o);
-            return new Findings(publicationExists);
+            int serverVersion = Integer.parseInt(single(c, "SHOW server_version_num"));
+            slot(c, o, serverVersion);
+            return new Findings(publicationExists, serverVersion);
         } catch (SQLException e) {
             throw new RelayStartupException(RelayErrors.explain(e, o), e);
         }
@@ -140,10 +149,12 @@ final class Preflight {
         return false;
     }
 
-    private static void slot(Connection c, RelayOptions o) throws SQLException {
+    private static void slot(Connection c, RelayOptions o, int serverVersion) throws SQLException {
+        boolean failoverKnown = serverVersion >= SlotFailover.FIRST_VERSION;
         try (PreparedStatement ps =
                 c.prepareStatement(
-                        "SELECT plugin, database, active, active_pid, slot_type"
+                        "SELECT plugin, database, active, active_pid, slot_type, "
+                                + (failoverKnown ? "failover" : "NULL")
                                 + " FROM pg_replication_slots WHERE slot_name = ?")) {
             ps.setString(1, o.slot);
             try (ResultSet rs = ps.executeQuery()) {
@@ -172,6 +183,17 @@ final class Preflight {
                                     + "', not '"
                                     + c.getCatalog()
                                     + "'. Fix: choose another --slot for this database.");
+                }
+                if (failoverKnown && o.slotFailover.appliesTo(serverVersion) && !rs.getBoolean(6)) {
+                    LOG.warn(
+                            "Slot '{}' was created without failover: a promoted standby will not"
+                                    + " have it, and the relay will refuse to resume there. To keep"
+                                    + " it across a failover, with the relay stopped run"
+                                    + " ALTER_REPLICATION_SLOT {} (FAILOVER true) on a replication"
+                                    + " connection, or see deploy/k8s/README.md, \"Ledger"
+                                    + " failover\".",
+                            o.slot,
+                            o.slot);
                 }
                 if (rs.getBoolean(3)) {
                     waitUntilInactive(ps, o, rs.getString(4));

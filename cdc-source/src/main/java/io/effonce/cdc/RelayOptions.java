@@ -40,8 +40,10 @@ public final class RelayOptions {
             names = "--db-url",
             paramLabel = "JDBC_URL",
             description =
-                    "Ledger database, jdbc:postgresql://HOST:PORT/DB (one host)."
-                            + " [EFFONCE_PG_URL] Default: ${DEFAULT-VALUE}",
+                    "Ledger database, jdbc:postgresql://HOST:PORT/DB. Several hosts"
+                            + " (HOST:PORT,HOST:PORT): the relay streams from the one that is the"
+                            + " primary when it starts, so a restart after a failover finds the"
+                            + " promoted standby. [EFFONCE_PG_URL] Default: ${DEFAULT-VALUE}",
             defaultValue = "jdbc:postgresql://127.0.0.1:5432/effonce")
     String dbUrl;
 
@@ -70,6 +72,45 @@ public final class RelayOptions {
                             + " [EFFONCE_RELAY_SLOT] Default: ${DEFAULT-VALUE}",
             defaultValue = "effonce_relay")
     String slot;
+
+    @Option(
+            names = "--slot-failover",
+            paramLabel = "auto|on|off",
+            description =
+                    "Create the slot with failover = true, so that a standby with"
+                            + " sync_replication_slots = on keeps it and a promotion loses no"
+                            + " change (PostgreSQL 17+; an existing slot keeps its setting)."
+                            + " auto: on where the server is 17 or later."
+                            + " [EFFONCE_RELAY_SLOT_FAILOVER] Default: ${DEFAULT-VALUE}",
+            defaultValue = "auto",
+            converter = SlotFailoverConverter.class)
+    SlotFailover slotFailover;
+
+    /** {@code --slot-failover}, by name in any case. */
+    static final class SlotFailoverConverter
+            implements picocli.CommandLine.ITypeConverter<SlotFailover> {
+        @Override
+        public SlotFailover convert(String text) {
+            try {
+                return SlotFailover.valueOf(text.trim().toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(
+                        "--slot-failover must be auto, on or off, was '" + text + "'");
+            }
+        }
+    }
+
+    /** The host of {@code --db-url} the relay streams from, once it chose one at start. */
+    private String primaryUrl;
+
+    /** The URL of the host the relay streams from: the primary it found, or {@code --db-url}. */
+    String connectUrl() {
+        return primaryUrl != null ? primaryUrl : dbUrl;
+    }
+
+    void streamFrom(String url) {
+        this.primaryUrl = url;
+    }
 
     @Option(
             names = "--publication",
@@ -265,7 +306,7 @@ public final class RelayOptions {
         check(
                 dbUrl.startsWith("jdbc:postgresql://"),
                 "--db-url must look like jdbc:postgresql://HOST:PORT/DB, was " + dbUrl);
-        JdbcUrl.parse(dbUrl);
+        LedgerHosts.each(dbUrl).forEach(JdbcUrl::parse);
         check(!dbUser.isBlank(), "--db-user must not be empty");
         check(
                 NAME.matcher(slot).matches(),

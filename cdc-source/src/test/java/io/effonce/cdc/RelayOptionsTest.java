@@ -147,7 +147,7 @@ class RelayOptionsTest {
                             "--snapshot-mode", "initial"
                         },
                         Map.of("EFFONCE_PG_PASSWORD", "pw"));
-        Properties p = EngineConfig.properties(o, new Preflight.Findings(true));
+        Properties p = EngineConfig.properties(o, new Preflight.Findings(true, 170006));
         assertThat(p.getProperty("database.hostname")).isEqualTo("10.0.0.5");
         assertThat(p.getProperty("database.port")).isEqualTo("5433");
         assertThat(p.getProperty("database.dbname")).isEqualTo("ledger");
@@ -160,7 +160,7 @@ class RelayOptionsTest {
         assertThat(p.getProperty("heartbeat.interval.ms")).isEqualTo("0");
         assertThat(p.getProperty("snapshot.mode")).isEqualTo("initial");
         assertThat(p.getProperty("offset.storage")).endsWith("FileOffsetBackingStore");
-        assertThat(EngineConfig.properties(o, new Preflight.Findings(false)))
+        assertThat(EngineConfig.properties(o, new Preflight.Findings(false, 170006)))
                 .containsEntry("publication.autocreate.mode", "filtered");
     }
 
@@ -172,7 +172,7 @@ class RelayOptionsTest {
                             "--snapshot-mode", "when_needed", "--lsn-flush-mode", "manual"
                         },
                         Map.of("EFFONCE_RELAY_OFFSET_MISMATCH_STRATEGY", "trust_greater_lsn"));
-        Properties p = EngineConfig.properties(o, new Preflight.Findings(true));
+        Properties p = EngineConfig.properties(o, new Preflight.Findings(true, 170006));
         assertThat(p.getProperty("snapshot.mode")).isEqualTo("when_needed");
         assertThat(p.getProperty("lsn.flush.mode")).isEqualTo("manual");
         assertThat(p.getProperty("offset.mismatch.strategy")).isEqualTo("trust_greater_lsn");

@@ -1,0 +1,159 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.cdc.LedgerRelay;
+import io.effonce.cdc.testutils.Relays;
+import io.effonce.it.testutils.ChaosReport;
+import io.effonce.it.testutils.MiniClusterFaults;
+import io.effonce.it.testutils.PipelineJob;
+import io.effonce.it.testutils.RunningWorkload;
+import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.TotalsInvariant;
+import io.effonce.it.testutils.WorkDirs;
+import io.effonce.it.testutils.Workloads;
+import io.effonce.testing.EmbeddedPostgres;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SchemaTool;
+import io.effonce.testing.StreamingStandby;
+import io.effonce.testing.flink.MiniClusters;
+import io.effonce.testing.junit.KafkaExtension;
+import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.testing.junit.PostgresExtension;
+import io.effonce.testing.oracle.Comparison;
+import io.effonce.testing.oracle.LedgerOracle;
+import io.effonce.testing.workload.WorkloadReport;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The ledger's primary is killed ({@code SIGKILL} of the postmaster) while the workload's
+ * transactions run, and its streaming standby is promoted. With failover slots (PostgreSQL 17: the
+ * relay's slot created with {@code failover = true}, the standby synchronizing it, the primary
+ * holding logical decoding back to what the standby has) the relay's next start finds the promoted
+ * standby among the hosts of its {@code --db-url}, its slot there, and resumes from its offsets: no
+ * snapshot, nothing late, and the totals equal the new primary's ledger. The report gives the time
+ * from the kill to the relay streaming again.
+ */
+@ExtendWith({PostgresExtension.class, KafkaExtension.class})
+class LedgerFailoverITCase {
+
+    @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.oneTaskManager(2);
+
+    private static final Duration TIMEOUT = Duration.ofMinutes(3);
+
+    private final Path dir = WorkDirs.fresh("ledger-failover");
+
+    @Test
+    void withFailoverSlotsTheRelayFollowsThePromotedStandbyAndTheTotalsStayExact(
+            PostgresEndpoint sinkDb, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        try (EmbeddedPostgres primary = EmbeddedPostgres.start()) {
+            SchemaTool.applyAll(primary.endpoint());
+            try (StreamingStandby standby = StreamingStandby.of(primary, true)) {
+                run(primary, standby, sinkDb, kafka, cluster);
+            }
+        }
+    }
+
+    private void run(
+            EmbeddedPostgres primary,
+            StreamingStandby standby,
+            PostgresEndpoint sinkDb,
+            KafkaBootstrap kafka,
+            MiniCluster cluster)
+            throws Exception {
+        PostgresEndpoint ledger =
+                new PostgresEndpoint(
+                        "jdbc:postgresql://127.0.0.1:"
+                                + primary.port()
+                                + ",127.0.0.1:"
+                                + standby.server().port()
+                                + "/postgres?targetServerType=primary",
+                        "postgres",
+                        "postgres");
+        Relays relays = new Relays(ledger, kafka.servers(), "failover", dir);
+        LedgerRelay before = relays.start();
+        LedgerRelay relay;
+        JobClient job =
+                PipelineJob.over(
+                                sinkDb, kafka.servers(), relays.topic(), dir.resolve("checkpoints"))
+                        .start("ledger-failover");
+        MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
+        faults.awaitAllTasksRunning(MiniClusterFaults.TIMEOUT);
+        ChaosReport report = new ChaosReport("ledger-failover", sinkDb);
+        SinkTables sink = new SinkTables(sinkDb);
+        long first;
+        ChaosReport.Recovery recovery;
+        try (RunningWorkload workload =
+                RunningWorkload.start(Workloads.unbounded("failover", 1_000), ledger)) {
+            workload.awaitMore(2_000);
+            await("the relay's slot synchronized to the standby")
+                    .atMost(TIMEOUT)
+                    .until(() -> standby.hasSyncedSlot("failover"));
+            await("totals rows written by the job")
+                    .atMost(TotalsInvariant.TIMEOUT)
+                    .until(() -> sink.count("merchant_daily_totals") > 100);
+            workload.awaitMore(1_000);
+
+            recovery = report.fault("kill", "ledger primary killed (SIGKILL) mid-workload");
+            long killed = System.nanoTime();
+            primary.crash();
+            report.mark("other", "workload stopped: " + workload.awaitFailure().getMessage());
+            first = workload.started();
+            await("the relay to stop on its broken stream")
+                    .atMost(TIMEOUT)
+                    .until(() -> !before.isRunning());
+            report.mark(
+                    "other",
+                    "relay stopped: " + before.failure().map(Throwable::getMessage).orElse("?"));
+            before.close();
+            standby.promote();
+            relay = relays.start();
+            long resumedMillis = (System.nanoTime() - killed) / 1_000_000;
+            recovery.running("relay streaming from the promoted standby");
+            report.figure("kill -> relay streaming ms", resumedMillis);
+        }
+        // The workload goes on against the new primary, found by the same multi-host URL.
+        WorkloadReport second =
+                Workloads.runAsync(
+                                Workloads.options(
+                                        "failover2",
+                                        3_000,
+                                        0,
+                                        Workloads.START.plus(Duration.ofDays(2))),
+                                ledger)
+                        .join();
+        PostgresEndpoint newPrimary = standby.server().endpoint();
+        LedgerOracle ledgerOracle = new LedgerOracle(newPrimary);
+        LedgerOracle sinkOracle = new LedgerOracle(sinkDb);
+        AtomicReference<Comparison> last = new AtomicReference<>();
+        await("the sink equal to the promoted standby's ledger")
+                .atMost(TotalsInvariant.TIMEOUT)
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> {
+                            last.set(
+                                    Comparison.of(
+                                            ledgerOracle.ledgerTotals(), sinkOracle.sinkTotals()));
+                            return last.get().matches();
+                        });
+        recovery.exact();
+        report.figure("payments", first + second.started());
+        report.figure("result", last.get().summary());
+        report.close();
+        assertThat(sink.count("late_events")).as("late changes").isZero();
+        assertThat(relay.metrics().snapshotRowsPublished()).as("records of a snapshot").isZero();
+        relay.close();
+        job.cancel().get();
+    }
+}
