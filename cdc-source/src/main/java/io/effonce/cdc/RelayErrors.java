@@ -21,6 +21,9 @@ final class RelayErrors {
             if (active.find()) {
                 return Preflight.slotActive(o, active.group(1)).getMessage();
             }
+            if (m.contains("but this is no longer available on the server")) {
+                return slotLost(o, m);
+            }
             if (m.contains("password authentication failed") || m.contains("no password")) {
                 return "PostgreSQL refused the login of role '"
                         + o.dbUser
@@ -57,5 +60,29 @@ final class RelayErrors {
             }
         }
         return String.valueOf(error);
+    }
+
+    private static final Pattern STORED_LSN = Pattern.compile("lsn=LSN\\{([0-9A-F/]+)\\}");
+
+    /**
+     * The stored offset points at WAL the server's slot does not have: the slot was lost and made
+     * anew, so the changes from the offset to the new slot's start are in no slot.
+     */
+    private static String slotLost(RelayOptions o, String message) {
+        Matcher lsn = STORED_LSN.matcher(message);
+        return "refusing to resume: this relay's stored position"
+                + (lsn.find() ? " (LSN " + lsn.group(1) + ")" : "")
+                + " is not in slot '"
+                + o.slot
+                + "' on "
+                + o.connectUrl()
+                + ", so the changes committed between that position and the slot's start are in no"
+                + " slot. The slot was lost: a failover to a standby without failover slots"
+                + " (--slot-failover, PostgreSQL 17), a slot dropped by hand, or a database"
+                + " restored from a backup. Way back (deploy/k8s/README.md, \"Ledger failover"
+                + " without failover slots\"): start the relay once with a fresh offset store (a"
+                + " new --offsets-topic or --offsets-file) and --snapshot-mode initial; the job"
+                + " drops the changes it counted by their event ids, the snapshot's other old"
+                + " changes go to late_events, and the recount makes those days exact.";
     }
 }

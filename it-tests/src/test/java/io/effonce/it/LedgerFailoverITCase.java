@@ -1,6 +1,7 @@
 package io.effonce.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
@@ -65,6 +66,58 @@ class LedgerFailoverITCase {
         }
     }
 
+    @Test
+    void withoutFailoverSlotsTheRelayRefusesToResumeOnThePromotedStandby(
+            PostgresEndpoint sinkDb, KafkaBootstrap kafka) throws Exception {
+        try (EmbeddedPostgres primary = EmbeddedPostgres.start()) {
+            SchemaTool.applyAll(primary.endpoint());
+            try (StreamingStandby standby = StreamingStandby.of(primary, false)) {
+                PostgresEndpoint ledger = pair(primary, standby);
+                Relays relays = new Relays(ledger, kafka.servers(), "nofailover", dir);
+                LedgerRelay before = relays.start("--slot-failover", "off");
+                try (RunningWorkload workload =
+                        RunningWorkload.start(Workloads.unbounded("nofailover", 1_000), ledger)) {
+                    workload.awaitMore(2_000);
+                    await("the relay to publish")
+                            .atMost(TIMEOUT)
+                            .until(() -> before.metrics().changesPublished() > 1_000);
+                    await("the standby caught up")
+                            .atMost(TIMEOUT)
+                            .until(() -> standby.caughtUpWith(primary.endpoint()));
+                    primary.crash();
+                    workload.awaitFailure();
+                }
+                await("the relay to stop on its broken stream")
+                        .atMost(TIMEOUT)
+                        .until(() -> !before.isRunning());
+                before.close();
+                standby.promote();
+                assertThatThrownBy(() -> relays.start("--slot-failover", "off"))
+                        .hasMessageContaining("refusing to resume")
+                        .hasMessageContaining("is not in slot 'nofailover'")
+                        .hasMessageContaining("--snapshot-mode initial");
+                assertThat(
+                                new SinkTables(standby.server().endpoint())
+                                        .number(
+                                                "SELECT count(*) FROM pg_replication_slots"
+                                                        + " WHERE slot_type = 'logical'"))
+                        .as("slots the refused relay left on the promoted standby")
+                        .isZero();
+            }
+        }
+    }
+
+    private static PostgresEndpoint pair(EmbeddedPostgres primary, StreamingStandby standby) {
+        return new PostgresEndpoint(
+                "jdbc:postgresql://127.0.0.1:"
+                        + primary.port()
+                        + ",127.0.0.1:"
+                        + standby.server().port()
+                        + "/postgres?targetServerType=primary",
+                "postgres",
+                "postgres");
+    }
+
     private void run(
             EmbeddedPostgres primary,
             StreamingStandby standby,
@@ -72,15 +125,7 @@ class LedgerFailoverITCase {
             KafkaBootstrap kafka,
             MiniCluster cluster)
             throws Exception {
-        PostgresEndpoint ledger =
-                new PostgresEndpoint(
-                        "jdbc:postgresql://127.0.0.1:"
-                                + primary.port()
-                                + ",127.0.0.1:"
-                                + standby.server().port()
-                                + "/postgres?targetServerType=primary",
-                        "postgres",
-                        "postgres");
+        PostgresEndpoint ledger = pair(primary, standby);
         Relays relays = new Relays(ledger, kafka.servers(), "failover", dir);
         LedgerRelay before = relays.start();
         LedgerRelay relay;

@@ -148,8 +148,10 @@ public final class StreamingStandby implements AutoCloseable {
     private static void copyDirectory(Path from, Path to) throws IOException {
         try (Stream<Path> paths = Files.walk(from)) {
             for (Path source : (Iterable<Path>) paths::iterator) {
-                if (NOT_COPIED.contains(source.getFileName().toString())) {
-                    continue;
+                if (NOT_COPIED.contains(source.getFileName().toString())
+                        || from.relativize(source).startsWith("pg_replslot")
+                                && !from.relativize(source).toString().equals("pg_replslot")) {
+                    continue; // the primary's slots are its own
                 }
                 Path target = to.resolve(from.relativize(source).toString());
                 if (Files.isDirectory(source)) {
