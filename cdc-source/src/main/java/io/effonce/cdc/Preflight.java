@@ -190,8 +190,7 @@ final class Preflight {
                                     + " have it, and the relay will refuse to resume there. To keep"
                                     + " it across a failover, with the relay stopped run"
                                     + " ALTER_REPLICATION_SLOT {} (FAILOVER true) on a replication"
-                                    + " connection, or see deploy/k8s/README.md, \"Ledger"
-                                    + " failover\".",
+                                    + " connection (cdc-source/README.md, \"Ledger failover\").",
                             o.slot,
                             o.slot);
                 }

@@ -79,8 +79,8 @@ final class RelayErrors {
                 + ", so the changes committed between that position and the slot's start are in no"
                 + " slot. The slot was lost: a failover to a standby without failover slots"
                 + " (--slot-failover, PostgreSQL 17), a slot dropped by hand, or a database"
-                + " restored from a backup. Way back (deploy/k8s/README.md, \"Ledger failover"
-                + " without failover slots\"): start the relay once with a fresh offset store (a"
+                + " restored from a backup. Way back (cdc-source/README.md, \"Ledger failover\"):"
+                + " start the relay once with a fresh offset store (a"
                 + " new --offsets-topic or --offsets-file) and --snapshot-mode initial; the job"
                 + " drops the changes it counted by their event ids, the snapshot's other old"
                 + " changes go to late_events, and the recount makes those days exact.";

@@ -35,18 +35,29 @@ class JdbcUrlTest {
     }
 
     @Test
+    void aUrlOfSeveralHostsIsOneUrlPerHostWithTheSameDatabaseAndParameters() {
+        assertThat(
+                        LedgerHosts.each(
+                                "jdbc:postgresql://a:5432,b:6543/ledger?targetServerType=primary"))
+                .containsExactly(
+                        "jdbc:postgresql://a:5432/ledger?targetServerType=primary",
+                        "jdbc:postgresql://b:6543/ledger?targetServerType=primary");
+        assertThat(LedgerHosts.each("jdbc:postgresql://a/ledger"))
+                .containsExactly("jdbc:postgresql://a/ledger");
+    }
+
+    @Test
     void anythingButOneHostAndADatabaseIsRefusedWithTheExpectedShape() {
         for (String bad :
                 new String[] {
                     "jdbc:mysql://x/y",
-                    "jdbc:postgresql://a:5432,b:5432/ledger",
                     "jdbc:postgresql://db:5432/",
                     "jdbc:postgresql:ledger",
                     "postgres://db/ledger"
                 }) {
             assertThatThrownBy(() -> JdbcUrl.parse(bad))
                     .as(bad)
-                    .hasMessageContaining("jdbc:postgresql://HOST:PORT/DB with one host")
+                    .hasMessageContaining("jdbc:postgresql://HOST:PORT[,HOST:PORT...]/DB")
                     .hasMessageContaining(bad);
         }
     }
