@@ -1,0 +1,220 @@
+package io.effonce.sink.explore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.sink.FlushableSink;
+import io.effonce.sink.SinkChange;
+import io.effonce.sink.store.LostWritesException;
+import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.testutils.SinkHarnesses;
+import io.effonce.sink.testutils.TestKey;
+import io.effonce.sink.testutils.TestRows;
+import io.effonce.sink.testutils.TestTotal;
+import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.testing.EmbeddedPostgres;
+import io.effonce.testing.LocalServices;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SchemaTool;
+import io.effonce.testing.faults.SinkDatabaseRollback;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * The sink's database goes back in time at any point of a history of upserts, retirements and
+ * checkpoints (some completed, some not), by any number of steps: its tables and sequences are put
+ * back to a copy taken earlier and its sessions end. Whatever the history, either the sink notices
+ * at its next write transaction ({@link LostWritesException}) and, after Flink's restore of the
+ * last completed checkpoint, live and committed both hold exactly that checkpoint's values, retired
+ * keys included; or the database lost nothing of the writer's and the tables are right as they are.
+ * With the check switched off ({@code PostgresTotalsStore.factoryWithoutLostWriteCheckForTesting})
+ * the property fails: the lost values stay.
+ */
+class DatabaseGoesBackPropertiesITCase {
+
+    private static final LocalDate DAY = LocalDate.of(2026, 11, 29);
+
+    private static EmbeddedPostgres embedded;
+    private static PostgresEndpoint db;
+
+    @BeforeContainer
+    static void startPostgres() {
+        var external = LocalServices.externalPostgres(System.getenv());
+        embedded = external.isPresent() ? null : EmbeddedPostgres.start();
+        PostgresEndpoint admin = external.orElseGet(embedded::endpoint);
+        db = LocalServices.newDatabase(admin, "effonce_goes_back");
+        SchemaTool.applyAll(db);
+    }
+
+    @AfterContainer
+    static void stopPostgres() {
+        if (embedded != null) {
+            embedded.close();
+        }
+    }
+
+    /** One step of a history. */
+    sealed interface Op {
+        record Upsert(int key, long value) implements Op {}
+
+        record Retire(int key) implements Op {}
+
+        record Checkpoint(boolean completes) implements Op {}
+    }
+
+    /** Steps; the copy is taken after step {@code copyAt}, put back after step {@code backAt}. */
+    record History(List<Op> ops, int copyAt, int backAt) {}
+
+    @Property(tries = 40)
+    void afterTheRestoreLiveAndCommittedHoldTheLastCompletedCheckpoint(
+            @ForAll("histories") History history) throws Exception {
+        TotalsTable<TestKey> table = new TotalsTable<>(db, TestRows.MAPPING);
+        table.truncate();
+        FlushableSink<TestKey, TestTotal> sink =
+                FlushableSink.<TestKey, TestTotal>builder()
+                        .store(
+                                PostgresTotalsStore.factory(
+                                        PostgresStoreConfig.of(
+                                                db.jdbcUrl(),
+                                                db.user(),
+                                                db.password(),
+                                                "merchant_daily_totals"),
+                                        TestRows.MAPPING))
+                        .valueType(TypeInformation.of(TestTotal.class))
+                        .build();
+
+        Map<TestKey, Long> current = new HashMap<>(); // every key's value, retired ones included
+        Map<TestKey, Long> atCompleted = Map.of();
+        OperatorSubtaskState completedState = null;
+        long completedId = 0;
+        long checkpoint = 0;
+        SinkDatabaseRollback copy = null;
+        boolean noticed = false;
+        JobID job = new JobID();
+        var h = SinkHarnesses.attempt(sink, TypeInformation.of(TestKey.class), job, 1, 0, 0);
+        try {
+            h.initializeEmptyState();
+            h.open();
+            for (int i = 0; i < history.ops().size() && !noticed; i++) {
+                Op op = history.ops().get(i);
+                try {
+                    if (op instanceof Op.Upsert u) {
+                        h.processElement(
+                                new StreamRecord<>(
+                                        SinkChange.upsert(
+                                                key(u.key()), new TestTotal(u.value(), 1))));
+                        current.put(key(u.key()), u.value());
+                    } else if (op instanceof Op.Retire r) {
+                        if (current.containsKey(key(r.key()))) {
+                            h.processElement(new StreamRecord<>(SinkChange.retire(key(r.key()))));
+                        }
+                    } else if (op instanceof Op.Checkpoint c) {
+                        OperatorSubtaskState state = SinkHarnesses.checkpoint(h, ++checkpoint);
+                        if (c.completes()) {
+                            h.notifyOfCompletedCheckpoint(checkpoint);
+                            completedState = state;
+                            completedId = checkpoint;
+                            atCompleted = Map.copyOf(current);
+                        }
+                    }
+                } catch (LostWritesException e) {
+                    noticed = true;
+                }
+                if (i == history.copyAt()) {
+                    copy = SinkDatabaseRollback.copy(db);
+                }
+                if (i == history.backAt()) {
+                    copy.restore();
+                }
+            }
+            if (!noticed) {
+                // A barrier always writes (its record in the fence): the next one notices.
+                try {
+                    SinkHarnesses.checkpoint(h, ++checkpoint);
+                } catch (LostWritesException e) {
+                    noticed = true;
+                }
+            }
+        } finally {
+            h.close();
+        }
+        if (!noticed) {
+            // Nothing of the writer's was lost, or the check is off: no failure, no restore.
+            assertThat(table.totals()).as("live, never noticed").isEqualTo(current);
+            assertThat(table.committed()).as("committed, never noticed").isEqualTo(atCompleted);
+            return;
+        }
+        // The task failed: Flink restores the last completed checkpoint, or none.
+        var restored = SinkHarnesses.attempt(sink, TypeInformation.of(TestKey.class), job, 1, 0, 1);
+        try {
+            if (completedState == null) {
+                restored.initializeEmptyState();
+            } else {
+                restored.setRestoredCheckpointId(completedId);
+                restored.initializeState(completedState);
+            }
+            restored.open();
+            assertThat(table.totals())
+                    .as("live after the restore of checkpoint %d", completedId)
+                    .isEqualTo(atCompleted);
+            assertThat(table.committed())
+                    .as("committed after the restore of checkpoint %d", completedId)
+                    .isEqualTo(atCompleted);
+        } finally {
+            restored.close();
+        }
+    }
+
+    @Provide
+    Arbitrary<History> histories() {
+        Arbitrary<Op> op =
+                Arbitraries.frequencyOf(
+                        net.jqwik.api.Tuple.of(
+                                5,
+                                Combinators.combine(
+                                                Arbitraries.integers().between(0, 5),
+                                                Arbitraries.longs().between(1, 1_000))
+                                        .as(Op.Upsert::new)),
+                        net.jqwik.api.Tuple.of(
+                                1, Arbitraries.integers().between(0, 5).map(Op.Retire::new)),
+                        net.jqwik.api.Tuple.of(
+                                3, Arbitraries.of(true, true, false).map(Op.Checkpoint::new)));
+        return op.list()
+                .ofMinSize(4)
+                .ofMaxSize(30)
+                .flatMap(
+                        ops ->
+                                Arbitraries.integers()
+                                        .between(0, ops.size() - 1)
+                                        .flatMap(
+                                                copyAt ->
+                                                        Arbitraries.integers()
+                                                                .between(copyAt, ops.size() - 1)
+                                                                .map(
+                                                                        backAt ->
+                                                                                new History(
+                                                                                        new ArrayList<>(
+                                                                                                ops),
+                                                                                        copyAt,
+                                                                                        backAt))));
+    }
+
+    private static TestKey key(int k) {
+        return new TestKey("k" + k, DAY, "EUR");
+    }
+}
