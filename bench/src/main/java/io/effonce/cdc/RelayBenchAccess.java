@@ -13,8 +13,11 @@ public final class RelayBenchAccess {
         return RelayCli.parse(args, env);
     }
 
-    /** The engine properties the relay would use, for a raw engine with the same settings. */
+    /**
+     * The engine properties the relay would use, for a raw engine with the same settings: what the
+     * relay's preflight finds decides them, as in the relay.
+     */
     public static Properties engineProperties(RelayOptions options) {
-        return EngineConfig.properties(options, new Preflight.Findings(true));
+        return EngineConfig.properties(options, Preflight.check(options));
     }
 }

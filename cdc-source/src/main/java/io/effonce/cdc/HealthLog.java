@@ -7,7 +7,10 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Logs the relay's position, events per second and lag at a fixed interval. */
+/**
+ * Logs the relay's position, changes per second and how long its last change took from the ledger's
+ * commit to Kafka's acknowledgement, at a fixed interval.
+ */
 final class HealthLog implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthLog.class);
@@ -44,13 +47,13 @@ final class HealthLog implements AutoCloseable {
         lastAtNanos = now;
         long sourceTs = metrics.lastSourceTsMs();
         long ackedAt = metrics.lastAckedAtMs();
-        String lag = sourceTs < 0 || ackedAt < 0 ? "n/a" : (ackedAt - sourceTs) + " ms";
+        String lastDelay = sourceTs < 0 || ackedAt < 0 ? "n/a" : (ackedAt - sourceTs) + " ms";
         LOG.info(
-                "Relay health: lsn {}, {} changes/s, lag of last change {} (commit to ack),"
+                "Relay health: lsn {}, {} changes/s, last change {} from commit to Kafka ack,"
                         + " {} changes and {} heartbeats published",
                 RelayMetrics.formatLsn(metrics.lastLsn()),
                 String.format("%.0f", rate),
-                lag,
+                lastDelay,
                 changes,
                 metrics.heartbeatsPublished());
         DelayHistogram.Snapshot toRelay = metrics.commitToRelay().snapshot();

@@ -82,7 +82,9 @@ final class RelayErrors {
                 + " restored from a backup. Way back (cdc-source/README.md, \"Ledger failover\"):"
                 + " start the relay once with a fresh offset store (a"
                 + " new --offsets-topic or --offsets-file) and --snapshot-mode initial; the job"
-                + " drops the changes it counted by their event ids, the snapshot's other old"
-                + " changes go to late_events, and the recount makes those days exact.";
+                + " drops the changes it counted by their event ids and the snapshot's other old"
+                + " changes go to late_events; once the days the failover touched are final,"
+                + " recount them (RecountCommand --day), which also drops what the lost primary"
+                + " had streamed but the standby never received.";
     }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cdc.testutils.Relays;
+import io.effonce.feed.recount.LedgerRecount;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.MiniClusterFaults;
 import io.effonce.it.testutils.PipelineJob;
@@ -26,7 +27,15 @@ import io.effonce.testing.oracle.Comparison;
 import io.effonce.testing.oracle.LedgerOracle;
 import io.effonce.testing.workload.WorkloadReport;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -35,6 +44,8 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ledger's primary is killed ({@code SIGKILL} of the postmaster) while the workload's
@@ -47,6 +58,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class LedgerFailoverITCase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerFailoverITCase.class);
 
     @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.oneTaskManager(2);
 
@@ -66,24 +79,40 @@ class LedgerFailoverITCase {
         }
     }
 
+    /**
+     * Without failover slots the promoted standby has no slot: the relay refuses to resume, names
+     * what happened, and creates nothing. The way back it names, on one cluster for the ledger and
+     * the sink tables (so the sink fails over too, and the recount reads both): a fresh offset
+     * store and an initial snapshot into the running job, then a recount of the days the failover
+     * touched once they are final. The final view then equals the promoted standby's ledger,
+     * whatever the lost primary had streamed or committed that the standby never received.
+     */
     @Test
-    void withoutFailoverSlotsTheRelayRefusesToResumeOnThePromotedStandby(
-            PostgresEndpoint sinkDb, KafkaBootstrap kafka) throws Exception {
+    void withoutFailoverSlotsTheRelayRefusesAndTheWayBackEndsExact(
+            KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster) throws Exception {
         try (EmbeddedPostgres primary = EmbeddedPostgres.start()) {
             SchemaTool.applyAll(primary.endpoint());
             try (StreamingStandby standby = StreamingStandby.of(primary, false)) {
                 PostgresEndpoint ledger = pair(primary, standby);
                 Relays relays = new Relays(ledger, kafka.servers(), "nofailover", dir);
                 LedgerRelay before = relays.start("--slot-failover", "off");
+                JobClient job =
+                        PipelineJob.over(
+                                        ledger,
+                                        kafka.servers(),
+                                        relays.topic(),
+                                        dir.resolve("checkpoints"))
+                                .start("no-failover-slots");
+                new MiniClusterFaults(cluster, job.getJobID())
+                        .awaitAllTasksRunning(MiniClusterFaults.TIMEOUT);
+                SinkTables tables = new SinkTables(ledger);
                 try (RunningWorkload workload =
                         RunningWorkload.start(Workloads.unbounded("nofailover", 1_000), ledger)) {
                     workload.awaitMore(2_000);
-                    await("the relay to publish")
-                            .atMost(TIMEOUT)
-                            .until(() -> before.metrics().changesPublished() > 1_000);
-                    await("the standby caught up")
-                            .atMost(TIMEOUT)
-                            .until(() -> standby.caughtUpWith(primary.endpoint()));
+                    await("totals rows written by the job")
+                            .atMost(TotalsInvariant.TIMEOUT)
+                            .until(() -> tables.count("merchant_daily_totals") > 100);
+                    workload.awaitMore(1_000);
                     primary.crash();
                     workload.awaitFailure();
                 }
@@ -97,12 +126,75 @@ class LedgerFailoverITCase {
                         .hasMessageContaining("is not in slot 'nofailover'")
                         .hasMessageContaining("--snapshot-mode initial");
                 assertThat(
-                                new SinkTables(standby.server().endpoint())
-                                        .number(
-                                                "SELECT count(*) FROM pg_replication_slots"
-                                                        + " WHERE slot_type = 'logical'"))
+                                tables.number(
+                                        "SELECT count(*) FROM pg_replication_slots"
+                                                + " WHERE slot_type = 'logical'"))
                         .as("slots the refused relay left on the promoted standby")
                         .isZero();
+
+                Relays wayBack =
+                        new Relays(ledger, kafka.servers(), "nofailover", dir.resolve("way-back"));
+                try (LedgerRelay relay =
+                        wayBack.start("--slot-failover", "off", "--snapshot-mode", "initial")) {
+                    Workloads.runAsync(
+                                    Workloads.options(
+                                            "nofailover2",
+                                            3_000,
+                                            0,
+                                            Workloads.START.plus(Duration.ofDays(2))),
+                                    ledger)
+                            .join();
+                    LedgerOracle oracle = new LedgerOracle(ledger);
+                    AtomicReference<Comparison> last = new AtomicReference<>();
+                    await("the final view equal to the promoted standby's ledger after recounts")
+                            .atMost(TotalsInvariant.TIMEOUT)
+                            .pollInterval(Duration.ofSeconds(1))
+                            .until(
+                                    () -> {
+                                        recountFinalDays(ledger);
+                                        last.set(
+                                                Comparison.of(
+                                                        oracle.ledgerTotals(),
+                                                        oracle.finalTotals()));
+                                        return last.get().matches();
+                                    });
+                    assertThat(relay.metrics().snapshotRowsPublished())
+                            .as("rows of the ledger's snapshot")
+                            .isPositive();
+                    LOG.info(
+                            "Way back without failover slots: {}; late events {}",
+                            last.get().summary(),
+                            tables.count("late_events"));
+                }
+                job.cancel().get();
+            }
+        }
+    }
+
+    /** Recounts every final day, as an operator does for the days a failover touched. */
+    private static void recountFinalDays(PostgresEndpoint ledger) throws Exception {
+        try (Connection c = ledger.connect()) {
+            LedgerRecount recount = new LedgerRecount(c, ZoneOffset.UTC);
+            Optional<LocalDate> finalThrough = recount.finalThrough();
+            if (finalThrough.isEmpty()) {
+                return;
+            }
+            List<LocalDate> days = new ArrayList<>();
+            try (Statement s = c.createStatement();
+                    ResultSet rs =
+                            s.executeQuery(
+                                    "SELECT day FROM merchant_daily_totals_committed UNION"
+                                            + " SELECT (updated_at AT TIME ZONE 'UTC')::date"
+                                            + " FROM payments ORDER BY 1")) {
+                while (rs.next()) {
+                    days.add(rs.getObject(1, LocalDate.class));
+                }
+            }
+            c.commit();
+            for (LocalDate day : days) {
+                if (!day.isAfter(finalThrough.get())) {
+                    recount.recount(day, false);
+                }
             }
         }
     }

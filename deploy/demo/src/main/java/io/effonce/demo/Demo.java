@@ -59,6 +59,15 @@ public final class Demo implements Callable<Integer> {
     int jobManagerKills = 0;
 
     @Option(
+            names = "--sink-rollbacks",
+            description =
+                    "Times the sink's database goes back in time while the job runs, as when an"
+                            + " asynchronous standby is promoted: its tables are put back to a copy"
+                            + " taken three completed checkpoints earlier (default:"
+                            + " ${DEFAULT-VALUE}).")
+    int sinkRollbacks = 0;
+
+    @Option(
             names = "--shards",
             description =
                     "Ledger shards: databases, each with its own relay, slot and topic, read by"
@@ -110,6 +119,11 @@ public final class Demo implements Callable<Integer> {
                     new CommandLine(this),
                     "--shards must be between 1 and 16 (a relay and a database each); was "
                             + shards);
+        }
+        if (sinkRollbacks < 0 || sinkRollbacks > 10) {
+            throw new CommandLine.ParameterException(
+                    new CommandLine(this),
+                    "--sink-rollbacks must be between 0 and 10; was " + sinkRollbacks);
         }
         checkPagePort();
         try (DemoStack stack = DemoStack.start(this)) {

@@ -2,6 +2,7 @@ package io.effonce.demo;
 
 import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.FlinkProcess;
+import io.effonce.testing.faults.SinkDatabaseRollback;
 import io.effonce.testing.oracle.Comparison;
 import io.effonce.testing.oracle.LedgerOracle;
 import io.effonce.testing.oracle.MerchantDay;
@@ -34,6 +35,7 @@ final class DemoRun {
 
     private int killsDone;
     private int jobManagerKillsDone;
+    private int rollbacksDone;
 
     DemoRun(Demo options, DemoStack stack) {
         this.options = options;
@@ -86,17 +88,21 @@ final class DemoRun {
         CompletableFuture<Void> all =
                 CompletableFuture.allOf(running.toArray(CompletableFuture[]::new));
 
-        // TaskManager and JobManager kills alternate, spread evenly over the workload.
-        int faults = options.kills + options.jobManagerKills;
+        // TaskManager and JobManager kills alternate, spread evenly over the workload; the sink
+        // database's rollbacks come after them.
+        int kills = options.kills + options.jobManagerKills;
+        int faults = kills + options.sinkRollbacks;
         long between = options.payments / (faults + 1);
         while (!all.isDone()) {
             progress();
-            int done = killsDone + jobManagerKillsDone;
+            int done = killsDone + jobManagerKillsDone + rollbacksDone;
             if (done < faults && started() >= between * (done + 1)) {
                 boolean jobManagerTurn =
                         jobManagerKillsDone < options.jobManagerKills
                                 && (killsDone >= options.kills || done % 2 == 1);
-                if (jobManagerTurn) {
+                if (done >= kills) {
+                    sinkDatabaseGoesBack();
+                } else if (jobManagerTurn) {
                     killLeadingJobManagerMidCheckpoint();
                 } else {
                     killMidCheckpoint();
@@ -118,10 +124,12 @@ final class DemoRun {
         CheckpointStats stats = stack.cluster.rest().checkpoints(stack.jobId);
         DemoStack.say(
                 String.format(
-                        "TaskManagers killed mid-checkpoint: %d; JobManagers: %d; restores: %d;"
-                                + " checkpoints: %d; relay published %,d changes",
+                        "TaskManagers killed mid-checkpoint: %d; JobManagers: %d; sink database"
+                                + " rollbacks: %d; restores: %d; checkpoints: %d; relay published"
+                                + " %,d changes",
                         killsDone,
                         jobManagerKillsDone,
+                        rollbacksDone,
                         stats.restored(),
                         stats.completed(),
                         changesRelayed()));
@@ -158,6 +166,34 @@ final class DemoRun {
         FlinkProcess next = stack.cluster.awaitNewLeader(leader, Duration.ofMinutes(2));
         DemoStack.say(next.name() + " leads; it recovers the job from its latest checkpoint");
         jobManagerKillsDone++;
+    }
+
+    /**
+     * The sink's tables and sequences copied now and put back once three more checkpoints have
+     * completed (the workload goes on meanwhile), the sink's sessions ended: what a promoted
+     * asynchronous standby does. The sink notices at its next write and Flink restores.
+     */
+    private void sinkDatabaseGoesBack() throws InterruptedException {
+        long before = stack.cluster.rest().checkpoints(stack.jobId).completed();
+        SinkDatabaseRollback copy = SinkDatabaseRollback.copy(stack.ledger);
+        System.out.println();
+        DemoStack.say("Copied the sink's tables (an asynchronous standby that will fall behind)");
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (stack.cluster.rest().checkpoints(stack.jobId).completed() < before + 3
+                && System.nanoTime() < deadline) {
+            progress();
+            Thread.sleep(500); // pacing of the progress line while checkpoints complete
+        }
+        long lost = stack.cluster.rest().checkpoints(stack.jobId).completed() - before;
+        copy.restore();
+        System.out.println();
+        DemoStack.say(
+                "The sink's database went back "
+                        + lost
+                        + " completed checkpoints (the copy put back, its sessions ended): the"
+                        + " sink notices at its next write, the task fails, and the restore"
+                        + " rewrites the live and committed tables from state");
+        rollbacksDone++;
     }
 
     /** Waits until sink + late equals the ledger, or the timeout; returns the last comparison. */
