@@ -76,6 +76,8 @@ GRANT USAGE, SELECT ON SEQUENCE sink_fence_token TO effonce_sink;
 GRANT USAGE, SELECT ON SEQUENCE sink_deployment TO effonce_sink;
 --   sink_progress: each commit records how far its key groups' committed totals go.
 GRANT SELECT, INSERT, UPDATE, DELETE ON sink_progress TO effonce_sink;
+--   sink_repairs: a restore that rewrote a range from state records it (insert-if-absent).
+GRANT SELECT, INSERT ON sink_repairs TO effonce_sink;
 
 -- The sink's sessions, bounded on the server's side: a task manager cut from the database in the
 -- middle of a transaction would otherwise hold its fence locks until TCP notices (about 2 h 11 min
@@ -107,5 +109,6 @@ GRANT SELECT ON payments TO effonce_recount;
 GRANT SELECT ON late_events TO effonce_recount;
 GRANT SELECT ON merchant_daily_totals_committed TO effonce_recount;
 GRANT SELECT ON committed_progress TO effonce_recount;
+GRANT SELECT ON sink_repairs TO effonce_recount;
 GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals_recount TO effonce_recount;
 GRANT SELECT, INSERT, UPDATE, DELETE ON recounted_days TO effonce_recount;

@@ -156,6 +156,20 @@ ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS horizon INTERVAL;
 -- a restore from it may flush incrementally.
 ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS acknowledged_savepoint BIGINT;
 
+-- Restores that found a range's commits behind the checkpoint they restored (a database that went
+-- back in time, a lost completion notice, a new table): the sink rewrote the range's live and
+-- committed rows from state, but a final row retired longer ago than sink.retired-retention is in no
+-- state any more. The recount takes the final days after final_through_found as due, once each.
+CREATE TABLE IF NOT EXISTS sink_repairs (
+  sink_table          TEXT    NOT NULL,
+  key_group_first     INTEGER NOT NULL,
+  key_group_last      INTEGER NOT NULL,
+  restored_checkpoint BIGINT  NOT NULL,
+  final_through_found DATE,              -- the range's last final day as the database had it (NULL: none)
+  repaired_at         TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (sink_table, key_group_first, restored_checkpoint)
+);
+
 -- Per sink table: the checkpoint every key group has committed, the event time through which the
 -- committed totals are complete (the smallest watermark minus the horizon: no change with an
 -- earlier event time can still be counted), the last day that is final, when the last commit and

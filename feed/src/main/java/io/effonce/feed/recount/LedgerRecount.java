@@ -73,9 +73,11 @@ public final class LedgerRecount {
 
     /**
      * Days with late events that no recount has seen yet (never recounted, or more late events
-     * since), and recounted days whose committed totals the stream changed since (an older
-     * savepoint restored re-opened the day and the stream counted a payment for it: the recount no
-     * longer has every payment), oldest first; {@code due} the final ones, {@code waiting} the
+     * since), recounted days whose committed totals the stream changed since (an older savepoint
+     * restored re-opened the day and the stream counted a payment for it: the recount no longer has
+     * every payment), and the final days after a repair the sink recorded in {@code sink_repairs}
+     * that no recount has seen since (a database that went back in time may have lost final rows
+     * that no state holds any more), oldest first; {@code due} the final ones, {@code waiting} the
      * others.
      */
     public DaysWithLateEvents daysWithNewLateEvents() throws SQLException {
@@ -91,7 +93,17 @@ public final class LedgerRecount {
                                 + " LEFT JOIN merchant_daily_totals_committed c"
                                 + " USING (merchant_id, day, currency)"
                                 + " WHERE c.total_minor IS DISTINCT FROM r.committed_minor"
+                                + " UNION SELECT g.day::date FROM sink_repairs s"
+                                + " CROSS JOIN LATERAL generate_series(COALESCE("
+                                + "s.final_through_found + 1, (SELECT min(day) FROM"
+                                + " merchant_daily_totals_committed)), (SELECT final_through"
+                                + " FROM committed_progress p WHERE p.sink_table = s.sink_table),"
+                                + " INTERVAL '1 day') AS g(day)"
+                                + " LEFT JOIN recounted_days d ON d.day = g.day::date"
+                                + " WHERE s.sink_table = ? AND (d.recounted_at IS NULL"
+                                + " OR d.recounted_at < s.repaired_at)"
                                 + " ORDER BY 1")) {
+            s.setString(1, SINK_TABLE);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     LocalDate day = rs.getObject(1, LocalDate.class);

@@ -47,7 +47,8 @@ class LedgerRecountITCase {
         execute(
                 "ALTER ROLE effonce_recount PASSWORD '" + PASSWORD + "'",
                 "TRUNCATE payments, late_events, merchant_daily_totals_committed, sink_fences,"
-                        + " sink_progress, merchant_daily_totals_recount, recounted_days",
+                        + " sink_progress, sink_repairs, merchant_daily_totals_recount,"
+                        + " recounted_days",
                 payment("rc_p1", "rc_m1", 1_000, "EUR", "SUCCEEDED", "2026-03-01T08:00:00Z"),
                 payment("rc_p2", "rc_m1", 2_000, "EUR", "SUCCEEDED", "2026-03-01T09:00:00Z"),
                 payment("rc_p3", "rc_m2", 500, "USD", "SUCCEEDED", "2026-03-01T10:00:00Z"),
@@ -107,6 +108,31 @@ class LedgerRecountITCase {
                         .replace("'rc_m1', '2026-03-01', 'EUR'", "'rc_m2', '2026-03-01', 'USD'"));
         assertThat(recount("--late").out()).contains("2026-03-01: 2 keys, 2 changed");
         assertThat(finalView()).containsEntry(new MerchantDay("rc_m2", DAY, "USD"), 540L);
+    }
+
+    /**
+     * The sink's database went back in time and lost rc_m3's final row of 1 March (rc_p9, 400),
+     * retired longer ago than the sink keeps retired values: no late event names the day, but the
+     * restore recorded its repair with the last final day the database still had (28 February). 1
+     * March is due, the recount restores the row in the final view, and it is due no more.
+     */
+    @Test
+    void aFinalDayAfterARecordedRepairIsDueOnceWithoutLateEvents() throws SQLException {
+        execute(
+                "TRUNCATE late_events",
+                payment("rc_p9", "rc_m3", 400, "EUR", "SUCCEEDED", "2026-03-01T13:00:00Z"),
+                "INSERT INTO sink_repairs (sink_table, key_group_first, key_group_last,"
+                        + " restored_checkpoint, final_through_found) VALUES"
+                        + " ('merchant_daily_totals', 0, 127, 9, '2026-02-28')");
+        MerchantDay lost = new MerchantDay("rc_m3", DAY, "EUR");
+        assertThat(finalView()).as("the row the database lost").doesNotContainKey(lost);
+
+        Run run = recount("--late");
+
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).contains("2026-03-01:").doesNotContain("2026-03-02");
+        assertThat(finalView()).containsEntry(lost, 400L).containsEntry(M1, 3_700L);
+        assertThat(recount("--late").out()).contains("Nothing to recount.");
     }
 
     /**

@@ -36,7 +36,9 @@ public interface CommittedTable<K, V> {
     /**
      * Records a restore from {@code checkpointId} in the range's progress. Before a restored
      * checkpoint is committed again: if the range had committed a later one (an older savepoint was
-     * restored), the event time it was complete through is no longer known.
+     * restored), the event time it was complete through is no longer known. If the range had not
+     * committed it in every key group (its tables were rewritten from state), also records the
+     * repair and the last final day the range had recorded, for the recount.
      */
     void recordRestore(long checkpointId);
 

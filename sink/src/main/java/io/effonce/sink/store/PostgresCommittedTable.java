@@ -190,6 +190,7 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
         fence.guarded(
                 "Recording the restore from checkpoint " + checkpointId + " of " + fence.span(),
                 c -> {
+                    recordRepair(c, checkpointId);
                     try (PreparedStatement s =
                             c.prepareStatement(
                                     "INSERT INTO sink_progress AS p (sink_table, key_group,"
@@ -212,6 +213,34 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                         return s.executeUpdate();
                     }
                 });
+    }
+
+    /**
+     * When the range had not committed {@code checkpointId} in every key group (the restore rewrote
+     * it from state), records the repair in {@code sink_repairs} with the last final day the range
+     * had recorded: final rows after it that state no longer holds can only come from the recount.
+     */
+    private void recordRepair(Connection c, long checkpointId) throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "INSERT INTO sink_repairs (sink_table, key_group_first, key_group_last,"
+                                + " restored_checkpoint, final_through_found)"
+                                + " SELECT ?, ?, ?, ?, min(final_through) FROM sink_progress"
+                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?"
+                                + " HAVING count(*) < ? OR min(GREATEST(checkpoint_id,"
+                                + " coalesce(acknowledged_savepoint, 0))) < ?"
+                                + " ON CONFLICT DO NOTHING")) {
+            s.setString(1, table);
+            s.setInt(2, fence.span().first());
+            s.setInt(3, fence.span().last());
+            s.setLong(4, checkpointId);
+            s.setString(5, table);
+            s.setInt(6, fence.span().first());
+            s.setInt(7, fence.span().last());
+            s.setInt(8, fence.span().size());
+            s.setLong(9, checkpointId);
+            s.executeUpdate();
+        }
     }
 
     private void deleteProgress(Connection c) throws SQLException {

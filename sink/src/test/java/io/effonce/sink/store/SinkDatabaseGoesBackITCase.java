@@ -75,6 +75,9 @@ class SinkDatabaseGoesBackITCase {
             assertThat(table.totals()).isEqualTo(AT_5);
             assertThat(table.committed()).isEqualTo(AT_5);
             assertThat(table.committedCheckpoints()).containsEntry(CLOSED, 5L);
+            assertThat(repairsRecorded())
+                    .as("the restore's repair, for the recount")
+                    .containsExactly(5L);
             upsert(v2, M1, 500);
             checkpoint(v2, 6);
             v2.notifyOfCompletedCheckpoint(6);
@@ -142,6 +145,20 @@ class SinkDatabaseGoesBackITCase {
         standby.restore();
         assertThat(table.totals()).isEqualTo(Map.of(M1, 200L, CLOSED, 50L));
         return checkpoint5;
+    }
+
+    /** The restored checkpoints of the repairs {@code sink_repairs} holds. */
+    private java.util.List<Long> repairsRecorded() throws java.sql.SQLException {
+        java.util.List<Long> checkpoints = new java.util.ArrayList<>();
+        try (var c = db.connect();
+                var s = c.createStatement();
+                var rs =
+                        s.executeQuery("SELECT restored_checkpoint FROM sink_repairs ORDER BY 1")) {
+            while (rs.next()) {
+                checkpoints.add(rs.getLong(1));
+            }
+        }
+        return checkpoints;
     }
 
     private static OperatorSubtaskState completed(

@@ -28,6 +28,7 @@ public final class SinkDatabaseRollback {
                     "sink_writers",
                     "sink_progress",
                     "sink_superseded_runs",
+                    "sink_repairs",
                     "late_events",
                     "dead_letters");
 
