@@ -230,6 +230,9 @@ class SinkDatabaseWentBackITCase {
 
     /** Whether every difference is on a final day (a lost final row no state holds). */
     private static boolean onlyFinalDaysDiffer(Comparison c, String finalThrough) {
+        if (finalThrough == null) {
+            return false; // no final day known (yet)
+        }
         LocalDate last = LocalDate.parse(finalThrough);
         return c.differences().stream().allMatch(d -> !d.key().day().isAfter(last));
     }
