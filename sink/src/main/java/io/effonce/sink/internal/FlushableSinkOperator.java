@@ -117,9 +117,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        lastValue =
-                context.getKeyedStateStore()
-                        .getState(new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType));
+        lastValue = context.getKeyedStateStore().getState(valueDescriptor());
         retiredValue =
                 settings.retiredRetention().isZero()
                         ? null
@@ -182,7 +180,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                             RETIRED_VALUE_STATE,
                             retiredValueDescriptor(),
                             (key, value) -> {
-                                if (valueOf(LAST_VALUE_STATE, key) == null) {
+                                if (valueIn(lastValue, key) == null) {
                                     action.accept(key, value);
                                 }
                             });
@@ -191,21 +189,19 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
             @Override
             public V valueOf(K key) {
-                V live = valueOf(LAST_VALUE_STATE, key);
-                return live != null || retiredValue == null
-                        ? live
-                        : valueOf(RETIRED_VALUE_STATE, key);
-            }
-
-            private V valueOf(String state, K key) {
-                setCurrentKey(key);
-                try {
-                    return (state.equals(LAST_VALUE_STATE) ? lastValue : retiredValue).value();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
+                V live = valueIn(lastValue, key);
+                return live != null || retiredValue == null ? live : valueIn(retiredValue, key);
             }
         };
+    }
+
+    private V valueIn(ValueState<V> state, K key) {
+        setCurrentKey(key);
+        try {
+            return state.value();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private void forEachValue(

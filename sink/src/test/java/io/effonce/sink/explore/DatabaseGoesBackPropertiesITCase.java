@@ -12,10 +12,7 @@ import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
 import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
-import io.effonce.testing.EmbeddedPostgres;
-import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
-import io.effonce.testing.SchemaTool;
 import io.effonce.testing.faults.SinkDatabaseRollback;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -49,23 +46,18 @@ class DatabaseGoesBackPropertiesITCase {
 
     private static final LocalDate DAY = LocalDate.of(2026, 11, 29);
 
-    private static EmbeddedPostgres embedded;
+    private static ExplorationDatabase database;
     private static PostgresEndpoint db;
 
     @BeforeContainer
     static void startPostgres() {
-        var external = LocalServices.externalPostgres(System.getenv());
-        embedded = external.isPresent() ? null : EmbeddedPostgres.start();
-        PostgresEndpoint admin = external.orElseGet(embedded::endpoint);
-        db = LocalServices.newDatabase(admin, "effonce_goes_back");
-        SchemaTool.applyAll(db);
+        database = ExplorationDatabase.start("effonce_goes_back");
+        db = database.endpoint();
     }
 
     @AfterContainer
     static void stopPostgres() {
-        if (embedded != null) {
-            embedded.close();
-        }
+        database.close();
     }
 
     /** One step of a history. */

@@ -1,9 +1,6 @@
 package io.effonce.sink.explore;
 
-import io.effonce.testing.EmbeddedPostgres;
-import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
-import io.effonce.testing.SchemaTool;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -14,28 +11,22 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 /**
  * The takeover explored on the real PostgreSQL store: every history starts from empty tables, runs
  * real transactions with the fence checks, the conditional takeover and the commits, and ends
- * compared with the model. jqwik runs no JUnit extensions, so the class starts its own PostgreSQL
- * (or uses the external one the environment names, as every other test does).
+ * compared with the model, on a database of its own ({@link ExplorationDatabase}).
  */
 class PostgresTakeoverPropertiesITCase {
 
-    private static EmbeddedPostgres embedded;
+    private static ExplorationDatabase database;
     private static PostgresEndpoint db;
 
     @BeforeContainer
     static void startPostgres() {
-        var external = LocalServices.externalPostgres(System.getenv());
-        embedded = external.isPresent() ? null : EmbeddedPostgres.start();
-        PostgresEndpoint admin = external.orElseGet(embedded::endpoint);
-        db = LocalServices.newDatabase(admin, "effonce_explore");
-        SchemaTool.applyAll(db);
+        database = ExplorationDatabase.start("effonce_explore");
+        db = database.endpoint();
     }
 
     @AfterContainer
     static void stopPostgres() {
-        if (embedded != null) {
-            embedded.close();
-        }
+        database.close();
     }
 
     @Property(tries = 100)

@@ -1,7 +1,6 @@
 package io.effonce.sink.store;
 
 import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
-import static io.effonce.sink.testutils.SinkHarnesses.harness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -9,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.testutils.Claims;
+import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
 import io.effonce.sink.testutils.TestTotal;
@@ -283,9 +283,7 @@ class PostgresSinkITCase {
     private static KeyedOneInputStreamOperatorTestHarness<
                     TestKey, SinkChange<TestKey, TestTotal>, Void>
             open(FlushableSink<TestKey, TestTotal> sink) throws Exception {
-        var h = harness(sink, TypeInformation.of(TestKey.class), 1, 0);
-        h.open();
-        return h;
+        return SinkHarnesses.opened(sink, TypeInformation.of(TestKey.class));
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<
@@ -302,11 +300,8 @@ class PostgresSinkITCase {
                     OperatorSubtaskState state,
                     long checkpointId)
                     throws Exception {
-        var h = harness(sink, TypeInformation.of(TestKey.class), 1, 0);
-        h.setRestoredCheckpointId(checkpointId);
-        h.initializeState(state);
-        h.open();
-        return h;
+        return SinkHarnesses.restoredFrom(
+                sink, TypeInformation.of(TestKey.class), state, checkpointId);
     }
 
     private static void upsert(

@@ -1,7 +1,8 @@
 package io.effonce.sink.store;
 
 import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
-import static io.effonce.sink.testutils.SinkHarnesses.harness;
+import static io.effonce.sink.testutils.SinkHarnesses.opened;
+import static io.effonce.sink.testutils.SinkHarnesses.restoredFrom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -43,6 +44,8 @@ class SinkDatabaseGoesBackITCase {
     /** Final in the lost window: its last value is written at 3, it retires at 4. */
     private static final TestKey CLOSED = new TestKey("m1", DAY_1, "EUR");
 
+    private static final TypeInformation<TestKey> KEY = TypeInformation.of(TestKey.class);
+
     private static final Map<TestKey, Long> AT_5 = Map.of(M1, 400L, M2, 10L, CLOSED, 70L);
 
     private PostgresEndpoint db;
@@ -63,7 +66,7 @@ class SinkDatabaseGoesBackITCase {
     void theSinkNoticesAtItsNextWriteAndTheRestoreRepairsBothTables() throws Exception {
         FlushableSink<TestKey, TestTotal> sink = sink(checked()).build();
         OperatorSubtaskState checkpoint5;
-        try (var v1 = open(sink)) {
+        try (var v1 = opened(sink, KEY)) {
             checkpoint5 = runThenGoBack(v1);
             upsert(v1, M1, 500);
             assertThatThrownBy(() -> v1.prepareSnapshotPreBarrier(6))
@@ -71,7 +74,7 @@ class SinkDatabaseGoesBackITCase {
                     .hasMessageContaining("went back in time")
                     .hasMessageContaining("merchant_daily_totals");
         }
-        try (var v2 = restore(sink, checkpoint5, 5)) {
+        try (var v2 = restoredFrom(sink, KEY, checkpoint5, 5)) {
             assertThat(table.totals()).isEqualTo(AT_5);
             assertThat(table.committed()).isEqualTo(AT_5);
             assertThat(table.committedCheckpoints()).containsEntry(CLOSED, 5L);
@@ -91,7 +94,7 @@ class SinkDatabaseGoesBackITCase {
                 sink(PostgresTotalsStore.factoryWithoutLostWriteCheckForTesting(
                                 config, TestRows.MAPPING))
                         .build();
-        try (var v1 = open(sink)) {
+        try (var v1 = opened(sink, KEY)) {
             runThenGoBack(v1);
             upsert(v1, M1, 500);
             checkpoint(v1, 6);
@@ -107,13 +110,13 @@ class SinkDatabaseGoesBackITCase {
         FlushableSink<TestKey, TestTotal> sink =
                 sink(checked()).retiredRetention(Duration.ZERO).build();
         OperatorSubtaskState checkpoint5;
-        try (var v1 = open(sink)) {
+        try (var v1 = opened(sink, KEY)) {
             checkpoint5 = runThenGoBack(v1);
             upsert(v1, M1, 500);
             assertThatThrownBy(() -> v1.prepareSnapshotPreBarrier(6))
                     .isInstanceOf(LostWritesException.class);
         }
-        try (var v2 = restore(sink, checkpoint5, 5)) {
+        try (var v2 = restoredFrom(sink, KEY, checkpoint5, 5)) {
             assertThat(table.totals()).containsEntry(M2, 10L).containsEntry(CLOSED, 50L);
             assertThat(table.committed()).containsEntry(M2, 10L).containsEntry(CLOSED, 50L);
         }
@@ -179,28 +182,6 @@ class SinkDatabaseGoesBackITCase {
         return FlushableSink.<TestKey, TestTotal>builder()
                 .store(store)
                 .valueType(TypeInformation.of(TestTotal.class));
-    }
-
-    private static KeyedOneInputStreamOperatorTestHarness<
-                    TestKey, SinkChange<TestKey, TestTotal>, Void>
-            open(FlushableSink<TestKey, TestTotal> sink) throws Exception {
-        var h = harness(sink, TypeInformation.of(TestKey.class), 1, 0);
-        h.open();
-        return h;
-    }
-
-    private static KeyedOneInputStreamOperatorTestHarness<
-                    TestKey, SinkChange<TestKey, TestTotal>, Void>
-            restore(
-                    FlushableSink<TestKey, TestTotal> sink,
-                    OperatorSubtaskState state,
-                    long checkpointId)
-                    throws Exception {
-        var h = harness(sink, TypeInformation.of(TestKey.class), 1, 0);
-        h.setRestoredCheckpointId(checkpointId);
-        h.initializeState(state);
-        h.open();
-        return h;
     }
 
     private static void upsert(

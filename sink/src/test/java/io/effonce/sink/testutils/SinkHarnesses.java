@@ -64,6 +64,29 @@ public final class SinkHarnesses {
         return h;
     }
 
+    /** A started harness of subtask 0 of 1 with no restored state, for any key type. */
+    public static <K, V> KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> opened(
+            FlushableSink<K, V> sink, TypeInformation<K> keyType) throws Exception {
+        var h = harness(sink, keyType, 1, 0);
+        h.open();
+        return h;
+    }
+
+    /** A started harness of subtask 0 of 1 restored from checkpoint {@code checkpointId}. */
+    public static <K, V>
+            KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> restoredFrom(
+                    FlushableSink<K, V> sink,
+                    TypeInformation<K> keyType,
+                    OperatorSubtaskState state,
+                    long checkpointId)
+                    throws Exception {
+        var h = harness(sink, keyType, 1, 0);
+        h.setRestoredCheckpointId(checkpointId);
+        h.initializeState(state);
+        h.open();
+        return h;
+    }
+
     /** A started harness with no restored state, in the job {@code job} (a fixed job id). */
     public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
             freshInJob(FlushableSink<String, Long> sink, JobID job) throws Exception {
