@@ -7,12 +7,16 @@ import io.effonce.cdc.LedgerRelay;
 import io.effonce.cdc.testutils.Relays;
 import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.FlinkJobs;
+import io.effonce.cluster.FlinkProcess;
+import io.effonce.cluster.FlinkRestClient;
+import io.effonce.cluster.FlinkRestException;
 import io.effonce.cluster.JobSubmission;
 import io.effonce.it.testutils.ChaosClusterExtension;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.JobJar;
 import io.effonce.it.testutils.OldChangeCopy;
 import io.effonce.it.testutils.RunningWorkload;
+import io.effonce.it.testutils.SavepointAcknowledgementGate;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.StepBackSampler;
 import io.effonce.it.testutils.TaskManagerKill;
@@ -33,6 +37,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -227,6 +233,141 @@ class JobJarOnLocalClusterITCase {
                 relays.dropSlot();
             }
         }
+    }
+
+    /**
+     * A stop-with-savepoint that fails after its savepoint completed, as when a TaskManager is lost
+     * during the stop: one sink subtask acknowledged the savepoint, the other is held in its
+     * acknowledgement (by the database, {@link SavepointAcknowledgementGate}) when its TaskManager
+     * is killed. Flink 2.3 then fails the job for good ({@code StopWithSavepointStoppingException}
+     * is a non-recoverable error) and names the savepoint to restart from; submitted again from it,
+     * the job runs on from where half of the sink had acknowledged it and the other half had not,
+     * with the totals exact and nothing committed stepping back.
+     */
+    @Nested
+    class StopWithSavepointFailsAfterItsSavepoint {
+
+        @Test
+        void theJobSubmittedFromTheSavepointFlinkNamesEndsExact(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Relays relays = new Relays(db, kafka.servers(), "stopfail", DIR);
+            try (LedgerRelay relay = relays.start()) {
+                FlinkJobs jobs = CLUSTER.cluster().jobs();
+                FlinkRestClient rest = CLUSTER.cluster().rest();
+                String jobId = jobs.submit(job(db, kafka, relays));
+                jobs.awaitAllTasksRunning(jobId);
+                ChaosReport report = new ChaosReport("stop-with-savepoint-failed-cluster", db);
+                try (StepBackSampler reader = new StepBackSampler(db);
+                        RunningWorkload workload =
+                                RunningWorkload.start(Workloads.unbounded("stopfail", 800), db)) {
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    long checkpointed =
+                            jobs.awaitCheckpointAfter(
+                                            jobId, rest.checkpoints(jobId).latestCompletedId())
+                                    .latestCompletedId();
+                    ChaosReport.Recovery recovery;
+                    String trigger;
+                    SavepointAcknowledgementGate gate =
+                            SavepointAcknowledgementGate.atSecondOfTwoSinkSubtasks(db);
+                    try (gate) {
+                        trigger =
+                                rest.triggerStop(
+                                        jobId,
+                                        CLUSTER.cluster().savepointDir().toUri().toString(),
+                                        false);
+                        gate.awaitHeldBack(TotalsInvariant.TIMEOUT);
+                        await("the first sink subtask's acknowledgement of the savepoint")
+                                .atMost(TotalsInvariant.TIMEOUT)
+                                .until(() -> gate.acknowledgedBeforeTheHeld() > 0);
+                        FlinkProcess victim =
+                                CLUSTER.cluster()
+                                        .taskManager(lastUnfinishedTaskManager(rest, jobId));
+                        recovery =
+                                report.fault(
+                                        "kill",
+                                        "kill -9 of %s during a stop whose savepoint completed"
+                                                .formatted(victim.name()));
+                        CLUSTER.cluster().killTaskManager(victim.index());
+                    }
+                    CLUSTER.cluster().startTaskManager();
+                    String stop = stopFailure(rest, jobId, trigger);
+                    jobs.awaitState(jobId, "FAILED");
+                    long savepoint = gate.acknowledgedBeforeTheHeld();
+                    Matcher named =
+                            Pattern.compile("savepoint has been created at: (\\S+),").matcher(stop);
+                    assertThat(named.find())
+                            .as("the failure names the savepoint: " + stop)
+                            .isTrue();
+                    assertThat(savepoint).isGreaterThan(checkpointed);
+                    assertThat(gate.acknowledgedByTheHeld())
+                            .as("the held sink subtask never acknowledged the savepoint")
+                            .isLessThan(savepoint);
+                    report.figure("the stop", "failed, the job FAILED, " + named.group(1));
+                    report.figure("savepoint acknowledged by one sink subtask of two", savepoint);
+
+                    jobId = jobs.submit(job(db, kafka, relays).fromSavepoint(named.group(1)));
+                    jobs.awaitAllTasksRunning(jobId);
+                    CheckpointStats restored = rest.checkpoints(jobId);
+                    assertThat(restored.latestRestoredId()).isEqualTo(savepoint);
+                    recovery.running("submitted again from savepoint " + savepoint);
+                    recovery.checkpointed(
+                            jobs.awaitCheckpointAfter(jobId, restored.latestRestoredId())
+                                    .latestCompletedId());
+                    TotalsInvariant.awaitExactAfter(recovery, workload, db);
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    workload.stopAndDrain();
+                    TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                    jobs.awaitCheckpointAfter(jobId, rest.checkpoints(jobId).latestCompletedId());
+                    TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
+                    report.figure("committed keys that stepped back", reader.committedStepsBack());
+                    assertThat(reader.committedStepsBack())
+                            .as("committed totals never step back")
+                            .isZero();
+                    assertThat(reader.committedSamples()).isPositive();
+                }
+                Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                report.figure("result", comparison.summary());
+                report.close();
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+
+    /**
+     * The TaskManager of the one task still running when every other task of a stopping job
+     * finished: during a stop held at a sink subtask, the one whose loss fails the stop.
+     */
+    static String lastUnfinishedTaskManager(FlinkRestClient rest, String jobId) {
+        List<String> unfinished = new ArrayList<>();
+        await("every task but one of job " + jobId + " finished")
+                .atMost(TotalsInvariant.TIMEOUT)
+                .until(
+                        () -> {
+                            unfinished.clear();
+                            unfinished.addAll(rest.taskManagersOfUnfinishedTasks(jobId));
+                            return unfinished.size() == 1;
+                        });
+        return unfinished.get(0);
+    }
+
+    /** The failure of a stop-with-savepoint, once the stop failed. */
+    static String stopFailure(FlinkRestClient rest, String jobId, String trigger) {
+        String[] failure = {null};
+        await("stop-with-savepoint " + trigger + " of job " + jobId + " to fail")
+                .atMost(TotalsInvariant.TIMEOUT)
+                .until(
+                        () -> {
+                            try {
+                                assertThat(rest.savepointLocation(jobId, trigger))
+                                        .as("the stop finished although a task was lost")
+                                        .isNull();
+                            } catch (FlinkRestException e) {
+                                failure[0] = e.getMessage();
+                            }
+                            return failure[0] != null;
+                        });
+        return failure[0];
     }
 
     /**

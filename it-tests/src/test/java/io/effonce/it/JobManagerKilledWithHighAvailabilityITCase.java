@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cdc.testutils.Relays;
+import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.FlinkProcess;
@@ -14,7 +15,9 @@ import io.effonce.it.testutils.ClusterChaos;
 import io.effonce.it.testutils.JobJar;
 import io.effonce.it.testutils.JobManagerKill;
 import io.effonce.it.testutils.RunningWorkload;
+import io.effonce.it.testutils.SavepointAcknowledgementGate;
 import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.StepBackSampler;
 import io.effonce.it.testutils.TaskManagerPause;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
@@ -189,6 +192,105 @@ class JobManagerKilledWithHighAvailabilityITCase {
                 report.figure("result", comparison.summary());
                 report.close();
                 assertThat(cluster.rest().jobs()).containsOnlyKeys(jobId);
+                jobs.cancel(jobId);
+            } finally {
+                relays.dropSlot();
+            }
+        }
+    }
+
+    /**
+     * The leading JobManager killed during a stop-with-savepoint whose savepoint completed: one
+     * sink subtask acknowledged the savepoint, the other is held in its acknowledgement by the
+     * database ({@link SavepointAcknowledgementGate}). The new leader recovers the job by itself
+     * from the latest completed checkpoint, older than the savepoint (savepoints never enter
+     * Flink's completed-checkpoint store): an ordinary restore for the sink, which must run on
+     * exact, with nothing committed stepping back.
+     */
+    @Nested
+    class LeaderKilledDuringAStopAfterItsSavepoint {
+
+        @Test
+        void theNewLeaderRestoresTheOlderCheckpointAndTheJobEndsExact(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            Relays relays = new Relays(db, kafka.servers(), "jmstop", dir);
+            try (LocalFlinkCluster cluster =
+                            LocalFlinkCluster.start(
+                                    ClusterChaos.chaosCluster(
+                                                    dir.resolve("flink-stop"), TASK_MANAGERS)
+                                            .highAvailability()
+                                            .build());
+                    LedgerRelay relay = relays.start()) {
+                FlinkJobs jobs = cluster.jobs();
+                String jobId =
+                        jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), dir));
+                jobs.awaitAllTasksRunning(jobId);
+                ChaosReport report = new ChaosReport("jm-kill-during-stop-ha-cluster", db);
+                try (StepBackSampler reader = new StepBackSampler(db);
+                        RunningWorkload workload =
+                                RunningWorkload.start(Workloads.unbounded("jmstop", 800), db)) {
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    long checkpointed =
+                            jobs.awaitCheckpointAfter(
+                                            jobId,
+                                            cluster.rest().checkpoints(jobId).latestCompletedId())
+                                    .latestCompletedId();
+                    FlinkProcess leader = cluster.leadingJobManager();
+                    ChaosReport.Recovery recovery;
+                    SavepointAcknowledgementGate gate =
+                            SavepointAcknowledgementGate.atSecondOfTwoSinkSubtasks(db);
+                    try (gate) {
+                        cluster.rest()
+                                .triggerStop(
+                                        jobId, cluster.savepointDir().toUri().toString(), false);
+                        gate.awaitHeldBack(TotalsInvariant.TIMEOUT);
+                        await("the first sink subtask's acknowledgement of the savepoint")
+                                .atMost(TotalsInvariant.TIMEOUT)
+                                .until(() -> gate.acknowledgedBeforeTheHeld() > 0);
+                        recovery =
+                                report.fault(
+                                        "kill",
+                                        "kill -9 of leading %s during a stop whose savepoint %d completed"
+                                                .formatted(
+                                                        leader.name(),
+                                                        gate.acknowledgedBeforeTheHeld()));
+                        cluster.killJobManager(leader);
+                        cluster.startJobManager();
+                        recovery.newLeader(
+                                cluster.awaitNewLeader(leader, TotalsInvariant.TIMEOUT).name()
+                                        + " leads");
+                    }
+                    CheckpointStats after =
+                            jobs.awaitRestoredAndRunning(jobId, 0, TotalsInvariant.TIMEOUT);
+                    long savepoint = gate.acknowledgedBeforeTheHeld();
+                    recovery.running("restored from checkpoint " + after.latestRestoredId());
+                    recovery.checkpointed(
+                            jobs.awaitCheckpointAfter(jobId, after.latestRestoredId())
+                                    .latestCompletedId());
+                    report.figure("savepoint acknowledged by one sink subtask of two", savepoint);
+                    report.figure("checkpoint the new leader restored", after.latestRestoredId());
+                    assertThat(savepoint).isGreaterThan(checkpointed);
+                    assertThat(after.latestRestoredId())
+                            .as("the new leader restored a checkpoint older than the savepoint")
+                            .isLessThan(savepoint);
+                    TotalsInvariant.awaitExactAfter(recovery, workload, db);
+                    workload.awaitMore(BETWEEN_FAULTS);
+                    workload.stopAndDrain();
+                    TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                    jobs.awaitCheckpointAfter(
+                            jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
+                    TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
+                    report.figure("committed keys that stepped back", reader.committedStepsBack());
+                    assertThat(reader.committedStepsBack())
+                            .as("committed totals never step back")
+                            .isZero();
+                }
+                Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+                report.figure("result", comparison.summary());
+                report.close();
+                assertThat(cluster.rest().jobs())
+                        .as("the job ran on by itself under its id")
+                        .containsOnlyKeys(jobId);
                 jobs.cancel(jobId);
             } finally {
                 relays.dropSlot();

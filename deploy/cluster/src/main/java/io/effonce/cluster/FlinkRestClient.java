@@ -7,6 +7,7 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -21,6 +22,7 @@ import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.rest.FileUpload;
 import org.apache.flink.runtime.rest.RestClient;
 import org.apache.flink.runtime.rest.handler.async.AsynchronousOperationResult;
@@ -278,18 +280,36 @@ public final class FlinkRestClient implements AutoCloseable {
      */
     public Set<String> taskManagersOf(String jobId) {
         Set<String> ids = new LinkedHashSet<>();
+        subtasks(jobId).forEach(subtask -> ids.add(subtask.getTaskmanagerId()));
+        return ids;
+    }
+
+    /**
+     * Resource ids of the TaskManagers that run a task of the job that has not finished: during a
+     * stop-with-savepoint, the ones whose loss still fails the stop.
+     */
+    public Set<String> taskManagersOfUnfinishedTasks(String jobId) {
+        Set<String> ids = new LinkedHashSet<>();
+        for (SubtaskExecutionAttemptDetailsInfo subtask : subtasks(jobId)) {
+            if (subtask.getStatus() != ExecutionState.FINISHED) {
+                ids.add(subtask.getTaskmanagerId());
+            }
+        }
+        return ids;
+    }
+
+    /** The current attempt of every subtask of every vertex of the job. */
+    private List<SubtaskExecutionAttemptDetailsInfo> subtasks(String jobId) {
+        List<SubtaskExecutionAttemptDetailsInfo> all = new ArrayList<>();
         for (JobDetailsInfo.JobVertexDetailsInfo vertex : jobDetails(jobId).getJobVertexInfos()) {
             // Per subtask, as the answer class of /vertices/:id/taskmanagers has no getters.
             JobVertexDetailsHeaders headers = JobVertexDetailsHeaders.getInstance();
             JobVertexMessageParameters params = headers.getUnresolvedMessageParameters();
             params.jobPathParameter.resolve(JobID.fromHexString(jobId));
             params.jobVertexIdPathParameter.resolve(vertex.getJobVertexID());
-            for (SubtaskExecutionAttemptDetailsInfo subtask :
-                    calls.send(headers, params, EmptyRequestBody.getInstance()).getSubtasks()) {
-                ids.add(subtask.getTaskmanagerId());
-            }
+            all.addAll(calls.send(headers, params, EmptyRequestBody.getInstance()).getSubtasks());
         }
-        return ids;
+        return all;
     }
 
     /** Triggers a savepoint (canonical format) into {@code targetDir}; returns the trigger id. */

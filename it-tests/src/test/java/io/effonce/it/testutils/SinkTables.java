@@ -28,6 +28,16 @@ public final class SinkTables {
                 "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM sink_fence_token");
     }
 
+    /** The newest savepoint the sink acknowledged for key groups {@code first} to {@code last}. */
+    public long acknowledgedSavepoint(int first, int last) {
+        return number(
+                "SELECT coalesce(max(acknowledged_savepoint), 0) FROM sink_progress"
+                        + " WHERE key_group BETWEEN "
+                        + first
+                        + " AND "
+                        + last);
+    }
+
     /** Dead letters: raw value to reason. */
     public Map<String, String> deadLetters() {
         Map<String, String> rows = new LinkedHashMap<>();
