@@ -12,6 +12,14 @@ interface ExploredStore<K, V> {
 
     TotalsStoreFactory<K, V> stores();
 
+    /**
+     * Whether the stores connect through {@code CuttingDriver}, so a drawn cut hits their COMMIT
+     * and their session retries; otherwise the cut is played at the store call.
+     */
+    default boolean cutsAtItsConnection() {
+        return false;
+    }
+
     TypeInformation<K> keyType();
 
     TypeInformation<V> valueType();

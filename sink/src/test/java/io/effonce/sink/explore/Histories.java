@@ -58,5 +58,12 @@ final class Histories {
                 .collect(Math.min(explorer.stopsFailed(), 2));
         Statistics.label("resets cut between takeover and delete")
                 .collect(Math.min(explorer.resetsCut(), 2));
+        Statistics.label("connection cuts that hit a COMMIT")
+                .collect(Math.min(explorer.cutsHit().size(), 2));
+        for (String cut : explorer.cutsHit()) {
+            Statistics.label("a connection cut").collect(cut);
+        }
+        Statistics.label("live attempts failed with the database down")
+                .collect(Math.min(explorer.failedWithTheDatabaseDown(), 2));
     }
 }

@@ -3,11 +3,13 @@ package io.effonce.sink.explore;
 import io.effonce.sink.store.PostgresStoreConfig;
 import io.effonce.sink.store.PostgresTotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
+import io.effonce.sink.testutils.CuttingDriver;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
 import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -22,9 +24,20 @@ final class PostgresExplored implements ExploredStore<TestKey, TestTotal> {
 
     PostgresExplored(PostgresEndpoint db) {
         this.table = new TotalsTable<>(db, TestRows.MAPPING);
+        // Through the cutting driver, with quick retries: a drawn cut exercises the session's
+        // retry of a transaction whose COMMIT it did not hear of, and its giving up.
         this.config =
                 PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+                                CuttingDriver.url(db.jdbcUrl()),
+                                db.user(),
+                                db.password(),
+                                "merchant_daily_totals")
+                        .withRetries(2, Duration.ofMillis(1));
+    }
+
+    @Override
+    public boolean cutsAtItsConnection() {
+        return true;
     }
 
     @Override

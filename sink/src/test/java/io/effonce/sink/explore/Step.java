@@ -1,5 +1,6 @@
 package io.effonce.sink.explore;
 
+import io.effonce.sink.testutils.ConnectionCut;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -13,8 +14,9 @@ import net.jqwik.api.Tuple.Tuple2;
  * only paused and will wake up later), an attempt is paused at its next store calls, a paused one
  * wakes up, an operator restores an older checkpoint as a new run (at one or two subtasks: a
  * deployment's parallelism is drawn, so a restore also rescales). A subtask index is taken modulo
- * the parallelism of the moment. A step that does not apply in the state it meets is skipped, so
- * every list of steps is a valid history and shrinking keeps it one.
+ * the parallelism of the moment. A store call's connection can be cut at its COMMIT. A step that
+ * does not apply in the state it meets is skipped, so every list of steps is a valid history and
+ * shrinking keeps it one.
  */
 sealed interface Step {
 
@@ -73,6 +75,13 @@ sealed interface Step {
      */
     record FreshStartWithReset(int subtask, boolean cut, int parallelism) implements Step {}
 
+    /**
+     * A subtask's live attempt loses its connection at the COMMIT of its {@code calls + 1}-th store
+     * call from now: the transaction committed or not, and the database is back for the session's
+     * retry or stays out of reach until the task fails.
+     */
+    record CutConnection(int subtask, int calls, ConnectionCut cut) implements Step {}
+
     /** A frozen attempt of the past wakes up, finishes what it was doing and tries to write. */
     record Wake(int which) implements Step {}
 
@@ -94,6 +103,13 @@ sealed interface Step {
                                 3,
                                 Combinators.combine(subtask, Arbitraries.integers().between(0, 6))
                                         .as(PauseAfter::new)),
+                        weighted(
+                                8,
+                                Combinators.combine(
+                                                subtask,
+                                                Arbitraries.integers().between(0, 2),
+                                                Arbitraries.of(ConnectionCut.class))
+                                        .as(CutConnection::new)),
                         weighted(3, Arbitraries.integers().between(0, 3).map(Wake::new)),
                         weighted(3, Arbitraries.just(new FailedStopWithSavepoint())),
                         weighted(

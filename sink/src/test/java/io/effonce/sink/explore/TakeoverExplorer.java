@@ -14,6 +14,7 @@ import io.effonce.sink.internal.FlushReport;
 import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.StaleAttemptException;
+import io.effonce.sink.testutils.ConnectionCut;
 import io.effonce.sink.testutils.GatedStore;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -75,6 +76,8 @@ final class TakeoverExplorer<K, V> {
     private final Map<Integer, Integer> attemptsOfSubtask = new HashMap<>();
     private final List<String> woken = new ArrayList<>();
     private final List<String> flushModes = new ArrayList<>();
+    private final List<String> cutsHit = new ArrayList<>();
+    private int failedWithTheDatabaseDown;
     private FlushableSink<K, V> run;
     private int stopsFailed;
 
@@ -213,6 +216,17 @@ final class TakeoverExplorer<K, V> {
             if (!a.frozen) {
                 trace.add(a + " will freeze after " + p.calls() + " calls");
                 a.gate.pauseAfter(p.calls());
+            }
+        } else if (step instanceof Step.CutConnection c) {
+            Attempt<K, V> a = live.get(c.subtask() % live.size());
+            if (!a.frozen) {
+                trace.add(
+                        a
+                                + " will lose its connection at COMMIT after "
+                                + c.calls()
+                                + " calls: "
+                                + c.cut());
+                a.gate.cutAt(c.calls(), c.cut());
             }
         } else if (step instanceof Step.Wake w) {
             if (!frozenPast.isEmpty()) {
@@ -406,9 +420,12 @@ final class TakeoverExplorer<K, V> {
                     });
         }
         Throwable t = old.thrown();
+        noteCuts(old);
         woken.add(t == null ? "wrote" : t.getClass().getSimpleName());
         trace.add(old + " after waking: " + (t == null ? "wrote" : t.getClass().getSimpleName()));
-        if (t != null && !(t instanceof FencedException || t instanceof StaleAttemptException)) {
+        if (t != null
+                && !(t instanceof FencedException || t instanceof StaleAttemptException)
+                && !old.gate.databaseDown()) {
             throw new AssertionError(old + " failed after waking up", t);
         }
         old.crash();
@@ -418,6 +435,7 @@ final class TakeoverExplorer<K, V> {
     private String settle() {
         trace.add("settle");
         for (Attempt<K, V> a : live) {
+            a.gate.noCut(); // nor does a cut: the history's faults have stopped
             if (!a.frozen) {
                 a.gate.resume(); // a pause armed but not reached never happens
             }
@@ -487,12 +505,35 @@ final class TakeoverExplorer<K, V> {
         Ended ended = a.run(work);
         frozeInsideAStep |= ended == Ended.FROZE;
         trace.add(a + ": " + step + " -> " + ended);
+        noteCuts(a);
         if (ended == Ended.THREW) {
-            liveFailures++;
+            if (a.gate.databaseDown()) {
+                failedWithTheDatabaseDown++; // the drawn fault: the task fails, Flink restores
+            } else {
+                liveFailures++;
+            }
             trace.add("  " + a.thrown());
             restart(completed, live.size());
         }
         return ended;
+    }
+
+    /** Notes the connection cuts that hit the attempt's store calls. */
+    private void noteCuts(Attempt<K, V> a) {
+        for (ConnectionCut cut : a.gate.takeCutsHit()) {
+            cutsHit.add(cut.name());
+            trace.add("  its connection was cut: " + cut);
+        }
+    }
+
+    /** The connection cuts that hit a store call, by kind. */
+    List<String> cutsHit() {
+        return cutsHit;
+    }
+
+    /** How often a cut left the database down until a live attempt failed (and Flink restored). */
+    int failedWithTheDatabaseDown() {
+        return failedWithTheDatabaseDown;
     }
 
     /**
@@ -575,7 +616,9 @@ final class TakeoverExplorer<K, V> {
     private FlushableSink<K, V> newRun(boolean resetOnFreshStart) {
         FlushableSink.Builder<K, V> builder =
                 FlushableSink.<K, V>builder()
-                        .store(GatedStore.gated(store.stores(), unconditional))
+                        .store(
+                                GatedStore.gated(
+                                        store.stores(), unconditional, store.cutsAtItsConnection()))
                         .valueType(store.valueType())
                         .resetOnFreshStart(resetOnFreshStart)
                         .batchSize(2);

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -28,11 +29,21 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
     private final TotalsStore<K, V> store;
     private final PauseGate gate;
     private final boolean unconditional;
+    private final boolean cutsAtItsConnection;
 
     public GatedStore(TotalsStore<K, V> store, PauseGate gate, boolean unconditional) {
+        this(store, gate, unconditional, false);
+    }
+
+    private GatedStore(
+            TotalsStore<K, V> store,
+            PauseGate gate,
+            boolean unconditional,
+            boolean cutsAtItsConnection) {
         this.store = store;
         this.gate = gate;
         this.unconditional = unconditional;
+        this.cutsAtItsConnection = cutsAtItsConnection;
     }
 
     /**
@@ -41,10 +52,25 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
      */
     public static <K, V> TotalsStoreFactory<K, V> gated(
             TotalsStoreFactory<K, V> stores, boolean unconditional) {
+        return gated(stores, unconditional, false);
+    }
+
+    /**
+     * As {@link #gated(TotalsStoreFactory, boolean)}; with {@code cutsAtItsConnection} the stores
+     * connect through {@link CuttingDriver}, which cuts the drawn store call's COMMIT itself, and
+     * the session's retries run as they do in production. Otherwise a cut is played at the call: a
+     * lost answer runs the call twice (as a session retrying it would), a database down fails it.
+     */
+    public static <K, V> TotalsStoreFactory<K, V> gated(
+            TotalsStoreFactory<K, V> stores, boolean unconditional, boolean cutsAtItsConnection) {
         return new TotalsStoreFactory<>() {
             @Override
             public TotalsStore<K, V> create() {
-                return new GatedStore<>(stores.create(), PauseGate.ofThisThread(), unconditional);
+                return new GatedStore<>(
+                        stores.create(),
+                        PauseGate.ofThisThread(),
+                        unconditional,
+                        cutsAtItsConnection);
             }
 
             @Override
@@ -56,18 +82,20 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
 
     @Override
     public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
-        gate.pass();
         if (!unconditional) {
-            return store.takeOwnership(span, claim, mayTake);
+            return call(() -> store.takeOwnership(span, claim, mayTake));
         }
-        Takeover taken = store.takeOwnership(span, claim, found -> mayTake.test(ownersOnly(found)));
+        Takeover taken =
+                call(
+                        () ->
+                                store.takeOwnership(
+                                        span, claim, found -> mayTake.test(ownersOnly(found))));
         return new Takeover(ownersOnly(taken.found()), taken.taken(), taken.token());
     }
 
     @Override
     public void recordBarrier(long checkpointId) {
-        gate.pass();
-        store.recordBarrier(checkpointId);
+        run(() -> store.recordBarrier(checkpointId));
     }
 
     /** What the old takeover knew of a range: the runs that owned it and whether it held rows. */
@@ -81,74 +109,101 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
 
     @Override
     public void write(List<StoredRow<K, V>> rows) {
-        gate.pass();
-        store.write(rows);
+        run(() -> store.write(rows));
     }
 
     @Override
     public void quarantine(StoredRow<K, V> row, String sqlState, String message) {
-        gate.pass();
-        store.quarantine(row, sqlState, message);
+        run(() -> store.quarantine(row, sqlState, message));
     }
 
     @Override
     public List<K> keysTaggedSince(long tag) {
-        gate.pass();
-        return store.keysTaggedSince(tag);
+        return call(() -> store.keysTaggedSince(tag));
     }
 
     @Override
     public void delete(Collection<K> keys) {
-        gate.pass();
-        store.delete(keys);
+        run(() -> store.delete(keys));
     }
 
     @Override
     public long deleteAll() {
-        gate.pass();
-        return store.deleteAll();
+        return call(() -> store.deleteAll());
     }
 
     @Override
     public void stage(long checkpointId, List<StoredRow<K, V>> rows) {
-        gate.pass();
-        store.stage(checkpointId, rows);
+        run(() -> store.stage(checkpointId, rows));
     }
 
     @Override
     public int commit(long checkpointId, Progress progress) {
-        gate.pass();
-        return store.commit(checkpointId, progress);
+        return call(() -> store.commit(checkpointId, progress));
     }
 
     @Override
     public void acknowledgeSavepoint(long savepointId) {
-        gate.pass();
-        store.acknowledgeSavepoint(savepointId);
+        run(() -> store.acknowledgeSavepoint(savepointId));
     }
 
     @Override
     public void recordRestore(long checkpointId) {
-        gate.pass();
-        store.recordRestore(checkpointId);
+        run(() -> store.recordRestore(checkpointId));
     }
 
     @Override
     public void discardStagedAfter(long checkpointId) {
-        gate.pass();
-        store.discardStagedAfter(checkpointId);
+        run(() -> store.discardStagedAfter(checkpointId));
     }
 
     @Override
     public List<K> keysCommittedAfter(long checkpointId) {
-        gate.pass();
-        return store.keysCommittedAfter(checkpointId);
+        return call(() -> store.keysCommittedAfter(checkpointId));
     }
 
     @Override
     public void rollBackCommitted(List<StoredRow<K, V>> set, Collection<K> remove) {
-        gate.pass();
-        store.rollBackCommitted(set, remove);
+        run(() -> store.rollBackCommitted(set, remove));
+    }
+
+    private void run(Runnable call) {
+        call(
+                () -> {
+                    call.run();
+                    return null;
+                });
+    }
+
+    /**
+     * Passes the gate, then makes the call; if the gate drew a cut for it, cuts it: at the
+     * connection's COMMIT when the store connects through {@link CuttingDriver}, else here.
+     */
+    private <T> T call(Supplier<T> call) {
+        ConnectionCut cut = gate.pass();
+        if (cut == null) {
+            return call.get();
+        }
+        if (cutsAtItsConnection) {
+            CuttingDriver.arm(gate, cut);
+            try {
+                return call.get();
+            } finally {
+                CuttingDriver.disarm();
+            }
+        }
+        gate.cutHit(cut);
+        if (!cut.committed()) {
+            if (cut.databaseDown()) {
+                throw cut.unreachable();
+            }
+            return call.get(); // the retry: the first run left nothing
+        }
+        T result = call.get();
+        if (cut.databaseDown()) {
+            throw cut.unreachable();
+        }
+        return call.get(); // the retry of a transaction that committed
     }
 
     @Override

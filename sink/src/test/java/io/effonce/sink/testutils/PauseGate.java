@@ -1,6 +1,8 @@
 package io.effonce.sink.testutils;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Freezes one task attempt at a store call, the way a long GC, a frozen VM or {@code SIGSTOP}
@@ -14,6 +16,10 @@ public final class PauseGate {
 
     private int passesLeft = OPEN;
     private int passesBeforeCrash = OPEN;
+    private int passesBeforeCut = OPEN;
+    private ConnectionCut cut;
+    private final List<ConnectionCut> cutsHit = new ArrayList<>();
+    private boolean databaseDown;
     private boolean frozen;
     private boolean crashed;
     private boolean stepDone = true;
@@ -32,8 +38,16 @@ public final class PauseGate {
         return gate;
     }
 
-    /** Called by the attempt before each store call: waits while the attempt is paused. */
-    synchronized void pass() {
+    /** The gate of the calling thread, or null if none is bound to it. */
+    static PauseGate ofThisThreadIfAny() {
+        return OF_THREAD.get();
+    }
+
+    /**
+     * Called by the attempt before each store call: waits while the attempt is paused; returns the
+     * cut drawn for this call, or null.
+     */
+    synchronized ConnectionCut pass() {
         if (passesBeforeCrash == 0) {
             crashed = true;
         }
@@ -57,6 +71,46 @@ public final class PauseGate {
         if (passesBeforeCrash != OPEN) {
             passesBeforeCrash--;
         }
+        if (passesBeforeCut == 0) {
+            passesBeforeCut = OPEN;
+            return cut;
+        }
+        if (passesBeforeCut != OPEN) {
+            passesBeforeCut--;
+        }
+        return null;
+    }
+
+    /** The attempt's connection is cut at its {@code calls + 1}-th store call from now. */
+    public synchronized void cutAt(int calls, ConnectionCut cut) {
+        this.passesBeforeCut = calls;
+        this.cut = cut;
+    }
+
+    /** No cut drawn and not yet reached happens any more. */
+    public synchronized void noCut() {
+        passesBeforeCut = OPEN;
+    }
+
+    /** A drawn cut reached the database's COMMIT of a store call (or the call itself). */
+    synchronized void cutHit(ConnectionCut hit) {
+        cutsHit.add(hit);
+        databaseDown |= hit.databaseDown();
+    }
+
+    /** The cuts that hit since the last call, for a run's report. */
+    public synchronized List<ConnectionCut> takeCutsHit() {
+        List<ConnectionCut> hits = List.copyOf(cutsHit);
+        cutsHit.clear();
+        return hits;
+    }
+
+    /**
+     * Whether a cut in the current step left the database unreachable: the attempt's failure is the
+     * drawn fault, not a finding.
+     */
+    public synchronized boolean databaseDown() {
+        return databaseDown;
     }
 
     /**
@@ -99,6 +153,7 @@ public final class PauseGate {
     /** Marks the start of a step the driver handed to the attempt. */
     public synchronized void stepStarted() {
         stepDone = false;
+        databaseDown = false; // it is back: the next step connects again
     }
 
     /** Marks the end of that step (finished or thrown). */
