@@ -63,6 +63,8 @@ final class Histories {
         for (String cut : explorer.cutsHit()) {
             Statistics.label("a connection cut").collect(cut);
         }
+        Statistics.label("restarts before every subtask had an open attempt, faults stopped")
+                .collect(explorer.settleRestarts());
         Statistics.label("live attempts failed with the database down")
                 .collect(Math.min(explorer.failedWithTheDatabaseDown(), 2));
     }

@@ -63,6 +63,9 @@ final class TakeoverExplorer<K, V> {
         }
     }
 
+    /** The restarts a settling history may need before every subtask has an open attempt. */
+    private static final int SETTLE_RESTARTS = 3;
+
     /** One job id for every run: in application mode with HA every deployment has the same. */
     private static final JobID JOB = new JobID(24, 24);
 
@@ -78,6 +81,7 @@ final class TakeoverExplorer<K, V> {
     private final List<String> flushModes = new ArrayList<>();
     private final List<String> cutsHit = new ArrayList<>();
     private int failedWithTheDatabaseDown;
+    private int settleRestarts;
     private FlushableSink<K, V> run;
     private int stopsFailed;
 
@@ -440,13 +444,26 @@ final class TakeoverExplorer<K, V> {
                 a.gate.resume(); // a pause armed but not reached never happens
             }
         }
-        for (int tries = 0; tries < 3 && live.stream().anyMatch(this::busy); tries++) {
+        // Liveness: once faults stop, the newest deployment's attempts open within a bounded
+        // number of restarts (a frozen attempt armed before the faults stopped is one; a failure
+        // in an open would be another) and own every key group: the last barrier and completion
+        // below write through every subtask, and a fenced write there is a live failure.
+        for (int tries = 0;
+                tries < SETTLE_RESTARTS && live.stream().anyMatch(this::busy);
+                tries++) {
             if (live.stream().anyMatch(a -> a.frozen)) {
                 restart(completed, live.size());
+                settleRestarts++;
             }
             for (int s = 0; s < live.size(); s++) {
                 apply(new Step.Open(s));
             }
+        }
+        if (live.stream().anyMatch(this::busy)) {
+            return "liveness: after "
+                    + SETTLE_RESTARTS
+                    + " restarts with no fault, subtasks still without an open attempt: "
+                    + live.stream().filter(this::busy).toList();
         }
         while (!frozenPast.isEmpty()) {
             wake(frozenPast.remove(0)); // every pause ends, after the live attempts took over
@@ -529,6 +546,11 @@ final class TakeoverExplorer<K, V> {
     /** The connection cuts that hit a store call, by kind. */
     List<String> cutsHit() {
         return cutsHit;
+    }
+
+    /** The restarts the settling history needed before every subtask had an open attempt. */
+    int settleRestarts() {
+        return settleRestarts;
     }
 
     /** How often a cut left the database down until a live attempt failed (and Flink restored). */
