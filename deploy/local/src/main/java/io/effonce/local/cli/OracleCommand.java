@@ -3,8 +3,13 @@ package io.effonce.local.cli;
 import io.effonce.local.LocalCli;
 import io.effonce.testing.oracle.Comparison;
 import io.effonce.testing.oracle.LedgerOracle;
+import io.effonce.testing.oracle.MerchantDay;
+import io.effonce.testing.oracle.Total;
 import java.io.PrintWriter;
 import java.time.ZoneId;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -58,6 +63,36 @@ public final class OracleCommand implements Callable<Integer> {
         Comparison comparison =
                 includeLate ? oracle.compareWithSinkAndLate() : oracle.compareWithSink();
         out.println(comparison.summary());
+        if (!comparison.matches() && !includeLate) {
+            lateHint(oracle, comparison).ifPresent(out::println);
+        }
         return comparison.matches() ? 0 : LocalCli.DIFFERENCES;
+    }
+
+    /**
+     * How many of the differing merchant-days have changes in {@code late_events}, and what counts
+     * them; empty when none has (or the database has no sink tables).
+     */
+    static Optional<String> lateHint(LedgerOracle oracle, Comparison comparison) {
+        Map<MerchantDay, Total> late;
+        try {
+            late = oracle.lateTotals();
+        } catch (RuntimeException e) {
+            return Optional.empty(); // no late_events table: the ledger alone
+        }
+        List<Comparison.Difference> withLate =
+                comparison.differences().stream().filter(d -> late.containsKey(d.key())).toList();
+        if (withLate.isEmpty()) {
+            return Optional.empty();
+        }
+        long events = withLate.stream().mapToLong(d -> late.get(d.key()).payments()).sum();
+        return Optional.of(
+                String.format(
+                        "%,d of these %,d merchant-days have changes in late_events (%,d): the job"
+                                + " received them after its event time had passed their day, so"
+                                + " merchant_daily_totals does not count them. Compare with"
+                                + " --include-late; the recount (feed/README.md, --late) puts them"
+                                + " into merchant_daily_totals_final.",
+                        withLate.size(), comparison.differences().size(), events));
     }
 }

@@ -31,24 +31,44 @@ class LocalCliITCase {
         assertThat(LocalCliTest.run(env, "schema").code()).isZero();
         Result workload =
                 LocalCliTest.run(
-                        env, "workload", "--count", "3000", "--clock-step", "PT60S", "--seed", "3");
+                        env,
+                        "workload",
+                        "--count",
+                        "3000",
+                        "--clock-step",
+                        "PT60S",
+                        "--clock-start",
+                        "2025-01-01T00:00:00Z",
+                        "--seed",
+                        "3");
         assertThat(workload.code()).as(workload.err()).isZero();
         assertThat(workload.out()).contains("3,000 rows created");
+        assertThat(workload.err())
+                .as("an old start and a fast clock are each told what a running job makes of them")
+                .contains("--clock-start 2025-01-01T00:00:00Z is before now")
+                .contains("event time runs ahead of real time (--clock-step PT1M)");
 
         // Nothing in the sink yet: every ledger key is missing, and the exit code says so.
         Result before = LocalCliTest.run(env, "oracle");
         assertThat(before.code()).isEqualTo(LocalCli.DIFFERENCES);
         assertThat(before.out()).contains("missing m1 2025-01-0");
 
+        assertThat(before.out()).doesNotContain("late_events");
+
+        // Every success arrived late: the sink lacks them all, and the oracle says where they are.
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
             s.execute(
-                    "INSERT INTO merchant_daily_totals (merchant_id, day, currency, total_minor,"
-                            + " payments, barrier_tag, key_group)"
-                            + " SELECT merchant_id, (updated_at AT TIME ZONE 'UTC')::date, currency,"
-                            + " sum(amount), count(*), 1, 0 FROM payments WHERE state = 'SUCCEEDED'"
-                            + " GROUP BY 1, 2, 3");
+                    "INSERT INTO late_events (event_id, merchant_id, day, currency, amount,"
+                            + " event_time) SELECT payment_id || ':SUCCEEDED', merchant_id,"
+                            + " (updated_at AT TIME ZONE 'UTC')::date, currency, amount, updated_at"
+                            + " FROM payments WHERE state = 'SUCCEEDED'");
         }
+        Result late = LocalCliTest.run(env, "oracle");
+        assertThat(late.code()).isEqualTo(LocalCli.DIFFERENCES);
+        assertThat(late.out())
+                .containsPattern("([0-9,]+) of these \\1 merchant-days have changes in late_events")
+                .contains("--include-late");
         Result after = LocalCliTest.run(env, "oracle", "--include-late");
         assertThat(after.code()).as(after.out()).isZero();
         assertThat(after.out()).containsPattern("[0-9,]+ merchant-days, 0 differences");
