@@ -21,14 +21,24 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private final Path baseDir;
     private final KafkaClusterTestKit cluster;
+    private final int port;
 
-    private EmbeddedKafka(Path baseDir, KafkaClusterTestKit cluster) {
+    private EmbeddedKafka(Path baseDir, KafkaClusterTestKit cluster, int port) {
         this.baseDir = baseDir;
         this.cluster = cluster;
+        this.port = port;
     }
 
     /** Formats storage in a new temporary directory and starts the broker. */
     public static EmbeddedKafka start() {
+        return start(0);
+    }
+
+    /**
+     * The same, with clients served on 127.0.0.1:{@code port} as well when it is not 0: a fixed
+     * address to print for a person (the test kit binds its own listeners to free ports).
+     */
+    public static EmbeddedKafka start(int port) {
         Path baseDir = Path.of(System.getProperty("java.io.tmpdir"));
         KafkaClusterTestKit cluster = null;
         try {
@@ -40,9 +50,20 @@ public final class EmbeddedKafka implements AutoCloseable {
                             .setNumControllerNodes(1)
                             .setBaseDirectory(baseDir)
                             .build();
+            KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
+            if (port != 0) {
+                // The kit's own listeners keep their pre-bound sockets whatever port is written
+                // here; the third is bound as configured, and advertised as it is.
+                builder.setConfigProp(
+                                "listeners",
+                                "EXTERNAL://localhost:0,CONTROLLER://localhost:0,FIXED://127.0.0.1:"
+                                        + port)
+                        .setConfigProp(
+                                "listener.security.protocol.map",
+                                "EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT,FIXED:PLAINTEXT");
+            }
             cluster =
-                    new KafkaClusterTestKit.Builder(nodes)
-                            .setConfigProp("offsets.topic.replication.factor", "1")
+                    builder.setConfigProp("offsets.topic.replication.factor", "1")
                             .setConfigProp("transaction.state.log.replication.factor", "1")
                             .setConfigProp("transaction.state.log.min.isr", "1")
                             .setConfigProp("default.replication.factor", "1")
@@ -57,7 +78,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             cluster.waitForReadyBrokers();
             LOG.info(
                     "{} is up at {} with data in {}", SERVICE, cluster.bootstrapServers(), baseDir);
-            return new EmbeddedKafka(baseDir, cluster);
+            return new EmbeddedKafka(baseDir, cluster, port);
         } catch (Exception e) {
             closeQuietly(cluster);
             if (e instanceof InterruptedException) {
@@ -108,7 +129,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** The bootstrap servers, for example {@code 127.0.0.1:39123}. */
     public String bootstrapServers() {
-        return cluster.bootstrapServers();
+        return port == 0 ? cluster.bootstrapServers() : "127.0.0.1:" + port;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.effonce.local;
 
+import io.effonce.local.cli.KafkaCommand;
 import io.effonce.local.cli.OracleCommand;
 import io.effonce.local.cli.PostgresCommand;
 import io.effonce.local.cli.SchemaCommand;
@@ -29,6 +30,7 @@ import picocli.CommandLine.Command;
             WorkloadCommand.class,
             OracleCommand.class,
             PostgresCommand.class,
+            KafkaCommand.class,
             CommandLine.HelpCommand.class
         },
         footer = {

@@ -15,7 +15,8 @@ class LocalCliTest {
     @Test
     void helpDocumentsEveryOptionOfEveryCommand() {
         CommandLine cli = new CommandLine(new LocalCli(Map.of()));
-        assertThat(cli.getSubcommands()).containsKeys("schema", "workload", "oracle", "postgres");
+        assertThat(cli.getSubcommands())
+                .containsKeys("schema", "workload", "oracle", "postgres", "kafka");
         for (CommandLine command : cli.getSubcommands().values()) {
             String usage = command.getUsageMessage(CommandLine.Help.Ansi.OFF);
             for (OptionSpec option : command.getCommandSpec().options()) {
