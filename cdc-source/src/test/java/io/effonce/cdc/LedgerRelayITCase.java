@@ -42,7 +42,12 @@ class LedgerRelayITCase {
         ChangeAudit audit = ChangeAudit.install(db);
         // Least privilege: the relay logs in as effonce_relay (LOGIN REPLICATION, SELECT on
         // payments) and uses the publication roles.sql created.
-        Relays setup = new Relays(db.as("effonce_relay", ""), kafka.servers(), "workload", dir);
+        Relays setup =
+                new Relays(
+                        db.withPasswordFor("effonce_relay", "relay-secret"),
+                        kafka.servers(),
+                        "workload",
+                        dir);
         RelayOptions options = RelayCli.parse(setup.argsArray(), Map.of());
         try (LedgerRelay relay = LedgerRelay.start(options);
                 TopicRecords topic = new TopicRecords(kafka.servers(), setup.topic())) {

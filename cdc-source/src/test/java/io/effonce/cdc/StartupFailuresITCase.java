@@ -55,7 +55,11 @@ class StartupFailuresITCase {
         // effonce_sink is NOREPLICATION (deploy/sql/roles.sql).
         Outcome o =
                 run(
-                        new Relays(db.as("effonce_sink", ""), kafka.servers(), "norepl", dir),
+                        new Relays(
+                                db.withPasswordFor("effonce_sink", "sink-secret"),
+                                kafka.servers(),
+                                "norepl",
+                                dir),
                         Map.of());
         assertThat(o.code).isEqualTo(3);
         assertThat(o.err)

@@ -132,6 +132,17 @@ public final class JobOptions {
                                     + " for a workload whose event time runs ahead of real time,"
                                     + " as the demo's does.");
 
+    public static final ConfigOption<Boolean> STARTUP_CHECK =
+            ConfigOptions.key("startup-check")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Check in main, before the job is submitted, that the sink's login"
+                                    + " works, its tables exist and may be written, and the change"
+                                    + " topics exist; a mistake fails the submission with one"
+                                    + " sentence that names the fix. A service main cannot reach is"
+                                    + " a warning only. false skips the checks.");
+
     public static final ConfigOption<Boolean> HOLD_DURING_SNAPSHOT =
             ConfigOptions.key("watermark.hold-during-snapshot")
                     .booleanType()

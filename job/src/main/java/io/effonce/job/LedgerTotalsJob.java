@@ -15,12 +15,16 @@ import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The job users submit: merchants' daily totals from the ledger's change topic, written effectively
  * once to {@code merchant_daily_totals}. Run with {@code --help} for the options.
  */
 public final class LedgerTotalsJob {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerTotalsJob.class);
 
     private LedgerTotalsJob() {}
 
@@ -30,9 +34,24 @@ public final class LedgerTotalsJob {
             return;
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        Configuration config = JobConfiguration.merge(env.getConfiguration(), args);
-        env.configure(config);
-        LedgerPipeline.build(env, config, endpoints(config));
+        try {
+            Configuration config = JobConfiguration.merge(env.getConfiguration(), args);
+            env.configure(config);
+            if (config.get(JobOptions.STARTUP_CHECK)) {
+                StartupCheck.run(
+                        postgres(config),
+                        require(
+                                JobOptions.KAFKA_BOOTSTRAP.key(),
+                                config.get(JobOptions.KAFKA_BOOTSTRAP)),
+                        config.get(JobOptions.TOPIC));
+            }
+            LedgerPipeline.build(env, config, endpoints(config));
+        } catch (JobStartupException | IllegalArgumentException | IllegalStateException e) {
+            // One sentence for the person who submitted the job; the frames only at debug.
+            LOG.error("The job cannot start: {}", e.getMessage());
+            LOG.debug("Where the start-up failure was found", e);
+            throw new JobStartupException(e.getMessage());
+        }
         env.execute("effonce ledger totals");
     }
 

@@ -3,6 +3,9 @@ package io.effonce.testing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -18,6 +21,8 @@ public final class EmbeddedPostgres implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgres.class);
     private static final String SERVICE = "Embedded PostgreSQL";
+    private static final String SUPERUSER_PASSWORD = "postgres";
+    private static final String HBA_MARKER = "# effonce: every TCP login gives its password";
 
     private final Path dataDir;
     private final boolean temporary;
@@ -72,22 +77,58 @@ public final class EmbeddedPostgres implements AutoCloseable {
                             .setServerConfig("max_wal_senders", "10")
                             .setServerConfig("max_connections", "200")
                             .setServerConfig("fsync", "off")
-                            .setServerConfig("synchronous_commit", "on");
+                            .setServerConfig("synchronous_commit", "on")
+                            .setServerConfig("password_encryption", "scram-sha-256")
+                            // zonky's readiness check logs in as postgres: with its password once
+                            // logins need one
+                            .setConnectConfig("password", SUPERUSER_PASSWORD);
             if (port > 0) {
                 builder.setPort(port);
             }
             server = builder.start();
             port = server.getPort();
+            requirePasswords();
             LOG.info("{} is up on 127.0.0.1:{} with data in {}", SERVICE, port, dataDir);
         } catch (IOException | RuntimeException e) {
             throw StartupFailure.explain(SERVICE, dataDir, e);
         }
     }
 
+    /**
+     * Makes every login over TCP give its password, checked with scram-sha-256 as a real server
+     * does (initdb's {@code -A trust}, which zonky uses, lets any password in): a wrong password
+     * fails here as it would in production. Done once per data directory; the superuser gets its
+     * password first.
+     */
+    private void requirePasswords() {
+        Path hba = dataDir.resolve("pg_hba.conf");
+        try {
+            if (Files.readString(hba).contains(HBA_MARKER)) {
+                return;
+            }
+            try (Connection c = endpoint().connect();
+                    Statement s = c.createStatement()) {
+                s.execute("ALTER ROLE postgres PASSWORD '" + SUPERUSER_PASSWORD + "'");
+                Files.writeString(
+                        hba,
+                        HBA_MARKER
+                                + "\nlocal all all trust"
+                                + "\nhost all all 127.0.0.1/32 scram-sha-256"
+                                + "\nhost replication all 127.0.0.1/32 scram-sha-256\n");
+                s.execute("SELECT pg_reload_conf()");
+            }
+        } catch (IOException | SQLException e) {
+            throw new IllegalStateException(
+                    "Could not make " + SERVICE + " in " + dataDir + " require passwords", e);
+        }
+    }
+
     /** The superuser endpoint of the {@code postgres} database. */
     public PostgresEndpoint endpoint() {
         return new PostgresEndpoint(
-                "jdbc:postgresql://127.0.0.1:" + port + "/postgres", "postgres", "postgres");
+                "jdbc:postgresql://127.0.0.1:" + port + "/postgres",
+                "postgres",
+                SUPERUSER_PASSWORD);
     }
 
     public int port() {

@@ -115,6 +115,26 @@ public final class FlinkJobs {
         return line.get().trim();
     }
 
+    /**
+     * Waits until every task of the job runs, or the job's first failure: returns the failure's
+     * root message, or null once everything runs.
+     */
+    public String awaitAllTasksRunningOrFirstFailure(String jobId, Duration timeout) {
+        AtomicReference<String> failure = new AtomicReference<>();
+        await("all tasks of job %s running, or its first failure".formatted(jobId))
+                .atMost(timeout)
+                .pollInterval(POLL)
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            rest.failures(jobId).stream()
+                                    .findFirst()
+                                    .ifPresent(f -> failure.set(FailureText.rootMessage(f)));
+                            return failure.get() != null || allTasksRunning(jobId);
+                        });
+        return failure.get();
+    }
+
     /** Cancels every job that is not yet finished, failed or cancelled. */
     public void cancelAll() {
         rest.jobs()

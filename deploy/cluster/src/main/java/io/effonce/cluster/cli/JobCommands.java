@@ -1,5 +1,8 @@
 package io.effonce.cluster.cli;
 
+import io.effonce.cluster.FailureText;
+import io.effonce.cluster.FlinkJobs;
+import io.effonce.cluster.FlinkRestException;
 import io.effonce.cluster.JobSubmission;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -44,7 +47,11 @@ final class JobCommands {
                 description = "Skip state no operator claims.")
         boolean allowNonRestoredState;
 
-        @Option(names = "--wait", description = "Wait until every task is RUNNING.")
+        @Option(
+                names = "--wait",
+                description =
+                        "Wait until every task is RUNNING; stop at the job's first failure and"
+                                + " print its root message (exit 1).")
         boolean waitRunning;
 
         @Override
@@ -53,9 +60,23 @@ final class JobCommands {
                     new JobSubmission(
                             jar, entryClass, args, parallelism, savepoint, allowNonRestoredState);
             var jobs = parent.cluster().jobs();
-            String jobId = jobs.submit(job);
+            String jobId;
+            try {
+                jobId = jobs.submit(job);
+            } catch (FlinkRestException e) {
+                // The job's main failed: its message, not the REST handler's stack trace.
+                System.err.println(
+                        "The job was not submitted: " + FailureText.rootMessage(e.getMessage()));
+                return 1;
+            }
             if (waitRunning) {
-                jobs.awaitAllTasksRunning(jobId);
+                String failure =
+                        jobs.awaitAllTasksRunningOrFirstFailure(jobId, FlinkJobs.DEFAULT_TIMEOUT);
+                if (failure != null) {
+                    System.out.println(jobId);
+                    System.err.println("Job " + jobId + " failed while starting: " + failure);
+                    return 1;
+                }
             }
             System.out.println(jobId);
             return 0;
