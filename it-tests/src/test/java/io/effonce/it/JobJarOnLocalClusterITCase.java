@@ -11,6 +11,7 @@ import io.effonce.cluster.FlinkProcess;
 import io.effonce.cluster.FlinkRestClient;
 import io.effonce.cluster.FlinkRestException;
 import io.effonce.cluster.JobSubmission;
+import io.effonce.cluster.cli.ClusterCli;
 import io.effonce.it.testutils.ChaosClusterExtension;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.JobJar;
@@ -24,19 +25,24 @@ import io.effonce.it.testutils.TaskManagerPause;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
+import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.faults.PostgresLinkCut;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
+import io.effonce.testing.kafka.KafkaTopics;
 import io.effonce.testing.oracle.Comparison;
 import io.effonce.testing.workload.WorkloadReport;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Nested;
@@ -44,6 +50,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
 
 /**
  * The shaded job jar, as users submit it, on a real multi-process standalone cluster (one
@@ -331,6 +338,111 @@ class JobJarOnLocalClusterITCase {
             } finally {
                 relays.dropSlot();
             }
+        }
+    }
+
+    /**
+     * The mistakes a person makes on their own services, each submitted with {@code flink-local
+     * submit} as README's deploy path does: the submit command prints one line that names the fix,
+     * and exits 1. Found in main before anything runs; with the check switched off, the first
+     * task's failure is what {@code --wait} prints.
+     */
+    @Nested
+    class MistakesAtSubmission {
+
+        private static final String TOPIC = "mistakes.public.payments";
+
+        @Test
+        void eachMistakeIsOneLineInTheSubmitCommandsOutput(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            KafkaTopics.create(kafka.servers(), TOPIC, 1);
+            PostgresEndpoint sink = db.withPasswordFor("effonce_sink", "the-right-one");
+            PostgresEndpoint bare = LocalServices.newDatabase(db, "effonce_bare");
+
+            assertThat(
+                            submitFails(
+                                    JobJar.submission(
+                                            sink.as("effonce_sink", "a-wrong-one"),
+                                            kafka.servers(),
+                                            TOPIC,
+                                            DIR)))
+                    .contains("refused the login of effonce_sink")
+                    .contains("password authentication failed");
+            assertThat(submitFails(JobJar.submission(bare, kafka.servers(), TOPIC, DIR)))
+                    .contains("The sink's tables merchant_daily_totals")
+                    .contains("apply deploy/sql/sink.sql and deploy/sql/roles.sql");
+            assertThat(submitFails(JobJar.submission(sink, kafka.servers(), "no-such-topic", DIR)))
+                    .contains("The topic no-such-topic does not exist")
+                    .contains("start the relay first");
+            assertThat(
+                            submitFails(
+                                    without(
+                                            JobJar.submission(sink, kafka.servers(), TOPIC, DIR),
+                                            "--postgres.url")))
+                    .contains("--postgres.url is required");
+
+            // Not checked in main: the first task's failure ends --wait, in one line.
+            String[] failed = {null};
+            JobSubmission checked = JobJar.submission(bare, kafka.servers(), TOPIC, DIR);
+            List<String> noCheck = new ArrayList<>(checked.args());
+            noCheck.addAll(List.of("--startup-check", "false"));
+            JobSubmission unchecked = checked.withArgs(noCheck);
+            assertThat(submit(unchecked, true, line -> failed[0] = line)).isEqualTo(1);
+            assertThat(failed[0])
+                    .contains("failed while starting")
+                    .contains("does not exist")
+                    .contains("apply deploy/sql/sink.sql");
+            String jobId = failed[0].substring("Job ".length(), failed[0].indexOf(' ', 4));
+            // The sink's start found a misconfiguration: the job fails once, no restart loop.
+            CLUSTER.cluster().jobs().awaitState(jobId, "FAILED");
+            assertThat(CLUSTER.cluster().rest().checkpoints(jobId).restored()).isZero();
+        }
+
+        /** Submits {@code job}; asserts it failed with exactly one line; returns that line. */
+        private String submitFails(JobSubmission job) {
+            List<String> lines = new ArrayList<>();
+            assertThat(submit(job, false, lines::add))
+                    .as("the submit command's exit code")
+                    .isEqualTo(1);
+            assertThat(lines).as("what the submit command printed").hasSize(1);
+            assertThat(lines.get(0)).startsWith("The job was not submitted: ");
+            return lines.get(0);
+        }
+
+        /**
+         * Runs {@code flink-local submit} in this JVM; each line it prints on stderr to {@code
+         * err}.
+         */
+        private int submit(JobSubmission job, boolean waitRunning, Consumer<String> err) {
+            List<String> args = new ArrayList<>();
+            args.addAll(
+                    List.of(
+                            "--work-dir",
+                            CLUSTER.cluster().workDir().toString(),
+                            "submit",
+                            "--class",
+                            job.entryClass()));
+            if (waitRunning) {
+                args.add("--wait");
+            }
+            args.add(job.jar().toString());
+            args.add("--");
+            args.addAll(job.args());
+            StringWriter text = new StringWriter();
+            CommandLine cli = new CommandLine(new ClusterCli());
+            cli.setErr(new PrintWriter(text, true));
+            cli.setOut(new PrintWriter(new StringWriter(), true));
+            int code = cli.execute(args.toArray(String[]::new));
+            text.toString().lines().filter(l -> !l.isBlank()).forEach(err);
+            return code;
+        }
+
+        private JobSubmission without(JobSubmission job, String option) {
+            List<String> args = new ArrayList<>(job.args());
+            int at = args.indexOf(option);
+            args.remove(at + 1);
+            args.remove(at);
+            return job.withArgs(args);
         }
     }
 

@@ -21,6 +21,25 @@ public final class TransactionFailedException extends RuntimeException {
                 cause);
     }
 
+    /** The SQLSTATE of the failure, or null. */
+    public String sqlState() {
+        return ((SQLException) getCause()).getSQLState();
+    }
+
+    /**
+     * Whether the failure is a setting or a schema that no retry or restart changes: a login
+     * refused, a missing database, table, column or privilege. A person must act.
+     */
+    public boolean misconfiguration() {
+        String state = sqlState();
+        return state != null
+                && (state.startsWith("28")
+                        || state.equals("3D000")
+                        || state.equals("42501")
+                        || state.equals("42P01")
+                        || state.equals("42703"));
+    }
+
     private static String hint(String state) {
         if (state == null) {
             return "";

@@ -2,7 +2,6 @@ package io.effonce.job;
 
 import io.effonce.sink.store.PostgresStoreConfig;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -62,7 +61,16 @@ final class StartupCheck {
         login.setProperty("ApplicationName", "effonce-startup-check");
         login.setProperty("connectTimeout", String.valueOf(TIMEOUT_SECONDS));
         login.setProperty("socketTimeout", String.valueOf(TIMEOUT_SECONDS * 2));
-        try (Connection c = DriverManager.getConnection(sink.jdbcUrl(), login)) {
+        // The driver itself, not DriverManager: in a session cluster each submission's main runs
+        // in a class loader of its own, which DriverManager's registered drivers may not be from.
+        try (Connection c = new org.postgresql.Driver().connect(sink.jdbcUrl(), login)) {
+            if (c == null) {
+                return List.of(
+                        "--postgres.url must be a PostgreSQL JDBC URL (jdbc:postgresql://host:port/"
+                                + "database); it is "
+                                + where
+                                + ".");
+            }
             return tables(c, sink, where);
         } catch (SQLException e) {
             String state = e.getSQLState() == null ? "" : e.getSQLState();

@@ -44,6 +44,12 @@ public record JobSubmission(
         return new JobSubmission(jar, entryClass, args, parallelism, path, allowNonRestoredState);
     }
 
+    /** The same submission with other program arguments. */
+    public JobSubmission withArgs(List<String> newArgs) {
+        return new JobSubmission(
+                jar, entryClass, newArgs, parallelism, savepointPath, allowNonRestoredState);
+    }
+
     public JobSubmission allowNonRestoredState(boolean allow) {
         return new JobSubmission(jar, entryClass, args, parallelism, savepointPath, allow);
     }

@@ -1,9 +1,11 @@
 package io.effonce.sink.internal;
 
+import io.effonce.jdbc.TransactionFailedException;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
+import io.effonce.sink.store.SinkMisconfiguredException;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import io.effonce.sink.store.TotalsStoreFactory;
@@ -162,7 +164,12 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         store = storeFactory.create();
         writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
         protocol = new RestoreProtocol<>(store, writer, this::keyGroupOf, settings, metrics);
-        awaitingFirstBarrier = !protocol.start(span, claim, restoredState(), checkpointsDir);
+        try {
+            awaitingFirstBarrier = !protocol.start(span, claim, restoredState(), checkpointsDir);
+        } catch (TransactionFailedException e) {
+            // A login refused or a table missing at start: no restart makes it work.
+            throw e.misconfiguration() ? new SinkMisconfiguredException(e) : e;
+        }
         scheduleFlushTimer();
     }
 

@@ -4,14 +4,17 @@ import io.effonce.cluster.FailureText;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.FlinkRestException;
 import io.effonce.cluster.JobSubmission;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /** The job commands of {@code flink-local}: submit, savepoint, stop-job, cancel, rescale. */
 final class JobCommands {
@@ -21,6 +24,7 @@ final class JobCommands {
     @Command(name = "submit", description = "Upload a job jar and run it; prints the job id.")
     static final class Submit implements Callable<Integer> {
         @ParentCommand ClusterCli parent;
+        @Spec CommandSpec spec;
 
         @Parameters(index = "0", description = "The job jar.")
         Path jar;
@@ -60,25 +64,26 @@ final class JobCommands {
                     new JobSubmission(
                             jar, entryClass, args, parallelism, savepoint, allowNonRestoredState);
             var jobs = parent.cluster().jobs();
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
             String jobId;
             try {
                 jobId = jobs.submit(job);
             } catch (FlinkRestException e) {
                 // The job's main failed: its message, not the REST handler's stack trace.
-                System.err.println(
+                err.println(
                         "The job was not submitted: " + FailureText.rootMessage(e.getMessage()));
                 return 1;
             }
+            out.println(jobId);
             if (waitRunning) {
                 String failure =
                         jobs.awaitAllTasksRunningOrFirstFailure(jobId, FlinkJobs.DEFAULT_TIMEOUT);
                 if (failure != null) {
-                    System.out.println(jobId);
-                    System.err.println("Job " + jobId + " failed while starting: " + failure);
+                    err.println("Job " + jobId + " failed while starting: " + failure);
                     return 1;
                 }
             }
-            System.out.println(jobId);
             return 0;
         }
     }
