@@ -37,6 +37,7 @@ class JobConfigurationTest {
                             Map.entry("network.buffer-timeout", "25 ms"),
                             Map.entry("watermark.idleness", "45 s"),
                             Map.entry("watermark.hold-during-snapshot", "false"),
+                            Map.entry("startup-check", "false"),
                             Map.entry("event-time.tolerance", "10 min"),
                             Map.entry("pipeline.max-parallelism", "256"),
                             Map.entry("dead-letters.max-chars", "2048"),

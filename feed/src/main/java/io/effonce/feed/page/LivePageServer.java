@@ -26,6 +26,9 @@ public final class LivePageServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LivePageServer.class);
     private static final String PAGE_RESOURCE = "live-page.html";
 
+    /** Where the page's resource takes the first snapshot. */
+    private static final String FIRST_SNAPSHOT = "FIRST_SNAPSHOT";
+
     private final HttpServer http;
     private final ExecutorService handlers;
     private final SnapshotSource source;
@@ -93,7 +96,7 @@ public final class LivePageServer implements AutoCloseable {
                 return;
             }
             switch (exchange.getRequestURI().getPath()) {
-                case "/", "/index.html" -> respond(exchange, 200, "text/html", page);
+                case "/", "/index.html" -> respond(exchange, 200, "text/html", page());
                 case "/events" -> broadcaster.open(exchange, loop.latest().toJson());
                 case "/snapshot.json" ->
                         respond(
@@ -115,6 +118,18 @@ public final class LivePageServer implements AutoCloseable {
             LOG.debug("Request {} failed: {}", exchange.getRequestURI(), e.toString());
             exchange.close();
         }
+    }
+
+    /**
+     * The page with the latest snapshot in it, so it shows figures before its event stream is open.
+     * In JSON a {@code <} occurs only inside strings, where its backslash-u escape means the same:
+     * no merchant id can end the script element.
+     */
+    private byte[] page() {
+        String json = loop.latest().toJson().replace("<", "\\u003c");
+        return new String(page, StandardCharsets.UTF_8)
+                .replace(FIRST_SNAPSHOT, json)
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private static void respond(HttpExchange exchange, int status, String type, byte[] body)

@@ -22,15 +22,18 @@ final class SnapshotQuery {
     /** The sink table whose progress the page shows (the final view joins the same one). */
     static final String SINK_TABLE = "merchant_daily_totals";
 
-    // GREATEST skips NULLs: the newest day of either table, or NULL while both are empty. Each
-    // max() reads its table's primary key index from the end only if the index leads with day,
-    // which it does not: on a very large table, pass --day.
+    // GREATEST skips NULLs: the newest day of the tables and the final view (a day only the
+    // recount counted, all its changes late, is in the view alone), or NULL while all are empty.
+    // Each max() reads its table's primary key index from the end only if the index leads with
+    // day, which it does not: on a very large table, pass --day.
     private static final String NEWEST_DAY =
             "SELECT GREATEST((SELECT max(day) FROM merchant_daily_totals_committed),"
-                    + " (SELECT max(day) FROM merchant_daily_totals))";
+                    + " (SELECT max(day) FROM merchant_daily_totals),"
+                    + " (SELECT max(day) FROM merchant_daily_totals_final))";
 
-    // The day's keys of either table (before the first checkpoint only the live table has any),
-    // ranked by committed total, then live total.
+    // The day's keys of either table (before the first checkpoint only the live table has any)
+    // and of the final view (a key only the recount counted), ranked by committed (or final)
+    // total, then live total.
     private static final String TOP_ROWS =
             "SELECT k.merchant_id, k.currency, c.total_minor, c.payments, c.checkpoint_id,"
                     + " l.total_minor, l.payments, COALESCE(f.day_final, false), f.source,"
@@ -38,6 +41,8 @@ final class SnapshotQuery {
                     + " FROM (SELECT merchant_id, currency FROM merchant_daily_totals_committed"
                     + "       WHERE day = ?"
                     + "       UNION SELECT merchant_id, currency FROM merchant_daily_totals"
+                    + "       WHERE day = ?"
+                    + "       UNION SELECT merchant_id, currency FROM merchant_daily_totals_final"
                     + "       WHERE day = ?) k"
                     + " LEFT JOIN merchant_daily_totals_committed c"
                     + "   ON c.merchant_id = k.merchant_id AND c.day = ? AND c.currency = k.currency"
@@ -45,7 +50,8 @@ final class SnapshotQuery {
                     + "   ON l.merchant_id = k.merchant_id AND l.day = ? AND l.currency = k.currency"
                     + " LEFT JOIN merchant_daily_totals_final f"
                     + "   ON f.merchant_id = k.merchant_id AND f.day = ? AND f.currency = k.currency"
-                    + " ORDER BY c.total_minor DESC NULLS LAST, l.total_minor DESC NULLS LAST,"
+                    + " ORDER BY COALESCE(c.total_minor, f.total_minor) DESC NULLS LAST,"
+                    + " l.total_minor DESC NULLS LAST,"
                     + " k.merchant_id, k.currency"
                     + " LIMIT ?";
 
@@ -84,10 +90,10 @@ final class SnapshotQuery {
     private List<PageSnapshot.Row> topRows(Connection c, LocalDate day) throws SQLException {
         try (PreparedStatement p = c.prepareStatement(TOP_ROWS)) {
             Date d = Date.valueOf(day);
-            for (int i = 1; i <= 5; i++) {
+            for (int i = 1; i <= 6; i++) {
                 p.setDate(i, d);
             }
-            p.setInt(6, top);
+            p.setInt(7, top);
             List<PageSnapshot.Row> rows = new ArrayList<>(top);
             try (ResultSet rs = p.executeQuery()) {
                 while (rs.next()) {

@@ -287,12 +287,67 @@ class LivePageITCase {
         }
     }
 
+    /**
+     * A day only the batch recount counted (every change of it came late): the totals tables lack
+     * it, the final view holds it. A merchant id that would end a script element shows as text.
+     */
+    @Nested
+    class RecountOnlyDay {
+
+        private static final String HOSTILE = "m</script><b>x";
+
+        @Test
+        void theFinalViewsKeysShowWithTheirBadgeAndTheFirstResponseHoldsTheFigures(
+                PostgresEndpoint db) throws Exception {
+            SinkRows sink = new SinkRows(db);
+            sink.recountedOnly(DAY, "r1", 4_200, 3);
+            sink.recountedOnly(DAY, HOSTILE, 100, 1);
+            sink.commit(
+                    3,
+                    DAY,
+                    null,
+                    0,
+                    0,
+                    new SinkRows.Progress(Instant.parse("2025-03-03T00:00:00Z"), DAY, null, null));
+            try (LivePageServer page = LivePageServer.start(PageSettings.of(dashboard(db), 0))) {
+                // The first response holds the figures: no event stream needed to show them.
+                String html = html(page);
+                assertThat(html)
+                        .contains("\"merchant\":\"r1\"")
+                        .contains("m\\u003c/script>\\u003cb>x")
+                        .doesNotContain(HOSTILE);
+
+                browser.open(page.uri());
+                PageFigures shown =
+                        awaitPage("the recount-only day", f -> f.row("r1", "EUR").isPresent());
+                assertThat(shown.day()).isEqualTo(DAY.toString());
+                PageFigures.Shown r1 = shown.row("r1", "EUR").orElseThrow();
+                assertThat(r1.committed()).as("the stream never committed it").isNull();
+                assertThat(r1.live()).isNull();
+                assertThat(r1.dayFinal()).isTrue();
+                assertThat(r1.badges()).contains("final").contains("recount").contains("42.00");
+                assertThat(shown.row(HOSTILE, "EUR")).as("shown as text").isPresent();
+                browser.screenshot(SCREENSHOTS.resolve("live-page-recount-only-day.png"));
+            }
+        }
+    }
+
     private static void awaitListening(LivePageServer page) {
         await("the page to LISTEN on effonce_committed").atMost(TIMEOUT).until(page::listening);
     }
 
     static String merchant(int i) {
         return String.format("m%02d", i);
+    }
+
+    private static String html(LivePageServer page) throws IOException, InterruptedException {
+        HttpResponse<String> response =
+                HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(page.uri()).build(),
+                                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
     }
 
     private static String snapshotJson(LivePageServer page)

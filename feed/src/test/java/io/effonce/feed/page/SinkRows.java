@@ -53,6 +53,28 @@ final class SinkRows {
         }
     }
 
+    /**
+     * The batch recount's total of a key the stream never committed (all its changes came late):
+     * the final view holds it, the totals tables do not.
+     */
+    void recountedOnly(LocalDate day, String merchant, long totalMinor, long payments)
+            throws SQLException {
+        try (Connection c = db.connect();
+                PreparedStatement p =
+                        c.prepareStatement(
+                                "INSERT INTO merchant_daily_totals_recount (merchant_id, day,"
+                                        + " currency, total_minor, payments, committed_minor,"
+                                        + " late_events) VALUES (?, ?, ?, ?, ?, NULL, ?)")) {
+            p.setString(1, merchant);
+            p.setDate(2, Date.valueOf(day));
+            p.setString(3, CURRENCY);
+            p.setLong(4, totalMinor);
+            p.setLong(5, payments);
+            p.setLong(6, payments);
+            p.executeUpdate();
+        }
+    }
+
     /** A committed value written without the commit notice: what the page must not poll for. */
     void committedWithoutNotice(
             LocalDate day, String merchant, long totalMinor, long payments, long checkpoint)
