@@ -48,7 +48,7 @@ class LedgerRelayITCase {
                         kafka.servers(),
                         "workload",
                         dir);
-        RelayOptions options = RelayCli.parse(setup.argsArray(), Map.of());
+        RelayOptions options = RelayCli.parse(setup.argsArray(), setup.env());
         try (LedgerRelay relay = LedgerRelay.start(options);
                 TopicRecords topic = new TopicRecords(kafka.servers(), setup.topic())) {
             WorkloadReport report =

@@ -53,14 +53,13 @@ class StartupFailuresITCase {
     @Test
     void roleWithoutReplicationIsExplained(PostgresEndpoint db, KafkaBootstrap kafka) {
         // effonce_sink is NOREPLICATION (deploy/sql/roles.sql).
-        Outcome o =
-                run(
-                        new Relays(
-                                db.withPasswordFor("effonce_sink", "sink-secret"),
-                                kafka.servers(),
-                                "norepl",
-                                dir),
-                        Map.of());
+        Relays setup =
+                new Relays(
+                        db.withPasswordFor("effonce_sink", "sink-secret"),
+                        kafka.servers(),
+                        "norepl",
+                        dir);
+        Outcome o = run(setup, setup.env());
         assertThat(o.code).isEqualTo(3);
         assertThat(o.err)
                 .contains("role 'effonce_sink' has no REPLICATION privilege")
@@ -71,7 +70,8 @@ class StartupFailuresITCase {
     void missingTableIsExplained(PostgresEndpoint db, KafkaBootstrap kafka) {
         String otherDb = db.jdbcUrl().replaceFirst("/[^/?]+(\\?.*)?$", "/postgres");
         PostgresEndpoint postgres = new PostgresEndpoint(otherDb, db.user(), db.password());
-        Outcome o = run(new Relays(postgres, kafka.servers(), "notable", dir), Map.of());
+        Relays setup = new Relays(postgres, kafka.servers(), "notable", dir);
+        Outcome o = run(setup, setup.env());
         assertThat(o.code).isEqualTo(3);
         assertThat(o.err)
                 .contains("table public.payments does not exist in database 'postgres'")
@@ -83,7 +83,7 @@ class StartupFailuresITCase {
             throws Exception {
         KafkaBootstrap nowhere = new KafkaBootstrap("127.0.0.1:" + freePort());
         Relays setup = new Relays(db, nowhere.servers(), "nokafka", dir);
-        Outcome o = run(setup, Map.of(), "--kafka-timeout", "2s");
+        Outcome o = run(setup, setup.env(), "--kafka-timeout", "2s");
         assertThat(o.code).isEqualTo(3);
         assertThat(o.err)
                 .contains("Kafka at " + nowhere.servers() + " did not answer within 2000 ms");
