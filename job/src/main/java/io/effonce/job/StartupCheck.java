@@ -165,18 +165,23 @@ final class StartupCheck {
 
     /** That every topic exists, where the broker answers. */
     static List<String> topics(String bootstrap, List<String> topics) {
+        return topics(bootstrap, topics, TIMEOUT_SECONDS);
+    }
+
+    /** The same, waiting at most {@code timeoutSeconds} for the broker. */
+    static List<String> topics(String bootstrap, List<String> topics, int timeoutSeconds) {
         Map<String, Object> settings =
                 Map.of(
                         AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, TIMEOUT_SECONDS * 1000,
-                        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, TIMEOUT_SECONDS * 1000);
+                        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutSeconds * 1000,
+                        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutSeconds * 1000);
         List<String> missing = new ArrayList<>();
         try (Admin admin = Admin.create(settings)) {
             for (String topic : topics) {
                 try {
                     admin.describeTopics(List.of(topic))
                             .allTopicNames()
-                            .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                            .get(timeoutSeconds, TimeUnit.SECONDS);
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
                         throw e;

@@ -62,7 +62,7 @@ class StartupCheckITCase {
         PostgresEndpoint nowhere =
                 new PostgresEndpoint("jdbc:postgresql://127.0.0.1:1/ledger", "effonce_sink", "x");
         assertThat(StartupCheck.sinkDatabase(sink(nowhere))).isEmpty();
-        assertThat(StartupCheck.topics("127.0.0.1:1", List.of(TOPIC))).isEmpty();
+        assertThat(StartupCheck.topics("127.0.0.1:1", List.of(TOPIC), 2)).isEmpty();
     }
 
     @Test
