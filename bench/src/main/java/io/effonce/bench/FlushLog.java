@@ -22,7 +22,8 @@ final class FlushLog {
 
     private static final Pattern FLUSH =
             Pattern.compile(
-                    "(Full|Incremental) flush of \\S+ after restore from checkpoint (\\d+): \\d+"
+                    "(Full \\(committed table too\\)|Full|Incremental) flush of \\S+ after restore"
+                            + " from checkpoint (\\d+): \\d+"
                             + " rows tagged \\d+ or later, (\\d+) keys set from state, \\d+ stale"
                             + " keys deleted, in (\\d+) ms");
 

@@ -14,7 +14,8 @@ record RecoveryOptions(
         int parallelism,
         long checkpointIntervalMs,
         Path jobJar,
-        long seed) {
+        long seed,
+        boolean databaseBackOnly) {
 
     /** Changes written between the last checkpoint and each kill: the same in every scenario. */
     int changesPerKill() {
@@ -27,7 +28,7 @@ record RecoveryOptions(
             showDefaultValues = true,
             description =
                     "TaskManager kill to exact totals, with small and large state, the incremental"
-                            + " and the full restore flush.")
+                            + " and the full restore flush; and the sink's database going back.")
     static final class Flags {
         @Option(names = "--keys", description = "Keys of the large state (1 to 10,000,000).")
         int keys = 1_000_000;
@@ -55,6 +56,11 @@ record RecoveryOptions(
 
         @Option(names = "--seed", description = "Seed of the workload.")
         long seed = 42;
+
+        @Option(
+                names = "--database-back-only",
+                description = "Run only the scenario in which the sink's database goes back.")
+        boolean databaseBackOnly;
     }
 
     static RecoveryOptions parse(String[] args) {
@@ -82,6 +88,7 @@ record RecoveryOptions(
                 f.parallelism,
                 f.checkpointIntervalMs,
                 f.jobJar,
-                f.seed);
+                f.seed,
+                f.databaseBackOnly);
     }
 }
