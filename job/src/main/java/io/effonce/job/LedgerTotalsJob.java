@@ -79,7 +79,9 @@ public final class LedgerTotalsJob {
                 .setTopics(config.get(JobOptions.TOPIC))
                 .setGroupId(config.get(JobOptions.GROUP_ID))
                 .setStartingOffsets(startingOffsets(config.get(JobOptions.STARTING_OFFSETS)))
-                .setDeserializer(new LedgerRecordDeserializer(decoder))
+                .setDeserializer(
+                        new LedgerRecordDeserializer(
+                                decoder, config.get(JobOptions.EVENT_TIME_TOLERANCE)))
                 .setProperty("isolation.level", "read_committed");
     }
 

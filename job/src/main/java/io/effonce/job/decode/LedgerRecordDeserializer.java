@@ -1,5 +1,7 @@
 package io.effonce.job.decode;
 
+import java.time.Duration;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
@@ -12,9 +14,19 @@ public final class LedgerRecordDeserializer
     private static final long serialVersionUID = 1L;
 
     private final ChangeDecoder decoder;
+    private final Duration tolerance;
+    private transient AheadBurstAlarm aheadBursts;
 
-    public LedgerRecordDeserializer(ChangeDecoder decoder) {
+    public LedgerRecordDeserializer(ChangeDecoder decoder, Duration tolerance) {
         this.decoder = decoder;
+        this.tolerance = tolerance;
+    }
+
+    @Override
+    public void open(DeserializationSchema.InitializationContext context) {
+        aheadBursts =
+                new AheadBurstAlarm(
+                        tolerance, context.getMetricGroup().counter("eventTimeAheadBursts"));
     }
 
     @Override
@@ -26,6 +38,10 @@ public final class LedgerRecordDeserializer
                         record.offset(),
                         record.timestamp(),
                         record.value());
+        if (aheadBursts == null) {
+            aheadBursts = new AheadBurstAlarm(tolerance); // used without open(), as in tests
+        }
+        aheadBursts.observe(record.topic(), record.partition(), decoded);
         if (decoded != null) {
             out.collect(decoded);
         }
