@@ -27,9 +27,7 @@ final class AheadBurstAlarm {
 
     private final Duration tolerance;
     private final Counter bursts;
-
-    /** Per topic, per partition: records seen and ahead in the current window. */
-    private final Map<String, Map<Integer, int[]>> windows = new HashMap<>();
+    private final Map<String, int[]> windows = new HashMap<>();
 
     AheadBurstAlarm(Duration tolerance, Counter bursts) {
         this.tolerance = tolerance;
@@ -42,10 +40,7 @@ final class AheadBurstAlarm {
 
     /** Counts one decoded record of {@code topic}'s {@code partition}; true if it ended a burst. */
     boolean observe(String topic, int partition, LedgerRecord record) {
-        // Called for every record: no key built per call (small partition numbers are cached).
-        int[] window =
-                windows.computeIfAbsent(topic, t -> new HashMap<>())
-                        .computeIfAbsent(partition, p -> new int[2]);
+        int[] window = windows.computeIfAbsent(topic + "-" + partition, k -> new int[2]);
         window[0]++;
         if (isAhead(record)) {
             window[1]++;

@@ -3,6 +3,7 @@ package io.effonce.local.cli;
 import io.effonce.testing.EmbeddedKafka;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -36,12 +37,20 @@ public final class KafkaCommand implements Callable<Integer> {
                     spec.commandLine(), "--port must be a port number, 1 to 65535; was " + port);
         }
         EmbeddedKafka broker = EmbeddedKafka.start(port);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    broker.close();
+                                    stopped.countDown();
+                                }));
         PrintWriter out = spec.commandLine().getOut();
         out.println("Kafka is up. In another shell:");
         out.println("  export EFFONCE_KAFKA_BOOTSTRAP=" + broker.bootstrapServers());
         out.println("Ctrl-C stops it (and deletes its data).");
         out.flush();
-        UntilStopped.run(broker);
+        stopped.await();
         return 0;
     }
 }

@@ -5,6 +5,7 @@ import io.effonce.testing.PostgresEndpoint;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -44,6 +45,14 @@ public final class PostgresCommand implements Callable<Integer> {
                 dataDir == null
                         ? EmbeddedPostgres.start(port)
                         : EmbeddedPostgres.start(dataDir, port);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    server.close();
+                                    stopped.countDown();
+                                }));
         PostgresEndpoint admin = server.endpoint();
         PrintWriter out = spec.commandLine().getOut();
         out.println("PostgreSQL is up. In another shell:");
@@ -52,7 +61,7 @@ public final class PostgresCommand implements Callable<Integer> {
         out.println("  export EFFONCE_PG_PASSWORD=" + admin.password());
         out.println("Ctrl-C stops it.");
         out.flush();
-        UntilStopped.run(server);
+        stopped.await();
         return 0;
     }
 }
