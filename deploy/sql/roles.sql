@@ -60,7 +60,8 @@ $$;
 --   merchant_daily_totals: absolute upserts, the flush reads the tag index and deletes stale keys;
 --   late_events, dead_letters: insert-if-absent by natural key (and read back for the recount);
 --   sink_fences: take key groups (upsert), check them FOR SHARE (needs UPDATE), reset (DELETE);
---   sink_fence_token: nextval for a new owner token; sink_deployment: nextval for a new deployment.
+--   sink_fence_token: nextval for a new owner token; sink_deployment: nextval for a new deployment,
+--   raised to the database's clock (setval needs UPDATE).
 GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals TO effonce_sink;
 --   merchant_daily_totals_staged / _committed: the committed read contract (stage, move, roll back).
 GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals_staged TO effonce_sink;
@@ -73,7 +74,7 @@ GRANT SELECT, INSERT ON sink_superseded_runs TO effonce_sink;
 --   sink_writers: a takeover adds its writer and drops retired ones; each write advances its count.
 GRANT SELECT, INSERT, UPDATE, DELETE ON sink_writers TO effonce_sink;
 GRANT USAGE, SELECT ON SEQUENCE sink_fence_token TO effonce_sink;
-GRANT USAGE, SELECT ON SEQUENCE sink_deployment TO effonce_sink;
+GRANT USAGE, SELECT, UPDATE ON SEQUENCE sink_deployment TO effonce_sink;
 --   sink_progress: each commit records how far its key groups' committed totals go.
 GRANT SELECT, INSERT, UPDATE, DELETE ON sink_progress TO effonce_sink;
 --   sink_repairs: a restore that rewrote a range from state records it (insert-if-absent).

@@ -3,7 +3,9 @@ package io.effonce.sink.internal;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +46,15 @@ import org.slf4j.LoggerFactory;
  * staged before barrier {@code c} may be gone with the lost writes, and the commits they came from
  * with them. The flush then also stages every key it sets at {@code c} ({@code restage}), so that
  * the commit of {@code c} that follows it rewrites the committed table from state as well.
+ *
+ * <p>An attempt outside the restored checkpoint's lineage can only have written in the range if the
+ * database went back in time and forgot the fence that kept it out: a frozen attempt of the past,
+ * woken, found the range as the copy left it and took it. Its writes carry tags from the checkpoint
+ * it restored on, which may be older than {@code c}, so step 1 misses them. When the takeover found
+ * such an owner ({@code suspectFrom} below {@code c}), the flush also reads the keys tagged from
+ * {@code suspectFrom} and deletes those that restored state does not hold and the committed table
+ * does not hold either: no completed checkpoint ever produced them (a final row of the lineage
+ * older than the retention is committed, and stays).
  *
  * <p>The tag index is read before the SETs so that it returns only the erased run's writes, not
  * every restored key rewritten with tag {@code c}. The outcome equals the set-then-scan order
@@ -96,11 +107,28 @@ public final class RestoreFlush<K, V> {
      */
     FlushReport run(
             long checkpointId, RestoredState<K, V> restoredState, Mode mode, boolean restage) {
+        return run(checkpointId, restoredState, mode, restage, checkpointId);
+    }
+
+    /**
+     * As above; {@code suspectFrom}, below {@code checkpointId}, is the oldest tag an attempt
+     * outside the restored checkpoint's lineage may have written with (see the class comment).
+     */
+    FlushReport run(
+            long checkpointId,
+            RestoredState<K, V> restoredState,
+            Mode mode,
+            boolean restage,
+            long suspectFrom) {
         if (restage && mode != Mode.FULL) {
             throw new IllegalArgumentException("Only a full flush rewrites the committed table");
         }
         long start = System.nanoTime();
         List<K> taggedSinceRestore = store.keysTaggedSince(checkpointId);
+        List<K> outsideTheLineage =
+                suspectFrom < checkpointId
+                        ? writtenOutsideTheLineage(suspectFrom, taggedSinceRestore)
+                        : List.of();
 
         Batches batches = new Batches(checkpointId, restage);
         List<K> stale = new ArrayList<>();
@@ -113,6 +141,11 @@ public final class RestoreFlush<K, V> {
                 stale.add(key);
             } else if (mode == Mode.INCREMENTAL) {
                 batches.add(key, value);
+            }
+        }
+        for (K key : outsideTheLineage) {
+            if (restoredState.valueOf(key) == null) {
+                stale.add(key);
             }
         }
         batches.writeRest();
@@ -142,6 +175,29 @@ public final class RestoreFlush<K, V> {
                 report.keysDeleted(),
                 report.durationMillis());
         return report;
+    }
+
+    /**
+     * Keys tagged from {@code suspectFrom} on, but below the restored checkpoint, that the
+     * committed table does not hold.
+     */
+    private List<K> writtenOutsideTheLineage(long suspectFrom, List<K> taggedSinceRestore) {
+        Set<K> notSuspect = new HashSet<>(taggedSinceRestore);
+        notSuspect.addAll(store.keysCommittedAfter(-1));
+        List<K> suspect = new ArrayList<>();
+        for (K key : store.keysTaggedSince(suspectFrom)) {
+            if (!notSuspect.contains(key)) {
+                suspect.add(key);
+            }
+        }
+        LOG.warn(
+                "The range of {} was held by an attempt outside the restored checkpoint's lineage"
+                        + " (the database went back and forgot the fence): {} keys it may have"
+                        + " written from tag {} on are neither in state nor committed, and go",
+                store.tableName(),
+                suspect.size(),
+                suspectFrom);
+        return suspect;
     }
 
     /** Restored values SET in batches, tagged with the restored checkpoint (and staged at it). */

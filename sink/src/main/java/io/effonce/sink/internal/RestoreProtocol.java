@@ -4,6 +4,7 @@ import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.KeyGroupSpan;
 import io.effonce.sink.store.Progress;
+import io.effonce.sink.store.RangeOwner;
 import io.effonce.sink.store.RangeRecord;
 import io.effonce.sink.store.StaleAttemptException;
 import io.effonce.sink.store.StoredRow;
@@ -121,7 +122,13 @@ final class RestoreProtocol<K, V> {
                 // committed before it (lost with the database's writes): rewritten from state.
                 // (flushMode is then FULL).
                 boolean restage = found.committedInEveryKeyGroup() < c;
-                metrics.flushed(flush(c, state, flushMode(c, found, span), restage));
+                long outsideFrom = restage ? outsideTheLineageFrom(c, found) : c;
+                if (outsideFrom < c) {
+                    // What an attempt outside c's lineage staged goes too (it never completed a
+                    // checkpoint); the flush stages every key of state at c again.
+                    store.discardStagedAfter(outsideFrom);
+                }
+                metrics.flushed(flush(c, state, flushMode(c, found, span), restage, outsideFrom));
                 reconcileCommitted(c, state);
             }
             case FLUSH_ERASED_RUN -> {
@@ -173,15 +180,41 @@ final class RestoreProtocol<K, V> {
         return RestoreFlush.Mode.FULL;
     }
 
+    /**
+     * The oldest checkpoint restored by an owner of the range that never passed barrier {@code c}
+     * ({@code c} if none): such an owner is outside {@code c}'s lineage. Checkpoint {@code c}
+     * completed, so the range's owner then passed its barrier, and every later owner restored
+     * {@code c} or a later checkpoint; only a database that went back in time, forgetting the
+     * fence, lets an older attempt take the range after that.
+     */
+    private static long outsideTheLineageFrom(long c, RangeRecord found) {
+        long from = c;
+        for (RangeOwner owner : found.owners()) {
+            if (owner.lastBarrier() < c && owner.restoredCheckpoint() >= 0) {
+                from = Math.min(from, owner.restoredCheckpoint());
+            }
+        }
+        return from;
+    }
+
     private FlushReport flush(
             long checkpointId, RestoredState<K, V> state, RestoreFlush.Mode mode, boolean restage) {
+        return flush(checkpointId, state, mode, restage, checkpointId);
+    }
+
+    private FlushReport flush(
+            long checkpointId,
+            RestoredState<K, V> state,
+            RestoreFlush.Mode mode,
+            boolean restage,
+            long suspectFrom) {
         return new RestoreFlush<>(
                         store,
                         writer,
                         keyGroupOf,
                         settings.batchSize(),
                         settings.deleteStaleOnFlush())
-                .run(checkpointId, state, mode, restage);
+                .run(checkpointId, state, mode, restage, suspectFrom);
     }
 
     /**

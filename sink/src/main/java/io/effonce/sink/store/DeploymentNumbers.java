@@ -9,10 +9,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Numbers a deployment from the sequence {@code sink_deployment}, where the job's graph is built.
+ *
+ * <p>A number is at least the database's clock in microseconds: a database that went back in time
+ * (a standby promoted, a backup restored) also puts the sequence back, and would hand a later
+ * deployment a number an earlier one already carries, so that a frozen attempt of the earlier one
+ * could take the later one's key groups and have it refused for good. Its clock does not go back
+ * with it; numbers grow as long as the database servers' clocks agree to within the time between
+ * two deployments.
  */
 final class DeploymentNumbers {
 
     private static final Logger LOG = LoggerFactory.getLogger(DeploymentNumbers.class);
+
+    /** The next value, raised to the database's clock (serialized by the advisory lock). */
+    private static final String NEXT =
+            "SELECT setval('sink_deployment', GREATEST(nextval('sink_deployment'),"
+                    + " (extract(epoch FROM clock_timestamp()) * 1000000)::bigint))";
 
     private DeploymentNumbers() {}
 
@@ -28,8 +40,12 @@ final class DeploymentNumbers {
                             "Numbering a deployment of " + config.table(),
                             c -> {
                                 try (PreparedStatement s =
-                                                c.prepareStatement(
-                                                        "SELECT nextval('sink_deployment')");
+                                        c.prepareStatement(
+                                                "SELECT pg_advisory_xact_lock(hashtext("
+                                                        + "'sink_deployment'))")) {
+                                    s.execute();
+                                }
+                                try (PreparedStatement s = c.prepareStatement(NEXT);
                                         ResultSet rs = s.executeQuery()) {
                                     rs.next();
                                     return rs.getLong(1);

@@ -144,11 +144,13 @@ final class PostgresFence implements RangeFence {
                         // Tokens only grow: a fence whose newest owner is older than this writer
                         // is a fence from before this writer's takeover.
                         throw lostWrites(
-                                "its fence rows are back to an owner before it (token "
-                                        + newest
-                                        + ", "
-                                        + rs.getString(4)
-                                        + ")");
+                                rows == 0
+                                        ? "it holds no fence rows for the range this writer took"
+                                        : "its fence rows are back to an owner before it (token "
+                                                + newest
+                                                + ", "
+                                                + rs.getString(4)
+                                                + ")");
                     }
                     throw new FencedException(
                             "Writer with token "

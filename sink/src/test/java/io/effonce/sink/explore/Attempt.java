@@ -52,6 +52,11 @@ final class Attempt<K, V> {
     /** The keys whose day was closed when the JobManager gave up on this frozen attempt. */
     Set<Integer> closedWhenFrozen = Set.of();
 
+    /** The newest checkpoint issued when this attempt was deployed, and when it was given up. */
+    long issuedWhenDeployed;
+
+    long issuedWhenGivenUp;
+
     Attempt(
             int number,
             int subtask,

@@ -2,6 +2,7 @@ package io.effonce.sink.explore;
 
 import io.effonce.sink.store.TotalsStoreFactory;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /** A store the exploration runs against, with its keys, values and tables in amounts. */
@@ -18,6 +19,23 @@ interface ExploredStore<K, V> {
      */
     default boolean cutsAtItsConnection() {
         return false;
+    }
+
+    /**
+     * Copies every table and sequence the sink keeps, in one snapshot, to go back to later. Empty
+     * where the store cannot go back in time.
+     */
+    default Optional<DatabaseCopy> copyToGoBackTo() {
+        return Optional.empty();
+    }
+
+    /** A copy of the sink's database, as an asynchronous standby or a backup holds it. */
+    interface DatabaseCopy {
+
+        /** Puts the copy back and ends the sink's sessions, as a promoted standby does. */
+        void putBack();
+
+        void discard();
     }
 
     TypeInformation<K> keyType();

@@ -2,6 +2,7 @@ package io.effonce.sink.explore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -21,6 +22,34 @@ final class Histories {
                         Arbitraries.integers().between(1, 2),
                         Step.any().list().ofMinSize(1).ofMaxSize(40))
                 .as(History::new);
+    }
+
+    /**
+     * Histories in which the sink's database goes back in time at least once, past writes of the
+     * attempts live then: drawn steps, a copy kept, the subtasks open, more drawn steps, a
+     * checkpoint taken and completed, the database put back, drawn steps again.
+     */
+    static Arbitrary<History> goingBack() {
+        Arbitrary<List<Step>> some = Step.any().list().ofMaxSize(12);
+        return Combinators.combine(
+                        Arbitraries.integers().between(1, 2),
+                        some,
+                        some,
+                        some,
+                        Arbitraries.integers().between(1, 2))
+                .as(
+                        (parallelism, before, during, after, back) -> {
+                            List<Step> steps = new ArrayList<>(before);
+                            steps.add(new Step.CopyDatabase());
+                            steps.add(new Step.Open(0));
+                            steps.add(new Step.Open(1));
+                            steps.addAll(during);
+                            steps.add(new Step.Barrier());
+                            steps.add(new Step.Complete(true));
+                            steps.add(new Step.DatabaseGoesBack(back));
+                            steps.addAll(after);
+                            return new History(parallelism, steps);
+                        });
     }
 
     /** Whether to play the histories with the takeover from before the start protocol. */
@@ -65,6 +94,10 @@ final class Histories {
         }
         Statistics.label("restarts before every subtask had an open attempt, faults stopped")
                 .collect(explorer.settleRestarts());
+        Statistics.label("the database went back")
+                .collect(Math.min(explorer.databaseWentBack(), 2));
+        Statistics.label("a live attempt noticed the database went back")
+                .collect(Math.min(explorer.goingBackNoticed(), 2));
         Statistics.label("live attempts failed with the database down")
                 .collect(Math.min(explorer.failedWithTheDatabaseDown(), 2));
     }

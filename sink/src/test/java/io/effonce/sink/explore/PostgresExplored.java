@@ -9,9 +9,11 @@ import io.effonce.sink.testutils.TestRows;
 import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.faults.SinkDatabaseRollback;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /** The PostgreSQL store, its tables emptied before every explored history. */
@@ -21,8 +23,10 @@ final class PostgresExplored implements ExploredStore<TestKey, TestTotal> {
 
     private final TotalsTable<TestKey> table;
     private final PostgresStoreConfig config;
+    private final PostgresEndpoint db;
 
     PostgresExplored(PostgresEndpoint db) {
+        this.db = db;
         this.table = new TotalsTable<>(db, TestRows.MAPPING);
         // Through the cutting driver, with quick retries: a drawn cut exercises the session's
         // retry of a transaction whose COMMIT it did not hear of, and its giving up.
@@ -48,6 +52,23 @@ final class PostgresExplored implements ExploredStore<TestKey, TestTotal> {
     @Override
     public TotalsStoreFactory<TestKey, TestTotal> stores() {
         return PostgresTotalsStore.factory(config, TestRows.MAPPING);
+    }
+
+    @Override
+    public Optional<DatabaseCopy> copyToGoBackTo() {
+        SinkDatabaseRollback copy = SinkDatabaseRollback.copy(db);
+        return Optional.of(
+                new DatabaseCopy() {
+                    @Override
+                    public void putBack() {
+                        copy.restore();
+                    }
+
+                    @Override
+                    public void discard() {
+                        copy.discard();
+                    }
+                });
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.effonce.sink.explore;
 
 import io.effonce.testing.PostgresEndpoint;
+import java.util.List;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -34,8 +36,70 @@ class PostgresTakeoverPropertiesITCase {
         Histories.check(new PostgresExplored(db), history);
     }
 
+    /**
+     * The sink's database goes back (a standby promoted, a backup restored) at least once: a live
+     * attempt notices at its next write, Flink restores, and the tables end equal to the model.
+     */
+    @Property(tries = 40)
+    void aDatabaseThatWentBackIsRepairedByTheRestore(
+            @ForAll("goingBack") Histories.History history) {
+        Histories.check(new PostgresExplored(db), history);
+    }
+
+    /**
+     * A deployment's attempt freezes before its takeover; the database goes back to before that
+     * deployment was numbered, and an operator deploys again. Numbered by the sequence alone, the
+     * new deployment would carry the frozen one's number again: the woken attempt takes its key
+     * groups, supersedes it, and every restart of the deployment that runs is refused for good.
+     * Numbers raised to the database's clock keep it the earlier one.
+     */
+    @Example
+    void aFrozenAttemptOfADeploymentTheDatabaseForgotStaysTheEarlier() {
+        Histories.check(
+                new PostgresExplored(db),
+                new Histories.History(
+                        1,
+                        List.of(
+                                new Step.CopyDatabase(),
+                                new Step.FreshStartWithReset(0, false, 1),
+                                new Step.JobManagerFailover(0, true),
+                                new Step.DatabaseGoesBack(0),
+                                new Step.FreshStartWithReset(0, false, 1),
+                                new Step.Open(0),
+                                new Step.Upsert(0, 5))));
+    }
+
+    /**
+     * Attempt 0 freezes before its takeover; attempt 1 takes the range and checkpoint 1 completes
+     * with nothing in state; the database goes back to before attempt 1's takeover. Attempt 0
+     * wakes, finds the range free, takes it and writes a total of its own, tagged 0; attempt 1
+     * fails at its next write and attempt 2 restores checkpoint 1. Its flush reads tags from 1 on
+     * and would keep the woken attempt's total for good; the owner it found never passed barrier 1,
+     * so the flush also reads that owner's tags, and deletes what neither state nor the committed
+     * table holds.
+     */
+    @Example
+    void whatAnAttemptOutsideTheLineageWroteAfterTheDatabaseForgotTheFenceGoes() {
+        Histories.check(
+                new PostgresExplored(db),
+                new Histories.History(
+                        1,
+                        List.of(
+                                new Step.Fail(0, true),
+                                new Step.CopyDatabase(),
+                                new Step.Open(0),
+                                new Step.Barrier(),
+                                new Step.Complete(true),
+                                new Step.DatabaseGoesBack(1))));
+    }
+
     @Provide
     Arbitrary<Histories.History> histories() {
         return Histories.any();
+    }
+
+    @Provide
+    Arbitrary<Histories.History> goingBack() {
+        return Histories.goingBack();
     }
 }

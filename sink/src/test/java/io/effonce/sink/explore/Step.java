@@ -14,7 +14,8 @@ import net.jqwik.api.Tuple.Tuple2;
  * only paused and will wake up later), an attempt is paused at its next store calls, a paused one
  * wakes up, an operator restores an older checkpoint as a new run (at one or two subtasks: a
  * deployment's parallelism is drawn, so a restore also rescales). A subtask index is taken modulo
- * the parallelism of the moment. A store call's connection can be cut at its COMMIT. A step that
+ * the parallelism of the moment. A store call's connection can be cut at its COMMIT. The sink's
+ * database can go back in time to a copy kept earlier (where the explored store can). A step that
  * does not apply in the state it meets is skipped, so every list of steps is a valid history and
  * shrinking keeps it one.
  */
@@ -82,6 +83,20 @@ sealed interface Step {
      */
     record CutConnection(int subtask, int calls, ConnectionCut cut) implements Step {}
 
+    /**
+     * The sink's database is copied as it is now: a state an asynchronous standby or a backup
+     * holds, which {@link DatabaseGoesBack} may later promote in its place. A copy is also kept at
+     * every completed checkpoint.
+     */
+    record CopyDatabase() implements Step {}
+
+    /**
+     * The sink's database goes back to the copy {@code back} copies before the latest (the oldest
+     * kept, if fewer): everything acknowledged since (rows, commits, fence, writers' counts, tokens
+     * handed out) is gone, and its sessions end.
+     */
+    record DatabaseGoesBack(int back) implements Step {}
+
     /** A frozen attempt of the past wakes up, finishes what it was doing and tries to write. */
     record Wake(int which) implements Step {}
 
@@ -111,6 +126,9 @@ sealed interface Step {
                                                 Arbitraries.of(ConnectionCut.class))
                                         .as(CutConnection::new)),
                         weighted(3, Arbitraries.integers().between(0, 3).map(Wake::new)),
+                        weighted(2, Arbitraries.just(new CopyDatabase())),
+                        weighted(
+                                3, Arbitraries.integers().between(0, 2).map(DatabaseGoesBack::new)),
                         weighted(3, Arbitraries.just(new FailedStopWithSavepoint())),
                         weighted(
                                 2,

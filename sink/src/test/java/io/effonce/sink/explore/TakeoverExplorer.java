@@ -13,6 +13,7 @@ import io.effonce.sink.explore.Attempt.Ended;
 import io.effonce.sink.internal.FlushReport;
 import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.store.FencedException;
+import io.effonce.sink.store.LostWritesException;
 import io.effonce.sink.store.StaleAttemptException;
 import io.effonce.sink.testutils.ConnectionCut;
 import io.effonce.sink.testutils.GatedStore;
@@ -63,6 +64,9 @@ final class TakeoverExplorer<K, V> {
         }
     }
 
+    /** Processing time that passes for a woken attempt: more than any flush interval. */
+    private static final long FLUSH_TIMER_FIRES = 3_600_000;
+
     /** The restarts a settling history may need before every subtask has an open attempt. */
     private static final int SETTLE_RESTARTS = 3;
 
@@ -102,6 +106,23 @@ final class TakeoverExplorer<K, V> {
      */
     private boolean rollingBack;
 
+    /** The live attempts when the database last went back: the rollback ends with their restart. */
+    private Set<Attempt<K, V>> wentBackUnder = Set.of();
+
+    /**
+     * The copies of the sink's database {@link Step.DatabaseGoesBack} can put back, oldest first.
+     */
+    private final Deque<ExploredStore.DatabaseCopy> databaseCopies = new ArrayDeque<>();
+
+    /** How many copies are kept: a standby lags a few checkpoints, not the whole history. */
+    private static final int COPIES_KEPT = 3;
+
+    /** The database went back and no live attempt noticed yet: its next write must. */
+    private boolean lostWritesDue;
+
+    private int databaseWentBack;
+    private int goingBackNoticed;
+
     /**
      * @param unconditional emulate the takeover before the start protocol (the counterfactual)
      */
@@ -138,6 +159,7 @@ final class TakeoverExplorer<K, V> {
         } finally {
             live.forEach(Attempt::crash);
             frozenPast.forEach(Attempt::crash);
+            databaseCopies.forEach(ExploredStore.DatabaseCopy::discard);
         }
     }
 
@@ -198,6 +220,7 @@ final class TakeoverExplorer<K, V> {
             if (f.paused()) {
                 failed.gate.pauseAfter(0);
                 failed.closedWhenFrozen = closedKeys();
+                failed.issuedWhenGivenUp = checkpoints;
                 frozenPast.add(failed);
                 live.remove(failed);
             }
@@ -238,7 +261,55 @@ final class TakeoverExplorer<K, V> {
             }
         } else if (step instanceof Step.OlderSavepoint o) {
             olderSavepoint(o);
+        } else if (step instanceof Step.CopyDatabase) {
+            copyDatabase();
+        } else if (step instanceof Step.DatabaseGoesBack b) {
+            databaseGoesBack(b.back());
         }
+    }
+
+    /**
+     * The database goes back to the copy. What it lost, committed values included, is the
+     * database's fault, not the sink's: the committed table may step back now and until the
+     * attempts live at this moment are replaced, after one of them noticed at its next write.
+     */
+    private void databaseGoesBack(int back) {
+        if (databaseCopies.isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < back && databaseCopies.size() > 1; i++) {
+            databaseCopies.removeLast().discard();
+        }
+        ExploredStore.DatabaseCopy copy = databaseCopies.removeLast();
+        copy.putBack();
+        copy.discard();
+        databaseWentBack++;
+        lostWritesDue = true;
+        rollingBack = true;
+        wentBackUnder = Set.copyOf(live);
+        trace.add("the sink's database goes back to the copy; its sessions end");
+    }
+
+    /** Keeps a copy of the sink's database as it is now, where the store can go back. */
+    private void copyDatabase() {
+        store.copyToGoBackTo()
+                .ifPresent(
+                        copy -> {
+                            databaseCopies.addLast(copy);
+                            if (databaseCopies.size() > COPIES_KEPT) {
+                                databaseCopies.removeFirst().discard();
+                            }
+                            trace.add("the sink's database is copied (a standby's state)");
+                        });
+    }
+
+    /** How often the database went back, and how often a live attempt noticed at its write. */
+    int databaseWentBack() {
+        return databaseWentBack;
+    }
+
+    int goingBackNoticed() {
+        return goingBackNoticed;
     }
 
     private void barrier(Step step) {
@@ -274,6 +345,7 @@ final class TakeoverExplorer<K, V> {
                 }
             }
         }
+        copyDatabase(); // an asynchronous standby's state, a few checkpoints behind at most
     }
 
     /**
@@ -350,6 +422,7 @@ final class TakeoverExplorer<K, V> {
         if (step.paused()) {
             kept.gate.pauseAfter(0);
             kept.closedWhenFrozen = closedKeys();
+            kept.issuedWhenGivenUp = checkpoints;
             frozenPast.add(kept);
             live.remove(kept);
         }
@@ -402,24 +475,24 @@ final class TakeoverExplorer<K, V> {
             last = old.run(this::openAndRecordFlush);
         }
         if (last != Ended.THREW) {
-            // An attempt of the current graph may still be handed the barrier it was about to
-            // process; one of an earlier JobManager gets no barrier of the current one (its
-            // inputs belong to the old graph), and its own JobManager triggers none any more.
-            boolean currentGraph = old.graph.equals(graph);
-            long barrier = old.lastBarrier + 1;
-            if (currentGraph) {
-                // Checkpoint ids are issued once, in order: a barrier the woken attempt passes
-                // was issued, so every later one is newer.
-                checkpoints = Math.max(checkpoints, barrier);
-            }
+            // An attempt of the current graph may still be handed a barrier issued while it was
+            // live, which it had not passed yet; none issued before its deployment or after the
+            // JobManager gave up on it reaches it (checkpoints are triggered on the attempts
+            // deployed then). One of an earlier JobManager gets no barrier of the current one
+            // (its inputs belong to the old graph), and its own JobManager triggers none any more.
+            long barrier = Math.max(old.lastBarrier, old.issuedWhenDeployed) + 1;
+            boolean passesABarrier = old.graph.equals(graph) && barrier <= old.issuedWhenGivenUp;
             Integer own = openKeyOwnedBy(old);
             old.run(
                     h -> {
                         if (own != null) {
                             h.processElement(upsert(own, 999_999));
                         }
-                        if (currentGraph) {
+                        if (passesABarrier) {
                             h.prepareSnapshotPreBarrier(barrier);
+                        } else {
+                            // its flush timer fires: the buffer goes out between barriers too
+                            h.setProcessingTime(h.getProcessingTime() + FLUSH_TIMER_FIRES);
                         }
                     });
         }
@@ -427,8 +500,12 @@ final class TakeoverExplorer<K, V> {
         noteCuts(old);
         woken.add(t == null ? "wrote" : t.getClass().getSimpleName());
         trace.add(old + " after waking: " + (t == null ? "wrote" : t.getClass().getSimpleName()));
+        // A database that went back may have lost this attempt's own acknowledged writes: it
+        // notices, as any writer does, and stops.
         if (t != null
-                && !(t instanceof FencedException || t instanceof StaleAttemptException)
+                && !(t instanceof FencedException
+                        || t instanceof StaleAttemptException
+                        || causedBy(t, LostWritesException.class))
                 && !old.gate.databaseDown()) {
             throw new AssertionError(old + " failed after waking up", t);
         }
@@ -444,10 +521,46 @@ final class TakeoverExplorer<K, V> {
                 a.gate.resume(); // a pause armed but not reached never happens
             }
         }
-        // Liveness: once faults stop, the newest deployment's attempts open within a bounded
-        // number of restarts (a frozen attempt armed before the faults stopped is one; a failure
-        // in an open would be another) and own every key group: the last barrier and completion
-        // below write through every subtask, and a fenced write there is a live failure.
+        // A database that went back is noticed at the first write after it, at the latest the
+        // barrier below: then the job restarts once more and the new attempts open and repair.
+        for (int round = 0; ; round++) {
+            String stuck = openEverySubtask();
+            if (stuck != null) {
+                return stuck;
+            }
+            while (!frozenPast.isEmpty()) {
+                wake(frozenPast.remove(0)); // every pause ends, after the live attempts took over
+            }
+            int noticedBefore = goingBackNoticed;
+            apply(new Step.Barrier());
+            if (goingBackNoticed == noticedBefore) {
+                break;
+            }
+            if (round == 1) {
+                return "liveness: the last barrier failed twice with no fault";
+            }
+        }
+        while (!pending.isEmpty()) {
+            apply(new Step.Complete(true));
+        }
+        Map<K, Long> expected = new HashMap<>();
+        lineage.forEach((k, total) -> expected.put(key(k), total.amount()));
+        if (!store.live().equals(expected)) {
+            return "live table " + store.live() + " != lineage " + expected;
+        }
+        if (!store.committed().equals(expected)) {
+            return "committed table " + store.committed() + " != lineage " + expected;
+        }
+        return null;
+    }
+
+    /**
+     * Liveness: once faults stop, the newest deployment's attempts open within a bounded number of
+     * restarts (a frozen attempt armed before the faults stopped is one; a failure in an open would
+     * be another) and own every key group: the last barrier and completion write through every
+     * subtask, and a fenced write there is a live failure. Returns what is stuck, or null.
+     */
+    private String openEverySubtask() {
         for (int tries = 0;
                 tries < SETTLE_RESTARTS && live.stream().anyMatch(this::busy);
                 tries++) {
@@ -465,21 +578,6 @@ final class TakeoverExplorer<K, V> {
                     + " restarts with no fault, subtasks still without an open attempt: "
                     + live.stream().filter(this::busy).toList();
         }
-        while (!frozenPast.isEmpty()) {
-            wake(frozenPast.remove(0)); // every pause ends, after the live attempts took over
-        }
-        apply(new Step.Barrier());
-        while (!pending.isEmpty()) {
-            apply(new Step.Complete(true));
-        }
-        Map<K, Long> expected = new HashMap<>();
-        lineage.forEach((k, total) -> expected.put(key(k), total.amount()));
-        if (!store.live().equals(expected)) {
-            return "live table " + store.live() + " != lineage " + expected;
-        }
-        if (!store.committed().equals(expected)) {
-            return "committed table " + store.committed() + " != lineage " + expected;
-        }
         return null;
     }
 
@@ -491,7 +589,9 @@ final class TakeoverExplorer<K, V> {
         Map<K, Long> now = store.committedCheckpoints();
         if (rollingBack) {
             committedSeen = now;
-            rollingBack = !live.stream().allMatch(a -> a.opened && !a.frozen);
+            rollingBack =
+                    !live.stream()
+                            .allMatch(a -> a.opened && !a.frozen && !wentBackUnder.contains(a));
             return null;
         }
         for (Map.Entry<K, Long> seen : committedSeen.entrySet()) {
@@ -526,6 +626,9 @@ final class TakeoverExplorer<K, V> {
         if (ended == Ended.THREW) {
             if (a.gate.databaseDown()) {
                 failedWithTheDatabaseDown++; // the drawn fault: the task fails, Flink restores
+            } else if (lostWritesDue && noticedGoingBack(a.thrown())) {
+                goingBackNoticed++; // the drawn fault, noticed once: the task fails, Flink restores
+                lostWritesDue = false;
             } else {
                 liveFailures++;
             }
@@ -533,6 +636,27 @@ final class TakeoverExplorer<K, V> {
             restart(completed, live.size());
         }
         return ended;
+    }
+
+    /**
+     * How a live attempt notices that the database went back: it lost the attempt's writes, or it
+     * lost its takeover too and an attempt of the past, frozen before it and woken since, took the
+     * range again (a database that forgot the fence cannot keep a zombie out; the live attempt's
+     * failure and Flink's restore end its writes).
+     */
+    private static boolean noticedGoingBack(Throwable t) {
+        return causedBy(t, LostWritesException.class)
+                || causedBy(t, FencedException.class)
+                || causedBy(t, StaleAttemptException.class);
+    }
+
+    private static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Notes the connection cuts that hit the attempt's store calls. */
@@ -603,6 +727,7 @@ final class TakeoverExplorer<K, V> {
                     throw new AssertionError(a + " could not restore", a.thrown());
                 }
                 a.lastBarrier = from == null ? 0 : from.id();
+                a.issuedWhenDeployed = checkpoints;
                 next.add(a);
             } catch (Exception e) {
                 throw new IllegalStateException(e);

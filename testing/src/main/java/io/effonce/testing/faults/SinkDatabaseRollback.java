@@ -8,13 +8,15 @@ import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The sink's database going back in time, as a promoted asynchronous standby or a backup restored
  * in its place makes it: {@link #copy} keeps a consistent copy of every table and sequence the
  * job's sink writes, taken in one snapshot; {@link #restore} puts that copy back in one transaction
  * and, as a failover does, ends the sink's sessions. Everything acknowledged in between is gone,
- * the fence, the writers' counts and the tokens handed out included.
+ * the fence, the writers' counts and the tokens handed out included. Each copy is a schema of its
+ * own, so several can be kept and any put back; {@link #discard} drops one.
  */
 public final class SinkDatabaseRollback {
 
@@ -34,33 +36,32 @@ public final class SinkDatabaseRollback {
 
     public static final List<String> SEQUENCES = List.of("sink_fence_token", "sink_deployment");
 
-    private static final String COPY_SCHEMA = "rollback_copy";
+    private static final AtomicLong COPIES = new AtomicLong();
 
     private final PostgresEndpoint db;
+    private final String schema;
     private final Map<String, long[]> sequences;
 
-    private SinkDatabaseRollback(PostgresEndpoint db, Map<String, long[]> sequences) {
+    private SinkDatabaseRollback(
+            PostgresEndpoint db, String schema, Map<String, long[]> sequences) {
         this.db = db;
+        this.schema = schema;
         this.sequences = sequences;
     }
 
     /** Copies the sink's tables and sequences as they are now, in one snapshot. */
     public static SinkDatabaseRollback copy(PostgresEndpoint db) {
         Map<String, long[]> sequences = new LinkedHashMap<>();
+        String schema =
+                "rollback_copy_" + ProcessHandle.current().pid() + "_" + COPIES.incrementAndGet();
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             try (Statement s = c.createStatement()) {
-                s.execute("CREATE SCHEMA IF NOT EXISTS " + COPY_SCHEMA);
+                s.execute("CREATE SCHEMA " + schema);
                 for (String table : TABLES) {
-                    s.execute("DROP TABLE IF EXISTS " + COPY_SCHEMA + "." + table);
                     s.execute(
-                            "CREATE TABLE "
-                                    + COPY_SCHEMA
-                                    + "."
-                                    + table
-                                    + " AS SELECT * FROM "
-                                    + table);
+                            "CREATE TABLE " + schema + "." + table + " AS SELECT * FROM " + table);
                 }
                 for (String sequence : SEQUENCES) {
                     try (ResultSet rs =
@@ -76,7 +77,7 @@ public final class SinkDatabaseRollback {
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot copy the sink's tables", e);
         }
-        return new SinkDatabaseRollback(db, sequences);
+        return new SinkDatabaseRollback(db, schema, sequences);
     }
 
     /**
@@ -89,8 +90,7 @@ public final class SinkDatabaseRollback {
             try (Statement s = c.createStatement()) {
                 s.execute("TRUNCATE " + String.join(", ", TABLES));
                 for (String table : TABLES) {
-                    s.execute(
-                            "INSERT INTO " + table + " SELECT * FROM " + COPY_SCHEMA + "." + table);
+                    s.execute("INSERT INTO " + table + " SELECT * FROM " + schema + "." + table);
                 }
                 for (Map.Entry<String, long[]> sequence : sequences.entrySet()) {
                     s.execute(
@@ -113,6 +113,16 @@ public final class SinkDatabaseRollback {
             c.commit();
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot put the sink's tables back", e);
+        }
+    }
+
+    /** Drops the copy. */
+    public void discard() {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot drop the copy of the sink's tables", e);
         }
     }
 }
