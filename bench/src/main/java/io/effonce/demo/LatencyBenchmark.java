@@ -98,7 +98,7 @@ public final class LatencyBenchmark {
                         .merchants(options.merchants())
                         .batchSize(50);
         double paymentsPerSecond = changesPerSecond / changesPerPayment(workload.build());
-        RelayMetrics relay = stack.relay.metrics();
+        RelayMetrics relay = stack.relay(0).metrics();
         DelayHistogram.Snapshot toRelay = relay.commitToRelay().snapshot();
         DelayHistogram.Snapshot toAck = relay.relayToAck().snapshot();
         CpuShares cpu = CpuShares.now();

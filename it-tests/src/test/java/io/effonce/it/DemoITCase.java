@@ -39,4 +39,33 @@ class DemoITCase {
                                 "PT5M");
         assertThat(exit).as("the demo's exit code (0: totals equal the ledgers)").isZero();
     }
+
+    /**
+     * {@code --ledger-failover}: the ledger's primary killed mid-workload, its standby promoted,
+     * the relay started again on its failover slot, the workload going on against the new primary.
+     */
+    @Test
+    void theDemoWhoseLedgerFailsOverEndsExact() {
+        int exit =
+                new CommandLine(new Demo())
+                        .execute(
+                                "--job-jar",
+                                System.getProperty("effonce.job.jar"),
+                                "--work-dir",
+                                WorkDirs.fresh("demo-ledger-failover").toString(),
+                                "--ledger-failover",
+                                "--payments",
+                                "6000",
+                                "--rate",
+                                "600",
+                                "--kills",
+                                "0",
+                                "--page-port",
+                                "0",
+                                "--settle-timeout",
+                                "PT5M");
+        assertThat(exit)
+                .as("the demo's exit code (0: totals equal the promoted standby's ledger)")
+                .isZero();
+    }
 }

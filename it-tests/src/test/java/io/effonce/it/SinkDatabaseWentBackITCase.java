@@ -153,7 +153,9 @@ class SinkDatabaseWentBackITCase {
             long lostFinalRows =
                     tables.number(
                             "SELECT count(*) FROM merchant_daily_totals_committed c"
-                                    + " LEFT JOIN rollback_copy.merchant_daily_totals_committed o"
+                                    + " LEFT JOIN "
+                                    + standby.schema()
+                                    + ".merchant_daily_totals_committed o"
                                     + " USING (merchant_id, day, currency)"
                                     + " WHERE c.day <= '"
                                     + openAtCopy

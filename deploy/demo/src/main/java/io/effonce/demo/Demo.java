@@ -68,6 +68,15 @@ public final class Demo implements Callable<Integer> {
     int sinkRollbacks = 0;
 
     @Option(
+            names = "--ledger-failover",
+            description =
+                    "Run the ledger (its first shard) on a primary with a streaming standby, kill"
+                            + " the primary (kill -9) in the middle of the workload and promote the"
+                            + " standby: the relay follows it through its failover slot, the"
+                            + " workload goes on against it, and the totals must equal its ledger.")
+    boolean ledgerFailover;
+
+    @Option(
             names = "--shards",
             description =
                     "Ledger shards: databases, each with its own relay, slot and topic, read by"

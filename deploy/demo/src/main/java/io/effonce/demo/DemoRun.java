@@ -1,7 +1,9 @@
 package io.effonce.demo;
 
+import io.effonce.cdc.LedgerRelay;
 import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.FlinkProcess;
+import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.faults.SinkDatabaseRollback;
 import io.effonce.testing.oracle.Comparison;
 import io.effonce.testing.oracle.LedgerOracle;
@@ -36,11 +38,15 @@ final class DemoRun {
     private int killsDone;
     private int jobManagerKillsDone;
     private int rollbacksDone;
+    private int ledgerFailoversDone;
+
+    /** Completed once the ledger's standby is primary: the first shard's workload goes on. */
+    private final CompletableFuture<Void> ledgerPromoted = new CompletableFuture<>();
 
     DemoRun(Demo options, DemoStack stack) {
         this.options = options;
         this.stack = stack;
-        this.oracle = new LedgerOracle(stack.ledger);
+        this.oracle = new LedgerOracle(stack.sink);
         this.paymentsStarted = new AtomicLongArray(stack.shards.size());
     }
 
@@ -54,6 +60,7 @@ final class DemoRun {
                         .truncatedTo(ChronoUnit.DAYS)
                         .plus(1, ChronoUnit.DAYS);
         double speed = options.days * 86_400.0 / seconds;
+        EventClock clock = EventClock.accelerated(start, speed);
         int shards = stack.shards.size();
         List<CompletableFuture<WorkloadReport>> running = new ArrayList<>();
         for (int i = 0; i < shards; i++) {
@@ -66,15 +73,19 @@ final class DemoRun {
                             .rate(options.rate * count / options.payments)
                             .scope(i == 0 ? "demo" : "demo-shard" + i)
                             .seed(7 + i)
-                            .clock(EventClock.accelerated(start, speed))
+                            .clock(shards == 1 ? clock : EventClock.accelerated(start, speed))
                             .build();
             running.add(
                     CompletableFuture.supplyAsync(
                             () ->
-                                    new LedgerWorkload(workload)
-                                            .run(
-                                                    stack.shards.get(shard),
-                                                    r -> paymentsStarted.set(shard, r.started()))));
+                                    shard == 0 && stack.ledgerPair != null
+                                            ? throughTheFailover(workload)
+                                            : new LedgerWorkload(workload)
+                                                    .run(
+                                                            stack.shards.get(shard),
+                                                            r ->
+                                                                    paymentsStarted.set(
+                                                                            shard, r.started()))));
         }
         DemoStack.say(
                 String.format(
@@ -91,16 +102,19 @@ final class DemoRun {
         // TaskManager and JobManager kills alternate, spread evenly over the workload; the sink
         // database's rollbacks come after them.
         int kills = options.kills + options.jobManagerKills;
-        int faults = kills + options.sinkRollbacks;
+        int failovers = stack.ledgerPair != null ? 1 : 0;
+        int faults = kills + failovers + options.sinkRollbacks;
         long between = options.payments / (faults + 1);
         while (!all.isDone()) {
             progress();
-            int done = killsDone + jobManagerKillsDone + rollbacksDone;
+            int done = killsDone + jobManagerKillsDone + ledgerFailoversDone + rollbacksDone;
             if (done < faults && started() >= between * (done + 1)) {
                 boolean jobManagerTurn =
                         jobManagerKillsDone < options.jobManagerKills
                                 && (killsDone >= options.kills || done % 2 == 1);
-                if (done >= kills) {
+                if (done >= kills && ledgerFailoversDone < failovers) {
+                    ledgerFailover();
+                } else if (done >= kills) {
                     sinkDatabaseGoesBack();
                 } else if (jobManagerTurn) {
                     killLeadingJobManagerMidCheckpoint();
@@ -124,11 +138,12 @@ final class DemoRun {
         CheckpointStats stats = stack.cluster.rest().checkpoints(stack.jobId);
         DemoStack.say(
                 String.format(
-                        "TaskManagers killed mid-checkpoint: %d; JobManagers: %d; sink database"
-                                + " rollbacks: %d; restores: %d; checkpoints: %d; relay published"
-                                + " %,d changes",
+                        "TaskManagers killed mid-checkpoint: %d; JobManagers: %d; ledger"
+                                + " failovers: %d; sink database rollbacks: %d; restores: %d;"
+                                + " checkpoints: %d; relay published %,d changes",
                         killsDone,
                         jobManagerKillsDone,
+                        ledgerFailoversDone,
                         rollbacksDone,
                         stats.restored(),
                         stats.completed(),
@@ -175,7 +190,7 @@ final class DemoRun {
      */
     private void sinkDatabaseGoesBack() throws InterruptedException {
         long before = stack.cluster.rest().checkpoints(stack.jobId).completed();
-        SinkDatabaseRollback copy = SinkDatabaseRollback.copy(stack.ledger);
+        SinkDatabaseRollback copy = SinkDatabaseRollback.copy(stack.sink);
         System.out.println();
         DemoStack.say("Copied the sink's tables (an asynchronous standby that will fall behind)");
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
@@ -194,6 +209,65 @@ final class DemoRun {
                         + " sink notices at its next write, the task fails, and the restore"
                         + " rewrites the live and committed tables from state");
         rollbacksDone++;
+    }
+
+    /**
+     * The first shard's workload when its ledger fails over: it stops with the primary (its last
+     * transaction lost or not, as the standby has it), waits for the promotion, and starts the
+     * payments left against the new primary, which the same multi-host URL finds.
+     */
+    private WorkloadReport throughTheFailover(WorkloadOptions workload) {
+        PostgresEndpoint ledger = stack.shards.get(0);
+        try {
+            return new LedgerWorkload(workload)
+                    .run(ledger, r -> paymentsStarted.set(0, r.started()));
+        } catch (RuntimeException primaryGone) {
+            ledgerPromoted.join();
+            long before = paymentsStarted.get(0);
+            WorkloadOptions rest =
+                    WorkloadOptions.builder()
+                            .count(Math.max(0, workload.count() - before))
+                            .rate(workload.rate())
+                            .scope("demo-after-failover")
+                            .seed(workload.seed() + 100)
+                            .clock(workload.clock())
+                            .build();
+            return new LedgerWorkload(rest)
+                    .run(ledger, r -> paymentsStarted.set(0, before + r.started()));
+        }
+    }
+
+    /**
+     * Kills the ledger's primary once the relay's slot is synchronized to the standby, waits for
+     * the relay to stop on its broken stream, promotes the standby and starts the relay again: it
+     * finds its slot there, at the position the job has seen, and no change is lost or snapshot.
+     */
+    private void ledgerFailover() throws InterruptedException {
+        DemoStack.LedgerPair pair = stack.ledgerPair;
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (!pair.standby().hasSyncedSlot("effonce_demo") && System.nanoTime() < deadline) {
+            progress();
+            Thread.sleep(500); // pacing while the standby synchronizes the slot
+        }
+        System.out.println();
+        DemoStack.say(
+                "Killing the ledger's primary (kill -9) in the middle of the workload's"
+                        + " transactions; promoting its streaming standby");
+        long killed = System.nanoTime();
+        pair.primary().crash();
+        LedgerRelay broken = stack.relay(0);
+        while (broken.isRunning() && System.nanoTime() < deadline + killed) {
+            Thread.sleep(100); // the relay notices its stream is gone
+        }
+        pair.standby().promote();
+        ledgerPromoted.complete(null);
+        stack.restartRelay(0);
+        DemoStack.say(
+                String.format(
+                        "The standby is primary; the relay streams from its synchronized slot %,d"
+                                + " ms after the kill, and the workload goes on against it",
+                        (System.nanoTime() - killed) / 1_000_000));
+        ledgerFailoversDone++;
     }
 
     /** Waits until sink + late equals the ledger, or the timeout; returns the last comparison. */
@@ -225,7 +299,7 @@ final class DemoRun {
     }
 
     private long changesRelayed() {
-        return stack.relays.stream().mapToLong(r -> r.metrics().changesPublished()).sum();
+        return stack.relays().stream().mapToLong(r -> r.metrics().changesPublished()).sum();
     }
 
     private void progress() {

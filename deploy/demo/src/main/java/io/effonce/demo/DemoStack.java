@@ -14,6 +14,7 @@ import io.effonce.testing.Files2;
 import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.SchemaTool;
+import io.effonce.testing.StreamingStandby;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /** Everything the demo runs, started in order and stopped in reverse. */
 final class DemoStack implements AutoCloseable {
@@ -35,17 +37,25 @@ final class DemoStack implements AutoCloseable {
     final EmbeddedPostgres postgres;
     final EmbeddedKafka kafka;
 
-    /** The first ledger shard, which also holds the sink's tables. */
+    /** The first ledger shard. */
     final PostgresEndpoint ledger;
+
+    /** The database with the sink's tables: the first shard's, unless it fails over. */
+    final PostgresEndpoint sink;
 
     /** Every ledger shard, {@link #ledger} first. */
     final List<PostgresEndpoint> shards;
 
-    /** The relay of the first shard. */
-    final LedgerRelay relay;
+    /**
+     * With {@code --ledger-failover}, the first shard's primary and its streaming standby (the
+     * first shard's endpoint names both, the primary first); otherwise null.
+     */
+    final LedgerPair ledgerPair;
 
-    /** One relay per shard, in the order of {@link #shards}. */
-    final List<LedgerRelay> relays;
+    /** One relay per shard, in the order of {@link #shards}; a relay may be started again. */
+    private final List<LedgerRelay> relays;
+
+    private final List<Supplier<LedgerRelay>> relayStarts;
 
     final LocalFlinkCluster cluster;
     final String jobId;
@@ -53,21 +63,59 @@ final class DemoStack implements AutoCloseable {
     /** The live page, or null when the demo runs without it. */
     private LivePageServer page;
 
+    /** The first shard's primary and its standby, synchronizing failover slots. */
+    record LedgerPair(EmbeddedPostgres primary, StreamingStandby standby) {
+
+        /** Both, the primary first: pgjdbc connects to whichever is primary. */
+        PostgresEndpoint endpoint() {
+            return new PostgresEndpoint(
+                    "jdbc:postgresql://127.0.0.1:"
+                            + primary.port()
+                            + ",127.0.0.1:"
+                            + standby.server().port()
+                            + "/postgres?targetServerType=primary",
+                    "postgres",
+                    "postgres");
+        }
+    }
+
     private DemoStack(
             EmbeddedPostgres postgres,
             EmbeddedKafka kafka,
+            PostgresEndpoint sink,
             List<PostgresEndpoint> shards,
+            LedgerPair ledgerPair,
+            List<Supplier<LedgerRelay>> relayStarts,
             List<LedgerRelay> relays,
             LocalFlinkCluster cluster,
             String jobId) {
         this.postgres = postgres;
         this.kafka = kafka;
+        this.sink = sink;
         this.shards = List.copyOf(shards);
         this.ledger = shards.get(0);
-        this.relays = List.copyOf(relays);
-        this.relay = relays.get(0);
+        this.ledgerPair = ledgerPair;
+        this.relayStarts = List.copyOf(relayStarts);
+        this.relays = new ArrayList<>(relays);
         this.cluster = cluster;
         this.jobId = jobId;
+    }
+
+    /** The relay of shard {@code shard}. */
+    synchronized LedgerRelay relay(int shard) {
+        return relays.get(shard);
+    }
+
+    synchronized List<LedgerRelay> relays() {
+        return List.copyOf(relays);
+    }
+
+    /** Closes the relay of shard {@code shard} and starts it again with the same arguments. */
+    synchronized LedgerRelay restartRelay(int shard) {
+        closeQuietly(relays.get(shard)::close);
+        LedgerRelay next = relayStarts.get(shard).get();
+        relays.set(shard, next);
+        return next;
     }
 
     /**
@@ -82,6 +130,7 @@ final class DemoStack implements AutoCloseable {
                         options.parallelism,
                         options.highAvailability,
                         options.shards,
+                        options.ledgerFailover,
                         List.of(
                                 // The relay's lag of a second is an hour of the demo's event time.
                                 "--dedup.horizon",
@@ -110,11 +159,11 @@ final class DemoStack implements AutoCloseable {
      */
     private void servePage(Path work, int port) throws IOException {
         String password =
-                setPassword(ledger, "effonce_dashboard", work.resolve("dashboard.password"));
+                setPassword(sink, "effonce_dashboard", work.resolve("dashboard.password"));
         page =
                 LivePageServer.start(
                         PageSettings.of(
-                                new DatabaseLogin(ledger.jdbcUrl(), "effonce_dashboard", password),
+                                new DatabaseLogin(sink.jdbcUrl(), "effonce_dashboard", password),
                                 port));
         say(
                 "Live page: "
@@ -138,7 +187,14 @@ final class DemoStack implements AutoCloseable {
             List<String> extraRelayArgs)
             throws IOException {
         return start(
-                workDir, jobJar, parallelism, highAvailability, 1, extraJobArgs, extraRelayArgs);
+                workDir,
+                jobJar,
+                parallelism,
+                highAvailability,
+                1,
+                false,
+                extraJobArgs,
+                extraRelayArgs);
     }
 
     /**
@@ -146,7 +202,9 @@ final class DemoStack implements AutoCloseable {
      * extraJobArgs} for the job, {@code extraRelayArgs} for the relays; with {@code
      * highAvailability} the cluster runs ZooKeeper and a standby JobManager. The ledger is {@code
      * shardCount} databases, each with its own relay (slot, topic), and the job reads every shard's
-     * topic as one stream; the sink's tables are in the first shard's database.
+     * topic as one stream; the sink's tables are in the first shard's database. With {@code
+     * ledgerFailover} the first shard is a server of its own with a streaming standby (failover
+     * slots on), and the sink's tables stay on the other server.
      */
     static DemoStack start(
             Path workDir,
@@ -154,6 +212,7 @@ final class DemoStack implements AutoCloseable {
             int parallelism,
             boolean highAvailability,
             int shardCount,
+            boolean ledgerFailover,
             List<String> extraJobArgs,
             List<String> extraRelayArgs)
             throws IOException {
@@ -167,12 +226,20 @@ final class DemoStack implements AutoCloseable {
         say("Starting PostgreSQL and Kafka");
         EmbeddedPostgres postgres = EmbeddedPostgres.start();
         EmbeddedKafka kafka = EmbeddedKafka.start();
-        PostgresEndpoint ledger = LocalServices.newDatabase(postgres.endpoint(), "effonce_demo");
-        SchemaTool.applyAll(ledger);
+        PostgresEndpoint sink = LocalServices.newDatabase(postgres.endpoint(), "effonce_demo");
+        SchemaTool.applyAll(sink);
         Path sinkPassword = work.resolve("sink.password");
-        String password = setPassword(ledger, "effonce_sink", sinkPassword);
+        String password = setPassword(sink, "effonce_sink", sinkPassword);
+        LedgerPair pair = null;
+        if (ledgerFailover) {
+            say("Starting the ledger's primary and its streaming standby (failover slots)");
+            EmbeddedPostgres primary = EmbeddedPostgres.start();
+            SchemaTool.applyAll(primary.endpoint());
+            pair = new LedgerPair(primary, StreamingStandby.of(primary, true));
+        }
 
-        List<PostgresEndpoint> shards = new ArrayList<>(List.of(ledger));
+        List<PostgresEndpoint> shards =
+                new ArrayList<>(List.of(pair == null ? sink : pair.endpoint()));
         for (int i = 1; i < shardCount; i++) {
             PostgresEndpoint shard =
                     LocalServices.newDatabase(postgres.endpoint(), "effonce_demo_shard" + i);
@@ -180,6 +247,7 @@ final class DemoStack implements AutoCloseable {
             shards.add(shard);
         }
         List<LedgerRelay> relays = new ArrayList<>();
+        List<Supplier<LedgerRelay>> relayStarts = new ArrayList<>();
         List<String> topics = new ArrayList<>();
         for (int i = 0; i < shards.size(); i++) {
             String prefix = i == 0 ? TOPIC_PREFIX : TOPIC_PREFIX + "_shard" + i;
@@ -190,14 +258,10 @@ final class DemoStack implements AutoCloseable {
                             + " (Debezium → Kafka topic "
                             + topics.get(i)
                             + ")");
-            relays.add(
-                    startRelay(
-                            shards.get(i),
-                            i == 0 ? "effonce_demo" : "effonce_demo_shard" + i,
-                            prefix,
-                            kafka,
-                            work,
-                            extraRelayArgs));
+            PostgresEndpoint shard = shards.get(i);
+            String slot = i == 0 ? "effonce_demo" : "effonce_demo_shard" + i;
+            relayStarts.add(() -> startRelay(shard, slot, prefix, kafka, work, extraRelayArgs));
+            relays.add(relayStarts.get(i).get());
         }
 
         say(
@@ -220,7 +284,7 @@ final class DemoStack implements AutoCloseable {
                         List.of(
                                 "--kafka.bootstrap-servers", kafka.bootstrapServers(),
                                 "--kafka.topic", String.join(";", topics),
-                                "--postgres.url", ledger.jdbcUrl(),
+                                "--postgres.url", sink.jdbcUrl(),
                                 "--postgres.user", "effonce_sink",
                                 "--postgres.password-file", sinkPassword.toString()));
         args.addAll(extraJobArgs);
@@ -241,7 +305,8 @@ final class DemoStack implements AutoCloseable {
                         + " ("
                         + password.length()
                         + " characters)");
-        return new DemoStack(postgres, kafka, shards, relays, cluster, jobId);
+        return new DemoStack(
+                postgres, kafka, sink, shards, pair, relayStarts, relays, cluster, jobId);
     }
 
     private static LedgerRelay startRelay(
@@ -295,8 +360,12 @@ final class DemoStack implements AutoCloseable {
             closeQuietly(page::close);
         }
         closeQuietly(cluster::close);
-        relays.forEach(r -> closeQuietly(r::close));
+        relays().forEach(r -> closeQuietly(r::close));
         closeQuietly(kafka::close);
+        if (ledgerPair != null) {
+            closeQuietly(ledgerPair.standby()::close);
+            closeQuietly(ledgerPair.primary()::close);
+        }
         closeQuietly(postgres::close);
     }
 

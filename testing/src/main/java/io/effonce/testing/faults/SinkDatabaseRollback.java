@@ -116,6 +116,11 @@ public final class SinkDatabaseRollback {
         }
     }
 
+    /** The schema that holds the copy's tables, for a test that compares them. */
+    public String schema() {
+        return schema;
+    }
+
     /** Drops the copy. */
     public void discard() {
         try (Connection c = db.connect();
