@@ -11,6 +11,7 @@ import io.effonce.cluster.FlinkProcess;
 import io.effonce.cluster.FlinkRestClient;
 import io.effonce.cluster.FlinkRestException;
 import io.effonce.cluster.JobSubmission;
+import io.effonce.cluster.PrometheusPages;
 import io.effonce.cluster.cli.ClusterCli;
 import io.effonce.it.testutils.ChaosClusterExtension;
 import io.effonce.it.testutils.ChaosReport;
@@ -42,6 +43,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalDouble;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -172,10 +174,34 @@ class JobJarOnLocalClusterITCase {
                 assertThat(hits).as("kills that hit a checkpoint in flight").isPositive();
                 assertThat(restores).isGreaterThanOrEqualTo(done);
                 assertThat(flushes).isGreaterThanOrEqualTo(2L * done);
+                theAlertRulesMetricsAreServed(jobId, done);
             } finally {
                 relays.dropSlot();
             }
         }
+    }
+
+    /**
+     * Every metric deploy/prometheus/effonce-alerts.yml reads is served by the cluster's Prometheus
+     * reporters under the name the rule uses, the restarts counted ({@code deadLetters_<reason>}
+     * appears with the first dead letter of its reason, none here).
+     */
+    private static void theAlertRulesMetricsAreServed(String jobId, int kills)
+            throws InterruptedException {
+        List<String> pages = PrometheusPages.scrape();
+        String all = String.join("\n", pages);
+        assertThat(all)
+                .contains(
+                        "flink_jobmanager_job_numberOfFailedCheckpoints{",
+                        "flink_taskmanager_job_task_operator_lastCommittedCheckpoint{",
+                        "flink_taskmanager_job_task_operator_fencedWrites{",
+                        "flink_taskmanager_job_task_operator_lastFlushKeysSet{")
+                .containsPattern("flink_taskmanager_job_task_operator_\\w*eventTimeAheadBursts\\{");
+        OptionalDouble restarts =
+                PrometheusPages.sample(
+                        pages, "flink_jobmanager_job_numRestarts", "job_id=\"" + jobId + "\"");
+        assertThat(restarts).as("the job's restarts, as Prometheus reads them").isPresent();
+        assertThat(restarts.getAsDouble()).isGreaterThanOrEqualTo(kills);
     }
 
     /**

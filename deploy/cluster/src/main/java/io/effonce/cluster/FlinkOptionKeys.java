@@ -5,7 +5,11 @@ import java.lang.reflect.Modifier;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.MetricOptions;
 
 /**
  * The configuration keys a Flink 2.3 cluster's configuration may set: every current (not
@@ -35,7 +39,36 @@ public final class FlinkOptionKeys {
                     "org.apache.flink.configuration.PipelineOptions",
                     "org.apache.flink.state.rocksdb.RocksDBConfigurableOptions");
 
+    /** A named metric reporter's option: {@code metrics.reporter.<name>.<option>}. */
+    private static final Pattern REPORTER_KEY =
+            Pattern.compile("metrics\\.reporter\\.[A-Za-z0-9_]+\\.(.+)");
+
+    /** The Prometheus reporter's own option besides Flink's reporter options. */
+    private static final String PROMETHEUS_PORT = "port";
+
     private FlinkOptionKeys() {}
+
+    /**
+     * Whether {@code key} is an option of a named metric reporter: one of Flink's options for every
+     * reporter ({@code factory.class}, {@code interval}, ...) or the Prometheus reporter's port.
+     */
+    public static boolean isReporterOption(String key) {
+        Matcher m = REPORTER_KEY.matcher(key);
+        if (!m.matches()) {
+            return false;
+        }
+        String option = m.group(1);
+        return option.equals(PROMETHEUS_PORT)
+                || Stream.of(
+                                MetricOptions.REPORTER_FACTORY_CLASS,
+                                MetricOptions.REPORTER_INTERVAL,
+                                MetricOptions.REPORTER_SCOPE_DELIMITER,
+                                MetricOptions.REPORTER_ADDITIONAL_VARIABLES,
+                                MetricOptions.REPORTER_EXCLUDED_VARIABLES,
+                                MetricOptions.REPORTER_INCLUDES,
+                                MetricOptions.REPORTER_EXCLUDES)
+                        .anyMatch(o -> o.key().equals(option));
+    }
 
     /** Every current key of the option classes on the class path. */
     public static Set<String> current() {

@@ -1,6 +1,7 @@
 package io.effonce.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.effonce.cluster.cli.ClusterCli;
 import io.effonce.cluster.testjob.CountingJob;
@@ -9,6 +10,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -61,6 +63,29 @@ class LocalFlinkClusterITCase {
         assertThat(ProcessHandle.allProcesses())
                 .noneMatch(p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false));
         assertThat(LocalFlinkCluster.attach(workDir)).isEmpty();
+    }
+
+    /**
+     * config.yaml's Prometheus reporter runs in every process: each serves Prometheus's text format
+     * on a port of 9249–9260, the JobManager its {@code flink_jobmanager_} metrics and each
+     * TaskManager its {@code flink_taskmanager_} ones.
+     */
+    @Test
+    void everyProcessServesItsMetricsToPrometheus() {
+        await("the JobManager and both TaskManagers serving /metrics on 9249-9260")
+                .atMost(Duration.ofMinutes(2))
+                .until(
+                        () -> {
+                            List<String> pages = PrometheusPages.scrape();
+                            return pages.stream()
+                                                    .filter(p -> p.contains("flink_jobmanager_"))
+                                                    .count()
+                                            >= 1
+                                    && pages.stream()
+                                                    .filter(p -> p.contains("flink_taskmanager_"))
+                                                    .count()
+                                            >= 2;
+                        });
     }
 
     @Test

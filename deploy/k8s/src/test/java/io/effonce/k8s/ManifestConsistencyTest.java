@@ -82,6 +82,7 @@ class ManifestConsistencyTest {
         Set<String> unknown =
                 new TreeSet<>(map(at(job().body(), "spec", "flinkConfiguration")).keySet());
         unknown.removeAll(known);
+        unknown.removeIf(FlinkOptionKeys::isReporterOption);
         assertThat(unknown)
                 .as(
                         "%s: spec.flinkConfiguration keys neither Flink nor the job knows",
