@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,6 +44,7 @@ public final class LedgerRelay implements AutoCloseable {
     private DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
     private ExecutorService runner;
     private HealthLog health;
+    private RelayMetricsEndpoint metricsEndpoint;
 
     private LedgerRelay(RelayOptions options) {
         this.options = options;
@@ -120,12 +122,22 @@ public final class LedgerRelay implements AutoCloseable {
                     failure.get());
         }
         health = new HealthLog(metrics, options.healthInterval);
+        if (options.metricsPort != null) {
+            metricsEndpoint = RelayMetricsEndpoint.start(options, metrics);
+        }
         LOG.info("Relay running: {} -> {} ({})", options.slot, options.topic(), options);
     }
 
     /** Counters a test or a health check can read. */
     public RelayMetrics metrics() {
         return metrics;
+    }
+
+    /** The port of its metrics endpoint, if {@code --metrics-port} asked for one. */
+    public OptionalInt metricsPort() {
+        return metricsEndpoint == null
+                ? OptionalInt.empty()
+                : OptionalInt.of(metricsEndpoint.port());
     }
 
     /** The options this relay runs with. */
@@ -174,6 +186,9 @@ public final class LedgerRelay implements AutoCloseable {
         }
         if (health != null) {
             health.close();
+        }
+        if (metricsEndpoint != null) {
+            metricsEndpoint.close();
         }
         if (producer != null) {
             producer.close();

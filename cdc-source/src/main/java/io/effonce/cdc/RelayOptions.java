@@ -263,6 +263,24 @@ public final class RelayOptions {
     Duration healthInterval;
 
     @Option(
+            names = "--metrics-port",
+            paramLabel = "PORT",
+            description =
+                    "Serve the relay's metrics for Prometheus at http://ADDRESS:PORT/metrics"
+                            + " (0: a free port, logged). Without it, no endpoint."
+                            + " [EFFONCE_RELAY_METRICS_PORT]")
+    Integer metricsPort;
+
+    @Option(
+            names = "--metrics-address",
+            paramLabel = "ADDRESS",
+            description =
+                    "Address the metrics endpoint listens on; 0.0.0.0 in a container."
+                            + " [EFFONCE_RELAY_METRICS_ADDRESS] Default: ${DEFAULT-VALUE}",
+            defaultValue = "127.0.0.1")
+    String metricsAddress;
+
+    @Option(
             names = "--max-batch-size",
             paramLabel = "N",
             description =
@@ -337,6 +355,9 @@ public final class RelayOptions {
                 "--poll-interval must be between 1ms and 5s, e.g. 10ms; it bounds how long a"
                         + " change waits for its batch");
         check(offsetsTopic == null || !offsetsTopic.isBlank(), "--offsets-topic must not be empty");
+        check(
+                metricsPort == null || (metricsPort >= 0 && metricsPort <= 65_535),
+                "--metrics-port must be between 0 (a free port) and 65535, was " + metricsPort);
     }
 
     private static void check(boolean ok, String message) {

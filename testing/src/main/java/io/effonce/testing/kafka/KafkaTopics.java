@@ -1,5 +1,7 @@
 package io.effonce.testing.kafka;
 
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +43,24 @@ public final class KafkaTopics {
                                             TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
                                             "LogAppendTime"));
             admin.createTopics(List.of(newTopic)).all().get();
+            // A send before every partition has its leader is answered NOT_LEADER_OR_FOLLOWER and
+            // retried; the first records of a fixture must land at their offsets, so wait.
+            await("every partition of " + topic + " with a leader")
+                    .atMost(Duration.ofMinutes(1))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(
+                            () ->
+                                    admin
+                                            .describeTopics(List.of(topic))
+                                            .allTopicNames()
+                                            .get()
+                                            .get(topic)
+                                            .partitions()
+                                            .stream()
+                                            .allMatch(
+                                                    p ->
+                                                            p.leader() != null
+                                                                    && !p.leader().isEmpty()));
         }
     }
 
@@ -55,7 +75,10 @@ public final class KafkaTopics {
                         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
                         true,
                         ProducerConfig.LINGER_MS_CONFIG,
-                        5);
+                        5,
+                        // One request in flight: a retried batch can never meet a later one.
+                        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                        1);
         try (var producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (ProducerRecord<byte[], byte[]> r : records) {
