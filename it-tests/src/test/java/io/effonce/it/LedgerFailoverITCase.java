@@ -93,7 +93,7 @@ class LedgerFailoverITCase {
         try (EmbeddedPostgres primary = EmbeddedPostgres.start()) {
             SchemaTool.applyAll(primary.endpoint());
             try (StreamingStandby standby = StreamingStandby.of(primary, false)) {
-                PostgresEndpoint ledger = pair(primary, standby);
+                PostgresEndpoint ledger = standby.withPrimary(primary);
                 Relays relays = new Relays(ledger, kafka.servers(), "nofailover", dir);
                 LedgerRelay before = relays.start("--slot-failover", "off");
                 JobClient job =
@@ -199,17 +199,6 @@ class LedgerFailoverITCase {
         }
     }
 
-    private static PostgresEndpoint pair(EmbeddedPostgres primary, StreamingStandby standby) {
-        return new PostgresEndpoint(
-                "jdbc:postgresql://127.0.0.1:"
-                        + primary.port()
-                        + ",127.0.0.1:"
-                        + standby.server().port()
-                        + "/postgres?targetServerType=primary",
-                "postgres",
-                "postgres");
-    }
-
     private void run(
             EmbeddedPostgres primary,
             StreamingStandby standby,
@@ -217,7 +206,7 @@ class LedgerFailoverITCase {
             KafkaBootstrap kafka,
             MiniCluster cluster)
             throws Exception {
-        PostgresEndpoint ledger = pair(primary, standby);
+        PostgresEndpoint ledger = standby.withPrimary(primary);
         Relays relays = new Relays(ledger, kafka.servers(), "failover", dir);
         LedgerRelay before = relays.start();
         LedgerRelay relay;

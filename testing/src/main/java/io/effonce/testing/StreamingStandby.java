@@ -91,6 +91,21 @@ public final class StreamingStandby implements AutoCloseable {
         return new StreamingStandby(standby, copy);
     }
 
+    /**
+     * The {@code postgres} database of {@code primary} and this standby in one multi-host URL, the
+     * primary first: pgjdbc connects to whichever is primary ({@code targetServerType=primary}).
+     */
+    public PostgresEndpoint withPrimary(EmbeddedPostgres primary) {
+        return new PostgresEndpoint(
+                "jdbc:postgresql://127.0.0.1:"
+                        + primary.port()
+                        + ",127.0.0.1:"
+                        + server.port()
+                        + "/postgres?targetServerType=primary",
+                "postgres",
+                "postgres");
+    }
+
     public EmbeddedPostgres server() {
         return server;
     }

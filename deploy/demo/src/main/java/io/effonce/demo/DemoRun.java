@@ -256,7 +256,8 @@ final class DemoRun {
         long killed = System.nanoTime();
         pair.primary().crash();
         LedgerRelay broken = stack.relay(0);
-        while (broken.isRunning() && System.nanoTime() < deadline + killed) {
+        long stopDeadline = killed + Duration.ofMinutes(2).toNanos();
+        while (broken.isRunning() && System.nanoTime() < stopDeadline) {
             Thread.sleep(100); // the relay notices its stream is gone
         }
         pair.standby().promote();

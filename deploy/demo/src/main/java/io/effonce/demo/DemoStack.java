@@ -68,14 +68,7 @@ final class DemoStack implements AutoCloseable {
 
         /** Both, the primary first: pgjdbc connects to whichever is primary. */
         PostgresEndpoint endpoint() {
-            return new PostgresEndpoint(
-                    "jdbc:postgresql://127.0.0.1:"
-                            + primary.port()
-                            + ",127.0.0.1:"
-                            + standby.server().port()
-                            + "/postgres?targetServerType=primary",
-                    "postgres",
-                    "postgres");
+            return standby.withPrimary(primary);
         }
     }
 
