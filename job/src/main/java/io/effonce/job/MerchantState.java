@@ -5,16 +5,19 @@ import io.effonce.sink.store.DailyTotal;
 import java.time.Duration;
 import javax.annotation.Nullable;
 import org.apache.flink.api.common.serialization.SerializerConfig;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 
 /**
  * The keyed state of the merchant stage (uid {@link LedgerPipeline#MERCHANT_TOTALS_UID}), keyed by
- * merchant id ({@code StringSerializer}), as the stage and the layout migration register it. Both
- * map states live in the namespace of the day ({@code LocalDate.toEpochDay()}, {@code
- * LongSerializer}); names and serializers are part of the savepoint format.
+ * merchant id ({@code StringSerializer}), as the stage and the layout migration register it. The
+ * ids and the totals live in the namespace of the day ({@code LocalDate.toEpochDay()}, {@code
+ * LongSerializer}); the merchant's open days, the index over those namespaces, in the void
+ * namespace. Names and serializers are part of the savepoint format.
  */
 public final class MerchantState {
 
@@ -23,6 +26,18 @@ public final class MerchantState {
 
     /** Currency → the day's total, per day. */
     public static final String TOTALS_STATE = "merchant-day-totals";
+
+    /**
+     * Day → true: the days whose ids the merchant still remembers, so that a copy dated on another
+     * day finds its original (since 0.3.0).
+     */
+    public static final String OPEN_DAYS_STATE = "merchant-open-days";
+
+    /**
+     * Union list state, one {@code true} per subtask: the open days are kept. State of 0.2.x has
+     * none; the stage then reads the open days once from the ids' namespaces.
+     */
+    public static final String OPEN_DAYS_KEPT = "merchant-open-days-kept";
 
     /** Event-time timers, namespace the day, at the day's {@code finalAt}. */
     public static final String TIMER_SERVICE = "merchant-day-final";
@@ -38,6 +53,17 @@ public final class MerchantState {
             descriptor.enableTimeToLive(EventTimeDedupOperator.seenIdsTtl(stateTtl));
         }
         return descriptor;
+    }
+
+    /** The merchant's open days. */
+    public static MapStateDescriptor<Long, Boolean> openDays() {
+        return new MapStateDescriptor<>(
+                OPEN_DAYS_STATE, LongSerializer.INSTANCE, BooleanSerializer.INSTANCE);
+    }
+
+    /** Whether the open days are kept (see {@link #OPEN_DAYS_KEPT}). */
+    public static ListStateDescriptor<Boolean> openDaysKept() {
+        return new ListStateDescriptor<>(OPEN_DAYS_KEPT, BooleanSerializer.INSTANCE);
     }
 
     /** The day's totals by currency. */

@@ -37,10 +37,12 @@ import org.slf4j.LoggerFactory;
  *   <li>a change with {@code eventTime + horizon <= max(floor, watermark)} is late (side output, no
  *       state touched); otherwise the first change of an event id counts and every later one is
  *       dropped;
- *   <li>a merchant's event ids are kept per day (the change's date in the zone) until the day is
- *       final ({@link DayFinality#finalAt}: end of day + horizon), never before each id's own
- *       {@code eventTime + horizon}, so every accepted copy finds its original; one event-time
- *       timer per merchant-day then retires its totals and forgets its ids;
+ *   <li>an event id is one event whatever day its copies carry: a change whose id the merchant
+ *       remembers on any open day is a duplicate (a row whose {@code updated_at} was rewritten
+ *       without a change of state, across midnight too). An accepted id is kept on its change's day
+ *       (its date in the zone) until that day is final ({@link DayFinality#finalAt}: end of day +
+ *       horizon), never before the id's own {@code eventTime + horizon}; one event-time timer per
+ *       merchant-day then retires its totals and forgets its ids;
  *   <li>a sum that would overflow is a dead letter.
  * </ul>
  *
@@ -237,6 +239,7 @@ final class MerchantTotalsOperator
     private void count(List<StreamRecord<PaymentChange>> records, long watermark, long bound)
             throws Exception {
         Map<MerchantDayKey, DailyTotal> changed = new LinkedHashMap<>();
+        List<Long> open = openDaysOfKey();
         for (StreamRecord<PaymentChange> record : records) {
             PaymentChange change = record.getValue();
             long eventTime = record.getTimestamp();
@@ -250,11 +253,15 @@ final class MerchantTotalsOperator
                 continue;
             }
             long day = change.day().toEpochDay();
-            seen.setCurrentNamespace(day);
-            if (seen.contains(change.eventId())) {
+            if (remembered(change.eventId(), day, open)) {
                 duplicatesDropped.inc();
                 continue;
             }
+            if (!open.contains(day)) {
+                openDay(day, finality.finalAt(change.day()));
+                open.add(day);
+            }
+            seen.setCurrentNamespace(day);
             seen.put(change.eventId(), Boolean.TRUE);
             passed.inc();
             MerchantDayKey key = change.dayKey();
@@ -270,9 +277,6 @@ final class MerchantTotalsOperator
                         deadLetters, new StreamRecord<>(DailyTotals.overflow(change, before)));
                 continue;
             }
-            if (before == null) {
-                timers.registerEventTimeTimer(day, finality.finalAt(change.day()));
-            }
             changed.put(key, after);
         }
         for (Map.Entry<MerchantDayKey, DailyTotal> e : changed.entrySet()) {
@@ -280,6 +284,26 @@ final class MerchantTotalsOperator
             totals.put(e.getKey().currency(), e.getValue());
             output.collect(new StreamRecord<>(SinkChange.upsert(e.getKey(), e.getValue())));
         }
+    }
+
+    /**
+     * Whether the current merchant remembers {@code eventId} on its change's own day or on another
+     * open day. The own day first: most copies carry it (and it is read even if not indexed).
+     */
+    private boolean remembered(String eventId, long ownDay, List<Long> open) throws Exception {
+        seen.setCurrentNamespace(ownDay);
+        if (seen.contains(eventId)) {
+            return true;
+        }
+        for (long day : open) {
+            if (day != ownDay) {
+                seen.setCurrentNamespace(day);
+                if (seen.contains(eventId)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The merchant-day is final: its totals retire, its ids are forgotten. */
@@ -300,6 +324,7 @@ final class MerchantTotalsOperator
         totals.clear();
         seen.setCurrentNamespace(day);
         seen.clear();
+        openDays.remove(day);
     }
 
     @Override

@@ -3,7 +3,6 @@ package io.effonce.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.effonce.dedup.EventTimeDedup;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
@@ -13,7 +12,6 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -38,14 +36,17 @@ class MerchantStageRestoreTest {
 
     @Test
     void aRestoreOfItsOwnStateGoesOnFromTheRestoredTotal() throws Exception {
-        try (var restored = stage(false, atTwelveThousand())) {
+        try (var restored = MerchantStages.open(FINALITY, false, atTwelveThousand())) {
             assertThat(totalAfterThreeThousand(restored)).isEqualTo(new DailyTotal(15_000, 2));
         }
     }
 
     @Test
     void aRestoreWithoutTheStagesStateIsRefusedNamingTheOptionAndTheWayOut() throws Exception {
-        assertThatThrownBy(() -> stage(false, OperatorSubtaskState.builder().build()))
+        assertThatThrownBy(
+                        () ->
+                                MerchantStages.open(
+                                        FINALITY, false, OperatorSubtaskState.builder().build()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("holds no state of the merchant stage (uid merchant-totals)")
                 .hasMessageContaining("MigrateToMerchantLayout")
@@ -55,13 +56,14 @@ class MerchantStageRestoreTest {
     /** The counterfactual: asked for, the stage starts empty and m1's total falls to 3,000. */
     @Test
     void allowedOnPurposeTheStageStartsFromZero() throws Exception {
-        try (var empty = stage(true, OperatorSubtaskState.builder().build())) {
+        try (var empty =
+                MerchantStages.open(FINALITY, true, OperatorSubtaskState.builder().build())) {
             assertThat(totalAfterThreeThousand(empty)).isEqualTo(new DailyTotal(3_000, 1));
         }
     }
 
     private static OperatorSubtaskState atTwelveThousand() throws Exception {
-        try (var first = stage(false, null)) {
+        try (var first = MerchantStages.open(FINALITY, false, null)) {
             first.processElement(change("pay_1", 12_000));
             first.processWatermark(at(11));
             return first.snapshot(1, 1);
@@ -79,37 +81,6 @@ class MerchantStageRestoreTest {
                 h.extractOutputValues().get(h.extractOutputValues().size() - 1);
         assertThat(last.key()).isEqualTo(M1);
         return last.value();
-    }
-
-    private static KeyedOneInputStreamOperatorTestHarness<
-                    String, PaymentChange, SinkChange<MerchantDayKey, DailyTotal>>
-            stage(boolean emptyStateAllowed, OperatorSubtaskState restoreFrom) throws Exception {
-        var h =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new MerchantTotalsOperator(
-                                FINALITY,
-                                true,
-                                null,
-                                1000,
-                                5,
-                                EventTimeDedup.lateCopiesTag(
-                                        TypeInformation.of(PaymentChange.class)),
-                                DEAD,
-                                emptyStateAllowed),
-                        PaymentChange::merchantId,
-                        Types.STRING);
-        try {
-            if (restoreFrom == null) {
-                h.initializeEmptyState();
-            } else {
-                h.initializeState(restoreFrom);
-            }
-            h.open();
-            return h;
-        } catch (Exception e) {
-            h.close();
-            throw e;
-        }
     }
 
     private static long at(int hour) {

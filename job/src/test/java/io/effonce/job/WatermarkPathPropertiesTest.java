@@ -32,17 +32,21 @@ import org.junit.jupiter.api.Test;
  * checkpoints and crashes at any point. Whatever the history: every change or heartbeat past the
  * tolerance is a dead letter, no sane change is judged late, the totals of the sane changes are
  * exact, a change far behind is counted on its own day or is a late event, no total lands on any
- * other day, and the watermark never passes the records' timestamps plus the tolerance.
+ * other day, and the watermark never passes the records' timestamps plus the tolerance. Histories
+ * start ten minutes before midnight, so that copies whose {@code updated_at} was rewritten (up to
+ * thirty minutes earlier or ten later, without a change of state) often carry another day than
+ * their original: each is the same event, counted once on the day of its first copy.
  */
 class WatermarkPathPropertiesTest {
 
-    private static final Instant START = Instant.parse("2026-11-01T00:00:00Z");
+    private static final Instant START = Instant.parse("2026-11-01T23:50:00Z");
     private static final long MAX_TIME = Instant.parse("9999-12-31T00:00:00Z").toEpochMilli();
 
     enum Kind {
         SANE,
         SANE_PENDING,
         COPY,
+        COPY_REDATED,
         HEARTBEAT,
         AT_TOLERANCE,
         PAST_TOLERANCE,
@@ -71,7 +75,12 @@ class WatermarkPathPropertiesTest {
         final Map<String, MerchantDayKey> behind = new HashMap<>();
         final Map<String, Long> behindAmount = new HashMap<>();
         String lastSane;
+        Sane lastSaneChange;
+        int redatedToAnotherDay;
     }
+
+    /** A sane change as published: what a redated copy repeats. */
+    private record Sane(int partition, String id, String merchant, long amount, long at) {}
 
     @Property(tries = 200)
     void noHostileTimeMovesEventTimeOrADayAndEverySaneChangeCountsOnce(
@@ -99,6 +108,8 @@ class WatermarkPathPropertiesTest {
                 });
         assertThat(table).as("sane totals, and no other day").isEqualTo(expected.saneTotals);
         Statistics.label("restores").collect(Math.min(path.restores, 3));
+        Statistics.label("copies dated on another day")
+                .collect(Math.min(expected.redatedToAnotherDay, 3));
         Statistics.label("a partition went idle").collect(path.idleMarks > 0);
         Statistics.label("refused as ahead").collect(Math.min(expected.refused.size(), 5));
         Statistics.label("far behind")
@@ -125,8 +136,8 @@ class WatermarkPathPropertiesTest {
     @Property(tries = 200)
     void theMerchantLayoutEndsExactlyAsTheTwoStageLayout(@ForAll("histories") List<Step> history)
             throws Exception {
-        SimulatedWatermarkPath twoStage =
-                play(history, JobOptions.Layout.TWO_STAGE, new Expected());
+        Expected expected = new Expected();
+        SimulatedWatermarkPath twoStage = play(history, JobOptions.Layout.TWO_STAGE, expected);
         SimulatedWatermarkPath merchant = play(history, JobOptions.Layout.MERCHANT, new Expected());
         assertThat(merchant.table()).as("totals").isEqualTo(twoStage.table());
         assertThat(merchant.survivingLateIds())
@@ -135,6 +146,8 @@ class WatermarkPathPropertiesTest {
         assertThat(merchant.deadLetters).as("dead letters").isEqualTo(twoStage.deadLetters);
         Statistics.label("late events").collect(Math.min(twoStage.survivingLateIds().size(), 3));
         Statistics.label("restores").collect(Math.min(twoStage.restores, 3));
+        Statistics.label("copies dated on another day")
+                .collect(Math.min(expected.redatedToAnotherDay, 3));
     }
 
     /** Plays {@code history} on a fresh path of {@code layout}; returns it settled and closed. */
@@ -155,13 +168,18 @@ class WatermarkPathPropertiesTest {
                     }
                 } else if (step instanceof Publish pub) {
                     broker += pub.advance() * 1_000L;
+                    // A redated copy is keyed by its payment, as the original: same partition.
+                    int partition =
+                            pub.kind() == Kind.COPY_REDATED && expected.lastSaneChange != null
+                                    ? expected.lastSaneChange.partition()
+                                    : pub.partition();
                     String value = value(pub, broker, n++, expected, published);
                     if (value == null) {
                         continue;
                     }
-                    path.publish(pub.partition(), new KafkaRecord(broker, value));
-                    published[pub.partition()]++;
-                    path.readAll(pub.partition());
+                    path.publish(partition, new KafkaRecord(broker, value));
+                    published[partition]++;
+                    path.readAll(partition);
                 }
             }
             path.settle();
@@ -220,10 +238,13 @@ class WatermarkPathPropertiesTest {
         return switch (pub.kind()) {
             case SANE -> {
                 expected.lastSane = counted(id, "m" + n % 3, amount, broker - lag, expected);
+                expected.lastSaneChange =
+                        new Sane(pub.partition(), id, "m" + n % 3, amount, broker - lag);
                 yield expected.lastSane;
             }
             case SANE_PENDING -> change(id, "m1", amount, "PENDING", broker - lag);
             case COPY -> expected.lastSane;
+            case COPY_REDATED -> redated(expected, pub.far() % 2_401 - 1_800, broker);
             case HEARTBEAT -> heartbeat(broker - lag);
             case AT_TOLERANCE -> counted(id, "edge", amount, broker + tolerance, expected);
             case PAST_TOLERANCE -> {
@@ -256,6 +277,22 @@ class WatermarkPathPropertiesTest {
         };
     }
 
+    /**
+     * The last sane change again with its time moved by {@code shiftSeconds} (not past the broker's
+     * clock): the same event, expected nowhere else; null if there is none.
+     */
+    private static String redated(Expected expected, long shiftSeconds, long broker) {
+        Sane original = expected.lastSaneChange;
+        if (original == null) {
+            return null;
+        }
+        long at = Math.min(broker, original.at() + shiftSeconds * 1_000L);
+        if (!day(at).equals(day(original.at()))) {
+            expected.redatedToAnotherDay++;
+        }
+        return change(original.id(), original.merchant(), original.amount(), "SUCCEEDED", at);
+    }
+
     private static String counted(
             String id, String merchant, long amount, long at, Expected expected) {
         expected.saneTotals.merge(new MerchantDayKey(merchant, day(at), "EUR"), amount, Long::sum);
@@ -285,6 +322,7 @@ class WatermarkPathPropertiesTest {
                         Tuple.of(50, Kind.SANE),
                         Tuple.of(8, Kind.SANE_PENDING),
                         Tuple.of(8, Kind.COPY),
+                        Tuple.of(8, Kind.COPY_REDATED),
                         Tuple.of(8, Kind.HEARTBEAT),
                         Tuple.of(3, Kind.AT_TOLERANCE),
                         Tuple.of(3, Kind.PAST_TOLERANCE),

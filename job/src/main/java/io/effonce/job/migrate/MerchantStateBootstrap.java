@@ -22,12 +22,12 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
  * Writes the merchant stage's state ({@link MerchantState}) as the stage itself would hold it,
- * keyed by merchant: each open day's totals, the ids placed in it, one timer per merchant-day at
- * its {@code finalAt}; and its operator state: the watermark floor carried over from the dedup
- * stage (the subtask that receives the floor entries writes their largest, the others an empty
- * floor; a restore takes the largest of all), the horizon and zone recorded. At the end of its
- * input it snapshots itself into the new savepoint, as the State Processor API's own bootstrap
- * operators do.
+ * keyed by merchant: each open day's totals, the ids placed in it, the index of open days, one
+ * timer per merchant-day at its {@code finalAt}; and its operator state: the watermark floor
+ * carried over from the dedup stage (the subtask that receives the floor entries writes their
+ * largest, the others an empty floor; a restore takes the largest of all), the horizon and zone
+ * recorded. At the end of its input it snapshots itself into the new savepoint, as the State
+ * Processor API's own bootstrap operators do.
  */
 final class MerchantStateBootstrap extends MerchantStateOperator<TaggedOperatorSubtaskState>
         implements OneInputStreamOperator<MigratedEntry, TaggedOperatorSubtaskState>,
@@ -80,13 +80,13 @@ final class MerchantStateBootstrap extends MerchantStateOperator<TaggedOperatorS
             // One subtask gets the dedup stage's floors; a restore takes the largest entry.
             floor.advance(entry.floor);
         } else if (entry.isId()) {
+            openDay(entry.day, finality.finalAt(LocalDate.ofEpochDay(entry.day)));
             seen.setCurrentNamespace(entry.day);
             seen.put(entry.eventId, Boolean.TRUE);
         } else {
+            openDay(entry.day, finality.finalAt(LocalDate.ofEpochDay(entry.day)));
             totals.setCurrentNamespace(entry.day);
             totals.put(entry.currency, entry.dailyTotal());
-            timers.registerEventTimeTimer(
-                    entry.day, finality.finalAt(LocalDate.ofEpochDay(entry.day)));
         }
     }
 

@@ -83,13 +83,15 @@ public final class JobSavepointFixture {
 
     /**
      * What the relay sends after the savepoint: re-deliveries of phase one's last ten changes
-     * (their ids still remembered: dropped), a re-delivery of its first final change (below the
-     * floor: late), the end of day one, then phase two.
+     * (their ids still remembered: dropped), its last change again with {@code updated_at}
+     * rewritten to the next day (the same id: dropped), a re-delivery of its first final change
+     * (below the floor: late), the end of day one, then phase two.
      */
     static List<SyntheticLedger.Change> afterTheSavepoint() {
         List<SyntheticLedger.Change> one = phaseOne().changes();
         List<SyntheticLedger.Change> records =
                 new ArrayList<>(one.subList(one.size() - 10, one.size()));
+        records.add(lastChangeDatedOnTheNextDay());
         records.add(firstFinalChange());
         records.addAll(endOfDayOne().changes());
         records.addAll(phaseTwo().changes());
@@ -102,6 +104,22 @@ public final class JobSavepointFixture {
         endOfDayOne().expectedTotals().forEach((k, v) -> expected.merge(k, v, Long::sum));
         phaseTwo().expectedTotals().forEach((k, v) -> expected.merge(k, v, Long::sum));
         return expected;
+    }
+
+    /**
+     * Phase one's last change, a_199 SUCCEEDED at 23:52:49 on 2026-11-28, dated 00:03 the next day.
+     */
+    static SyntheticLedger.Change lastChangeDatedOnTheNextDay() {
+        List<SyntheticLedger.Change> one = phaseOne().changes();
+        SyntheticLedger.Change last = one.get(one.size() - 1);
+        String value = last.value().replace("2026-11-28T23:52:49Z", "2026-11-29T00:03:00Z");
+        if (!last.key().equals("a_199")
+                || !value.contains("SUCCEEDED")
+                || value.equals(last.value())) {
+            throw new IllegalStateException(
+                    "Phase one no longer ends with a_199 SUCCEEDED at 23:52:49: " + last);
+        }
+        return new SyntheticLedger.Change(last.key(), value);
     }
 
     /** Phase one's first SUCCEEDED change: a_1 at 00:07 on 2026-11-28, far below the floor. */
