@@ -8,7 +8,8 @@ DO $$
 DECLARE
   r text;
 BEGIN
-  FOREACH r IN ARRAY ARRAY['effonce_relay', 'effonce_sink', 'effonce_dashboard', 'effonce_recount'] LOOP
+  FOREACH r IN ARRAY ARRAY['effonce_relay', 'effonce_sink', 'effonce_dashboard', 'effonce_recount',
+                          'effonce_republish'] LOOP
     BEGIN
       EXECUTE format('CREATE ROLE %I LOGIN', r);
     EXCEPTION WHEN duplicate_object OR unique_violation THEN
@@ -23,6 +24,7 @@ ALTER ROLE effonce_relay LOGIN REPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE N
 ALTER ROLE effonce_sink LOGIN NOREPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
 ALTER ROLE effonce_dashboard LOGIN NOREPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
 ALTER ROLE effonce_recount LOGIN NOREPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
+ALTER ROLE effonce_republish LOGIN NOREPLICATION NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
 
 -- Nobody gets anything by default through PUBLIC, and nobody creates objects in public.
 REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC;
@@ -31,17 +33,18 @@ REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 
 -- Start from nothing, so a grant removed from this file is also removed from the database.
 REVOKE ALL ON ALL TABLES IN SCHEMA public FROM effonce_relay, effonce_sink, effonce_dashboard,
-  effonce_recount;
+  effonce_recount, effonce_republish;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM effonce_relay, effonce_sink, effonce_dashboard,
-  effonce_recount;
+  effonce_recount, effonce_republish;
 
 DO $$
 BEGIN
-  EXECUTE format('GRANT CONNECT ON DATABASE %I TO effonce_relay, effonce_sink, effonce_dashboard, effonce_recount',
+  EXECUTE format('GRANT CONNECT ON DATABASE %I TO effonce_relay, effonce_sink, effonce_dashboard, effonce_recount, effonce_republish',
                  current_database());
 END
 $$;
-GRANT USAGE ON SCHEMA public TO effonce_relay, effonce_sink, effonce_dashboard, effonce_recount;
+GRANT USAGE ON SCHEMA public TO effonce_relay, effonce_sink, effonce_dashboard, effonce_recount,
+  effonce_republish;
 
 -- The relay: logical decoding of payments. REPLICATION lets it create its slot and stream;
 -- SELECT lets it take the initial snapshot. Creating a publication needs ownership of the
@@ -113,3 +116,7 @@ GRANT SELECT ON committed_progress TO effonce_recount;
 GRANT SELECT ON sink_repairs TO effonce_recount;
 GRANT SELECT, INSERT, UPDATE, DELETE ON merchant_daily_totals_recount TO effonce_recount;
 GRANT SELECT, INSERT, UPDATE, DELETE ON recounted_days TO effonce_recount;
+
+-- The dead-letter republish (RepublishCommand): reads dead_letters, writes nothing here (what it
+-- chooses goes to Kafka).
+GRANT SELECT ON dead_letters TO effonce_republish;

@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Kafka client settings, the reachability check and the topic: created if missing. */
-final class KafkaSetup {
+public final class KafkaSetup {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSetup.class);
 
@@ -81,16 +81,28 @@ final class KafkaSetup {
      * Producer settings; acks=all and idempotence are enforced whatever the extra properties say.
      */
     static Map<String, Object> producerConfig(RelayOptions o) {
+        return producerConfig(
+                o.kafkaBootstrap, o.kafkaProperties, "effonce-relay-" + o.topicPrefix);
+    }
+
+    /**
+     * Producer settings for anything that publishes into the ledger's topic: the operator's extra
+     * properties, then acks=all and idempotence whatever they say, byte-array keys and values.
+     */
+    public static Map<String, Object> producerConfig(
+            String bootstrap, Map<String, String> extraProperties, String clientId) {
         Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         config.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, "effonce-relay-" + o.topicPrefix);
-        config.putAll(clientConfig(o));
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        config.putAll(extraProperties);
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         for (String weak :
                 List.of(ProducerConfig.ACKS_CONFIG, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG)) {
             if (config.containsKey(weak)) {
                 LOG.warn(
-                        "Ignoring Kafka property {}: the relay always uses acks=all and idempotence",
+                        "Ignoring Kafka property {}: publishing into the topic always uses acks=all"
+                                + " and idempotence",
                         weak);
             }
         }

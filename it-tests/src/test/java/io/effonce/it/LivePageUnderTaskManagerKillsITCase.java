@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.effonce.cdc.LedgerRelay;
 import io.effonce.cdc.testutils.Relays;
 import io.effonce.cluster.FlinkJobs;
-import io.effonce.feed.DatabaseLogin;
+import io.effonce.credentials.DatabaseLogin;
 import io.effonce.feed.page.HeadlessChromium;
 import io.effonce.feed.page.LivePageServer;
 import io.effonce.feed.page.PageFigures;

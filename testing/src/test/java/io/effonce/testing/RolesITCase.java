@@ -32,7 +32,11 @@ class RolesITCase {
                 Statement s = c.createStatement()) {
             for (String role :
                     new String[] {
-                        "effonce_relay", "effonce_sink", "effonce_dashboard", "effonce_recount"
+                        "effonce_relay",
+                        "effonce_sink",
+                        "effonce_dashboard",
+                        "effonce_recount",
+                        "effonce_republish"
                     }) {
                 // The password is a generated literal: ALTER ROLE takes no bound parameters.
                 s.execute("ALTER ROLE " + role + " PASSWORD '" + PASSWORD + "'");
@@ -162,6 +166,24 @@ class RolesITCase {
         denied(dashboard, "SELECT * FROM sink_fences");
         denied(dashboard, "SELECT nextval('sink_fence_token')");
         denied(dashboard, "CREATE TABLE dashboard_scratch (x int)");
+    }
+
+    @Test
+    void republishReadsTheDeadLettersAndNothingElse(PostgresEndpoint db) throws SQLException {
+        PostgresEndpoint republish = db.as("effonce_republish", PASSWORD);
+        allowed(
+                republish,
+                "SELECT topic, kafka_partition, kafka_offset, reason, raw_value FROM dead_letters"
+                        + " WHERE starts_with(reason, 'event-time-ahead')");
+        denied(republish, "DELETE FROM dead_letters");
+        denied(
+                republish,
+                "INSERT INTO dead_letters (topic, kafka_partition, kafka_offset, reason)"
+                        + " VALUES ('t', 0, 0, 'x')");
+        denied(republish, "SELECT * FROM payments");
+        denied(republish, "SELECT * FROM late_events");
+        denied(republish, "SELECT * FROM merchant_daily_totals");
+        denied(republish, "CREATE TABLE republish_scratch (x int)");
     }
 
     /**

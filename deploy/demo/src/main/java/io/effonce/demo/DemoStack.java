@@ -5,7 +5,7 @@ import io.effonce.cdc.RelayCli;
 import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.JobSubmission;
 import io.effonce.cluster.LocalFlinkCluster;
-import io.effonce.feed.DatabaseLogin;
+import io.effonce.credentials.DatabaseLogin;
 import io.effonce.feed.page.LivePageServer;
 import io.effonce.feed.page.PageSettings;
 import io.effonce.testing.EmbeddedKafka;

@@ -1,6 +1,6 @@
 package io.effonce.feed.page;
 
-import io.effonce.feed.DatabaseLogin;
+import io.effonce.credentials.DatabaseLogin;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.BindException;

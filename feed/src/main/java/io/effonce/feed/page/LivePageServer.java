@@ -2,7 +2,7 @@ package io.effonce.feed.page;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.effonce.feed.DatabaseLogin;
+import io.effonce.credentials.DatabaseLogin;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package io.effonce.feed.page;
 
-import io.effonce.feed.DatabaseLogin;
+import io.effonce.credentials.DatabaseLogin;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package io.effonce.feed.page;
 
-import io.effonce.feed.DatabaseLogin;
+import io.effonce.credentials.DatabaseLogin;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

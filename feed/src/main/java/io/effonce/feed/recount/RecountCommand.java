@@ -1,6 +1,6 @@
 package io.effonce.feed.recount;
 
-import io.effonce.feed.DatabaseLogin;
+import io.effonce.credentials.DatabaseLogin;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.Connection;

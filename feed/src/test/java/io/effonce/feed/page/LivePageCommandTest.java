@@ -3,7 +3,7 @@ package io.effonce.feed.page;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.effonce.feed.DatabaseLogin;
+import io.effonce.credentials.DatabaseLogin;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

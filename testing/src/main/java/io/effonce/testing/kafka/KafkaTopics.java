@@ -34,14 +34,25 @@ public final class KafkaTopics {
     /** Creates {@code topic}; as the relay's, the broker's clock stamps every record. */
     public static void create(String bootstrap, String topic, int partitions)
             throws ExecutionException, InterruptedException {
+        create(bootstrap, topic, partitions, "LogAppendTime");
+    }
+
+    /**
+     * Creates {@code topic} whose records keep the time their producer gives them: a test plays a
+     * broker whose clock is wrong by stamping its records itself.
+     */
+    public static void createStampedByProducers(String bootstrap, String topic, int partitions)
+            throws ExecutionException, InterruptedException {
+        create(bootstrap, topic, partitions, "CreateTime");
+    }
+
+    private static void create(String bootstrap, String topic, int partitions, String stamps)
+            throws ExecutionException, InterruptedException {
         try (Admin admin =
                 Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             NewTopic newTopic =
                     new NewTopic(topic, partitions, (short) 1)
-                            .configs(
-                                    Map.of(
-                                            TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
-                                            "LogAppendTime"));
+                            .configs(Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, stamps));
             admin.createTopics(List.of(newTopic)).all().get();
             // A send before every partition has its leader is answered NOT_LEADER_OR_FOLLOWER and
             // retried; the first records of a fixture must land at their offsets, so wait.

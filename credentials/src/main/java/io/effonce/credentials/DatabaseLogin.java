@@ -1,6 +1,5 @@
-package io.effonce.feed;
+package io.effonce.credentials;
 
-import io.effonce.credentials.PasswordFile;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -10,9 +9,10 @@ import java.util.Objects;
 import java.util.Properties;
 
 /**
- * Where a feed command reads and as whom: a PostgreSQL JDBC URL, a role (the live page's {@code
- * effonce_dashboard}, the recount's {@code effonce_recount}) and its password. The password never
- * appears in {@link #toString()} or a log line.
+ * Where a command reads and as whom: a PostgreSQL JDBC URL, a role (the live page's {@code
+ * effonce_dashboard}, the recount's {@code effonce_recount}, the republish's {@code
+ * effonce_republish}) and its password. The password never appears in {@link #toString()} or a log
+ * line.
  */
 public record DatabaseLogin(String jdbcUrl, String user, String password) {
 
