@@ -188,7 +188,9 @@ SELECT p.sink_table,
        (array_agg(p.restored_checkpoint ORDER BY p.restored_at DESC NULLS LAST))[1]
          AS last_restored_checkpoint,
        count(*) AS key_groups,
-       max(p.day_zone) AS day_zone
+       max(p.day_zone) AS day_zone,
+       CASE WHEN bool_and(p.watermark IS NOT NULL) AND count(*) >= max(f.owned)
+            THEN min(p.watermark) END AS watermark
 FROM sink_progress p
 LEFT JOIN (SELECT sink_table, count(*) AS owned FROM sink_fences GROUP BY sink_table) f
   ON f.sink_table = p.sink_table

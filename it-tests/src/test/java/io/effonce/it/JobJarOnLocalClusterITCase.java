@@ -11,10 +11,12 @@ import io.effonce.cluster.FlinkProcess;
 import io.effonce.cluster.FlinkRestClient;
 import io.effonce.cluster.FlinkRestException;
 import io.effonce.cluster.JobSubmission;
+import io.effonce.cluster.LocalPrometheus;
 import io.effonce.cluster.PrometheusPages;
 import io.effonce.cluster.cli.ClusterCli;
 import io.effonce.it.testutils.ChaosClusterExtension;
 import io.effonce.it.testutils.ChaosReport;
+import io.effonce.it.testutils.DashboardQueries;
 import io.effonce.it.testutils.JobJar;
 import io.effonce.it.testutils.OldChangeCopy;
 import io.effonce.it.testutils.RunningWorkload;
@@ -34,16 +36,23 @@ import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
 import io.effonce.testing.kafka.KafkaTopics;
 import io.effonce.testing.oracle.Comparison;
+import io.effonce.testing.workload.EventClock;
 import io.effonce.testing.workload.WorkloadReport;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
+import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -202,6 +211,171 @@ class JobJarOnLocalClusterITCase {
                         pages, "flink_jobmanager_job_numRestarts", "job_id=\"" + jobId + "\"");
         assertThat(restarts).as("the job's restarts, as Prometheus reads them").isPresent();
         assertThat(restarts.getAsDouble()).isGreaterThanOrEqualTo(kills);
+    }
+
+    /**
+     * Debian's Prometheus scrapes the cluster and the relay and evaluates deploy/prometheus's alert
+     * rules (the committed-view-behind threshold lowered to 45 s, its {@code for} to 5 s, so that a
+     * test can wait for it). A TaskManager killed mid-checkpoint shows as a restart and a restore
+     * flush; the relay stopped makes the committed view fall behind in event time until the alert
+     * fires (and the relay's scrape fails), and the relay back makes it clear.
+     */
+    @Nested
+    class WatchedByPrometheus {
+
+        private static final String BEHIND_RULE =
+                "flink_taskmanager_job_task_operator_committedWatermarkLagSeconds) > 600\n"
+                        + "        for: 2m";
+
+        @Test
+        void prometheusSeesTheRestoreAndTheCommittedViewFallBehindWhileTheRelayIsStopped(
+                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+            assertThat(LocalPrometheus.installed())
+                    .as("Debian's prometheus (apt-get install prometheus; .ci/run installs it)")
+                    .isTrue();
+            Relays relays = new Relays(db, kafka.servers(), "prom", DIR);
+            int relayPort;
+            try (ServerSocket probe = new ServerSocket(0)) {
+                relayPort = probe.getLocalPort();
+            }
+            String[] relayArgs = {
+                "--heartbeat-interval", "1s", "--metrics-port", String.valueOf(relayPort)
+            };
+            Path dir = DIR.resolve("prometheus");
+            Files.createDirectories(dir);
+            String rules =
+                    Files.readString(Path.of("..", "deploy", "prometheus", "effonce-alerts.yml"));
+            assertThat(rules).contains(BEHIND_RULE);
+            Path testRules = dir.resolve("effonce-alerts.yml");
+            Files.writeString(
+                    testRules,
+                    rules.replace(
+                            BEHIND_RULE, BEHIND_RULE.replace("> 600", "> 45").replace("2m", "5s")));
+            LedgerRelay relay = relays.start(relayArgs);
+            try (LocalPrometheus prometheus =
+                            LocalPrometheus.start(
+                                    dir, List.of("127.0.0.1:" + relayPort), List.of(testRules));
+                    RunningWorkload workload =
+                            RunningWorkload.start(
+                                    Workloads.unbounded("prom", 200)
+                                            .clock(EventClock.accelerated(Instant.now(), 1.0)),
+                                    db)) {
+                FlinkJobs jobs = CLUSTER.cluster().jobs();
+                String jobId = jobs.submit(job(db, kafka, relays));
+                jobs.awaitAllTasksRunning(jobId);
+                String ofJob = "{job_id=\"" + jobId + "\"}";
+                await("Prometheus reads the job's commits")
+                        .atMost(TotalsInvariant.TIMEOUT)
+                        .until(
+                                () ->
+                                        prometheus
+                                                        .max(
+                                                                "flink_taskmanager_job_task_operator_lastCommittedCheckpoint"
+                                                                        + ofJob)
+                                                        .orElse(-1)
+                                                > 0);
+                whileTheCommittedViewIsCurrent(prometheus, "before the kill");
+
+                ChaosReport report = new ChaosReport("prometheus-cluster", db);
+                TaskManagerKill kill = CLUSTER.chaos().killTaskManagerMidCheckpoint(jobId, report);
+                TotalsInvariant.awaitExactAfter(kill.recovery(), workload, db);
+                await("Prometheus reads the restart")
+                        .atMost(TotalsInvariant.TIMEOUT)
+                        .until(
+                                () ->
+                                        prometheus
+                                                        .max(
+                                                                "flink_jobmanager_job_numRestarts"
+                                                                        + ofJob)
+                                                        .orElse(0)
+                                                >= 1);
+                await("Prometheus reads a restore flush that set or deleted keys")
+                        .atMost(TotalsInvariant.TIMEOUT)
+                        .until(
+                                () ->
+                                        prometheus
+                                                        .max(
+                                                                "sum(flink_taskmanager_job_task_operator_lastFlushKeysSet"
+                                                                        + ofJob
+                                                                        + ") + sum(flink_taskmanager_job_task_operator_lastFlushKeysDeleted"
+                                                                        + ofJob
+                                                                        + ")")
+                                                        .orElse(0)
+                                                > 0);
+                whileTheCommittedViewIsCurrent(prometheus, "after the restore");
+
+                relay.close();
+                await("EffonceCommittedViewBehind firing while the relay is stopped")
+                        .atMost(TotalsInvariant.TIMEOUT)
+                        .until(
+                                () ->
+                                        prometheus
+                                                .alerts("firing")
+                                                .contains("EffonceCommittedViewBehind"));
+                List<String> relayDown = new ArrayList<>(prometheus.alerts("pending"));
+                relayDown.addAll(prometheus.alerts("firing"));
+                assertThat(relayDown).as("the relay's scrape fails").contains("EffonceRelayDown");
+
+                relay = relays.start(relayArgs);
+                whileTheCommittedViewIsCurrent(prometheus, "with the relay back");
+                theDashboardsQueriesAnswer(prometheus, db);
+                report.figure(
+                        "restarts, as Prometheus reads them",
+                        (long)
+                                prometheus
+                                        .max("flink_jobmanager_job_numRestarts" + ofJob)
+                                        .orElse(0));
+                report.close();
+                workload.stopAndDrain();
+                TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
+            } finally {
+                relay.close();
+                relays.dropSlot();
+            }
+        }
+
+        /**
+         * Every PromQL expression of deploy/grafana's dashboard returns a series from this
+         * Prometheus, and every SQL query runs as the dashboard's role.
+         */
+        private void theDashboardsQueriesAnswer(LocalPrometheus prometheus, PostgresEndpoint db)
+                throws Exception {
+            DashboardQueries dashboard = DashboardQueries.read();
+            assertThat(dashboard.promQl()).hasSizeGreaterThanOrEqualTo(10);
+            for (String expr : dashboard.promQl()) {
+                await("a series for the dashboard's " + expr)
+                        .atMost(Duration.ofMinutes(1))
+                        .until(() -> !prometheus.query(expr).isEmpty());
+            }
+            String password = "dashboard-" + UUID.randomUUID();
+            try (Connection c = db.connect();
+                    Statement s = c.createStatement()) {
+                s.execute("ALTER ROLE effonce_dashboard PASSWORD '" + password + "'");
+            }
+            PostgresEndpoint dashboardRole = db.as("effonce_dashboard", password);
+            assertThat(dashboard.sql()).hasSize(2);
+            for (String sql : dashboard.sql()) {
+                try (Connection c = dashboardRole.connect();
+                        Statement s = c.createStatement();
+                        ResultSet rows = s.executeQuery(sql)) {
+                    assertThat(rows.next()).as("a row for %s", sql).isTrue();
+                }
+            }
+        }
+
+        /** Awaits the behind alert neither pending nor firing (the lag back under 45 s). */
+        private void whileTheCommittedViewIsCurrent(LocalPrometheus prometheus, String when) {
+            await("EffonceCommittedViewBehind neither pending nor firing " + when)
+                    .atMost(TotalsInvariant.TIMEOUT)
+                    .until(
+                            () ->
+                                    !prometheus
+                                                    .alerts("firing")
+                                                    .contains("EffonceCommittedViewBehind")
+                                            && !prometheus
+                                                    .alerts("pending")
+                                                    .contains("EffonceCommittedViewBehind"));
+        }
     }
 
     /**

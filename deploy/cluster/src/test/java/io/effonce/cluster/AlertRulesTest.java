@@ -26,7 +26,7 @@ class AlertRulesTest {
     @Test
     void theRulesAreValid() throws Exception {
         String out = promtool("check", "rules", "effonce-alerts.yml");
-        assertThat(out).contains("SUCCESS: 8 rules found");
+        assertThat(out).contains("SUCCESS: 9 rules found");
     }
 
     @Test

@@ -105,6 +105,14 @@ public final class Demo implements Callable<Integer> {
     int pagePort = PageSettings.DEFAULT_PORT;
 
     @Option(
+            names = "--prometheus",
+            description =
+                    "Also start Debian's prometheus (when installed) on the cluster's and the"
+                            + " relay's metrics, with deploy/prometheus/effonce-alerts.yml, and"
+                            + " print its address.")
+    boolean prometheus;
+
+    @Option(
             names = "--settle-timeout",
             description =
                     "How long to wait for the totals to catch up (default: ${DEFAULT-VALUE}).")

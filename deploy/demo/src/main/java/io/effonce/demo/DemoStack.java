@@ -5,6 +5,7 @@ import io.effonce.cdc.RelayCli;
 import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.JobSubmission;
 import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.cluster.LocalPrometheus;
 import io.effonce.credentials.DatabaseLogin;
 import io.effonce.feed.page.LivePageServer;
 import io.effonce.feed.page.PageSettings;
@@ -16,6 +17,8 @@ import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.SchemaTool;
 import io.effonce.testing.StreamingStandby;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,11 +31,15 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /** Everything the demo runs, started in order and stopped in reverse. */
 final class DemoStack implements AutoCloseable {
 
     static final String TOPIC_PREFIX = "effonce";
+
+    /** The project's alert rules, from the root the demo runs in. */
+    private static final Path ALERT_RULES = Path.of("deploy", "prometheus", "effonce-alerts.yml");
 
     final EmbeddedPostgres postgres;
     final EmbeddedKafka kafka;
@@ -63,6 +70,12 @@ final class DemoStack implements AutoCloseable {
     /** The live page, or null when the demo runs without it. */
     private LivePageServer page;
 
+    /** Where each relay serves its metrics (host:port), in the order of {@link #shards}. */
+    private final List<String> relayMetrics;
+
+    /** Prometheus with the project's alert rules, or null unless {@code --prometheus}. */
+    private LocalPrometheus prometheus;
+
     /** The first shard's primary and its standby, synchronizing failover slots. */
     record LedgerPair(EmbeddedPostgres primary, StreamingStandby standby) {
 
@@ -80,6 +93,7 @@ final class DemoStack implements AutoCloseable {
             LedgerPair ledgerPair,
             List<Supplier<LedgerRelay>> relayStarts,
             List<LedgerRelay> relays,
+            List<String> relayMetrics,
             LocalFlinkCluster cluster,
             String jobId) {
         this.postgres = postgres;
@@ -90,6 +104,7 @@ final class DemoStack implements AutoCloseable {
         this.ledgerPair = ledgerPair;
         this.relayStarts = List.copyOf(relayStarts);
         this.relays = new ArrayList<>(relays);
+        this.relayMetrics = List.copyOf(relayMetrics);
         this.cluster = cluster;
         this.jobId = jobId;
     }
@@ -135,15 +150,50 @@ final class DemoStack implements AutoCloseable {
                                 "--event-time.tolerance",
                                 (options.days + 2) + "d"),
                         List.of());
-        if (options.pagePort != 0) {
-            try {
+        try {
+            if (options.pagePort != 0) {
                 stack.servePage(options.workDir.toAbsolutePath(), options.pagePort);
-            } catch (IOException | RuntimeException e) {
-                stack.close();
-                throw e;
             }
+            if (options.prometheus) {
+                stack.startPrometheus(options.workDir.toAbsolutePath());
+            }
+        } catch (IOException | RuntimeException e) {
+            stack.close();
+            throw e;
         }
         return stack;
+    }
+
+    /**
+     * Starts Debian's Prometheus on the cluster's and the relays' metrics with the project's alert
+     * rules, if it is installed; says where it is, or why not.
+     */
+    private void startPrometheus(Path work) throws IOException {
+        if (!LocalPrometheus.installed()) {
+            say(
+                    "--prometheus: no "
+                            + LocalPrometheus.BINARY
+                            + " here (Debian: apt-get install prometheus); the metrics pages above"
+                            + " are served all the same");
+            return;
+        }
+        if (!Files.isRegularFile(ALERT_RULES)) {
+            throw new IllegalStateException(
+                    "No alert rules at "
+                            + ALERT_RULES.toAbsolutePath()
+                            + ": run the demo from the project's root (./effonce demo)");
+        }
+        prometheus =
+                LocalPrometheus.start(
+                        work.resolve("prometheus"),
+                        relayMetrics,
+                        List.of(ALERT_RULES.toAbsolutePath()));
+        say(
+                "Prometheus: "
+                        + prometheus.address()
+                        + " (alerts: "
+                        + prometheus.address().resolve("/alerts")
+                        + "), scraping every second with deploy/prometheus/effonce-alerts.yml");
     }
 
     /**
@@ -241,6 +291,7 @@ final class DemoStack implements AutoCloseable {
         }
         List<LedgerRelay> relays = new ArrayList<>();
         List<Supplier<LedgerRelay>> relayStarts = new ArrayList<>();
+        List<String> relayMetrics = new ArrayList<>();
         List<String> topics = new ArrayList<>();
         for (int i = 0; i < shards.size(); i++) {
             String prefix = i == 0 ? TOPIC_PREFIX : TOPIC_PREFIX + "_shard" + i;
@@ -253,7 +304,12 @@ final class DemoStack implements AutoCloseable {
                             + ")");
             PostgresEndpoint shard = shards.get(i);
             String slot = i == 0 ? "effonce_demo" : "effonce_demo_shard" + i;
-            relayStarts.add(() -> startRelay(shard, slot, prefix, kafka, work, extraRelayArgs));
+            // A port of its own, kept when the relay starts again.
+            List<String> relayArgs = new ArrayList<>(extraRelayArgs);
+            int metricsPort = freePort();
+            relayArgs.addAll(List.of("--metrics-port", String.valueOf(metricsPort)));
+            relayMetrics.add("127.0.0.1:" + metricsPort);
+            relayStarts.add(() -> startRelay(shard, slot, prefix, kafka, work, relayArgs));
             relays.add(relayStarts.get(i).get());
         }
 
@@ -291,6 +347,15 @@ final class DemoStack implements AutoCloseable {
                                         .withParallelism(parallelism));
         cluster.jobs().awaitAllTasksRunning(jobId);
         say(
+                "Metrics, in Prometheus's text format: every Flink process at"
+                        + " http://127.0.0.1:9249/metrics and the next ports to 9260, the relay"
+                        + (relayMetrics.size() > 1 ? "s" : "")
+                        + " at "
+                        + relayMetrics.stream()
+                                .map(r -> "http://" + r + "/metrics")
+                                .collect(Collectors.joining(", "))
+                        + " (deploy/prometheus/README.md)");
+        say(
                 "Job "
                         + jobId
                         + " is running; password of effonce_sink is in "
@@ -299,7 +364,16 @@ final class DemoStack implements AutoCloseable {
                         + password.length()
                         + " characters)");
         return new DemoStack(
-                postgres, kafka, sink, shards, pair, relayStarts, relays, cluster, jobId);
+                postgres,
+                kafka,
+                sink,
+                shards,
+                pair,
+                relayStarts,
+                relays,
+                relayMetrics,
+                cluster,
+                jobId);
     }
 
     private static LedgerRelay startRelay(
@@ -343,6 +417,12 @@ final class DemoStack implements AutoCloseable {
         return password;
     }
 
+    private static int freePort() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return probe.getLocalPort();
+        }
+    }
+
     static void say(String line) {
         System.out.println("==> " + line);
     }
@@ -351,6 +431,9 @@ final class DemoStack implements AutoCloseable {
     public void close() {
         if (page != null) {
             closeQuietly(page::close);
+        }
+        if (prometheus != null) {
+            closeQuietly(prometheus::close);
         }
         closeQuietly(cluster::close);
         relays().forEach(r -> closeQuietly(r::close));

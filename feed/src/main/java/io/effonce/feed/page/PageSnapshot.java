@@ -13,6 +13,7 @@ import java.util.Objects;
  *
  * @param day the day shown; null while both totals tables are empty
  * @param asOf from the view {@code committed_progress}; null while the sink has not reported any
+ * @param liveWrittenAt the newest write among the rows' live totals; null without any
  * @param error why the figures could not be read (the database is unreachable, say); the other
  *     fields then hold the last figures read, or nothing
  */
@@ -20,6 +21,7 @@ record PageSnapshot(
         LocalDate day,
         List<Row> rows,
         AsOf asOf,
+        Instant liveWrittenAt,
         List<Restore> restores,
         Instant readAt,
         String trigger,
@@ -48,7 +50,10 @@ record PageSnapshot(
             String source,
             Long finalMinor) {}
 
-    /** The committed totals' progress, one row of {@code committed_progress}. */
+    /**
+     * The committed totals' progress, one row of {@code committed_progress}; {@code watermark} the
+     * event time its commits cover (null until every key group has one).
+     */
     record AsOf(
             Long checkpointId,
             Instant completeThrough,
@@ -56,14 +61,16 @@ record PageSnapshot(
             Instant committedAt,
             Instant lastRestoreAt,
             Long lastRestoredCheckpoint,
-            long keyGroups) {}
+            long keyGroups,
+            Instant watermark) {}
 
     /** A restore of the job: when, from which checkpoint, and when this page first saw it. */
     record Restore(Instant at, Long checkpointId, Instant seenAt) {}
 
     /** The same figures, read again for another reason. */
     PageSnapshot because(String newTrigger, long notices) {
-        return new PageSnapshot(day, rows, asOf, restores, readAt, newTrigger, notices, error);
+        return new PageSnapshot(
+                day, rows, asOf, liveWrittenAt, restores, readAt, newTrigger, notices, error);
     }
 
     /**
@@ -74,6 +81,7 @@ record PageSnapshot(
                 && Objects.equals(day, other.day)
                 && rows.equals(other.rows)
                 && Objects.equals(asOf, other.asOf)
+                && Objects.equals(liveWrittenAt, other.liveWrittenAt)
                 && restores.equals(other.restores)
                 && Objects.equals(error, other.error);
     }
@@ -100,8 +108,10 @@ record PageSnapshot(
             text(json, "lastRestoreAt", asOf.lastRestoreAt());
             number(json, "lastRestoredCheckpoint", asOf.lastRestoredCheckpoint());
             number(json, "keyGroups", asOf.keyGroups());
+            text(json, "watermark", asOf.watermark());
             json.writeEndObject();
         }
+        text(json, "liveWrittenAt", liveWrittenAt);
         json.writeArrayFieldStart("restores");
         for (Restore r : restores) {
             json.writeStartObject();

@@ -37,7 +37,7 @@ final class SnapshotQuery {
     private static final String TOP_ROWS =
             "SELECT k.merchant_id, k.currency, c.total_minor, c.payments, c.checkpoint_id,"
                     + " l.total_minor, l.payments, COALESCE(f.day_final, false), f.source,"
-                    + " f.total_minor"
+                    + " f.total_minor, l.written_at"
                     + " FROM (SELECT merchant_id, currency FROM merchant_daily_totals_committed"
                     + "       WHERE day = ?"
                     + "       UNION SELECT merchant_id, currency FROM merchant_daily_totals"
@@ -57,7 +57,7 @@ final class SnapshotQuery {
 
     private static final String PROGRESS =
             "SELECT checkpoint_id, complete_through, final_through, committed_at,"
-                    + " last_restore_at, last_restored_checkpoint, key_groups"
+                    + " last_restore_at, last_restored_checkpoint, key_groups, watermark"
                     + " FROM committed_progress WHERE sink_table = ?";
 
     private final LocalDate fixedDay;
@@ -72,12 +72,20 @@ final class SnapshotQuery {
     /** The figures now; restores are left for the caller's {@link RestoreLog}. */
     Figures read(Connection c) throws SQLException {
         LocalDate day = fixedDay != null ? fixedDay : newestDay(c);
-        List<PageSnapshot.Row> rows = day == null ? List.of() : topRows(c, day);
-        return new Figures(day, rows, progress(c));
+        Instant[] liveWrittenAt = {null};
+        List<PageSnapshot.Row> rows = day == null ? List.of() : topRows(c, day, liveWrittenAt);
+        return new Figures(day, rows, progress(c), liveWrittenAt[0]);
     }
 
-    /** One read: the day, its rows, and the progress row if the sink has written one. */
-    record Figures(LocalDate day, List<PageSnapshot.Row> rows, PageSnapshot.AsOf asOf) {}
+    /**
+     * One read: the day, its rows, the progress row if the sink has written one, and the newest
+     * write among the rows' live totals.
+     */
+    record Figures(
+            LocalDate day,
+            List<PageSnapshot.Row> rows,
+            PageSnapshot.AsOf asOf,
+            Instant liveWrittenAt) {}
 
     private static LocalDate newestDay(Connection c) throws SQLException {
         try (PreparedStatement p = c.prepareStatement(NEWEST_DAY);
@@ -87,7 +95,8 @@ final class SnapshotQuery {
         }
     }
 
-    private List<PageSnapshot.Row> topRows(Connection c, LocalDate day) throws SQLException {
+    private List<PageSnapshot.Row> topRows(Connection c, LocalDate day, Instant[] newestWrite)
+            throws SQLException {
         try (PreparedStatement p = c.prepareStatement(TOP_ROWS)) {
             Date d = Date.valueOf(day);
             for (int i = 1; i <= 6; i++) {
@@ -109,6 +118,11 @@ final class SnapshotQuery {
                                     rs.getBoolean(8),
                                     rs.getString(9),
                                     rs.getObject(10, Long.class)));
+                    Instant written = instant(rs.getObject(11, OffsetDateTime.class));
+                    if (written != null
+                            && (newestWrite[0] == null || written.isAfter(newestWrite[0]))) {
+                        newestWrite[0] = written;
+                    }
                 }
             }
             return rows;
@@ -129,7 +143,8 @@ final class SnapshotQuery {
                         instant(rs.getObject(4, OffsetDateTime.class)),
                         instant(rs.getObject(5, OffsetDateTime.class)),
                         rs.getObject(6, Long.class),
-                        rs.getLong(7));
+                        rs.getLong(7),
+                        instant(rs.getObject(8, OffsetDateTime.class)));
             }
         }
     }

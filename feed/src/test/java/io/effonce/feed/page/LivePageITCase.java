@@ -150,6 +150,13 @@ class LivePageITCase {
                     .contains("complete through 2025-03-01 12:05:00 UTC")
                     .contains("final through 2025-02-28");
             assertThat(shown.restores()).containsExactly("5");
+            // the committed watermark is of 1 March 2025: far behind, in red; the live totals were
+            // just written
+            assertThat(shown.committedLag().text()).endsWith(" days");
+            assertThat(shown.committedLag().colour()).isEqualTo("lag-warn");
+            assertThat(shown.committedLag().seconds()).isGreaterThan(86_400L * 30);
+            assertThat(shown.liveLag().colour()).isEqualTo("lag-ok");
+            assertThat(shown.liveLag().text()).endsWith(" s ago");
             assertThat(browser.text())
                     .contains("€120.00", "€125.00", "behind committed (recovering)");
             assertThat(shown.error()).isEmpty();
@@ -240,6 +247,37 @@ class LivePageITCase {
         }
     }
 
+    /** A committed view that keeps up: its watermark ten seconds old. */
+    @Nested
+    class KeepingUp {
+
+        @Test
+        void theLagShowsInGreenBelowTheThresholdTheUrlSets(PostgresEndpoint db) throws Exception {
+            SinkRows sink = new SinkRows(db);
+            sink.live(DAY, "m1", 3_000, 1);
+            sink.commit(
+                    2,
+                    DAY,
+                    "m1",
+                    3_000,
+                    1,
+                    new SinkRows.Progress(
+                            Instant.now().minusSeconds(10), DAY.minusDays(1), null, null));
+            try (LivePageServer page = LivePageServer.start(PageSettings.of(dashboard(db), 0))) {
+                // A generous threshold: the verdict must not depend on how fast the page loads.
+                browser.open(page.uri().resolve("/?lag-warning=600"));
+                PageFigures shown =
+                        awaitPage(
+                                "the committed lag",
+                                f -> f.events() >= 1 && f.committedLag().seconds() != null);
+                assertThat(shown.committedLag().seconds()).isBetween(10L, 600L);
+                assertThat(shown.committedLag().colour()).isEqualTo("lag-ok");
+                assertThat(shown.committedLag().text()).doesNotContain("ago");
+                browser.screenshot(SCREENSHOTS.resolve("live-page-keeping-up.png"));
+            }
+        }
+    }
+
     /** Totals, but the sink has not reported progress yet: the view committed_progress is empty. */
     @Nested
     class BeforeTheSinkReportsProgress {
@@ -256,6 +294,7 @@ class LivePageITCase {
                 assertThat(shown.asOfText()).isEqualTo("as of: not known yet");
                 assertThat(shown.asOfCheckpoint()).isEmpty();
                 assertThat(shown.restores()).isEmpty();
+                assertThat(shown.committedLag().text()).isEqualTo("not known yet");
                 assertThat(shown.rows()).hasSize(2);
                 assertThat(shown.row("m1", "EUR").orElseThrow().live()).isEqualTo(4_500);
                 PageFigures.Shown m2 = shown.row("m2", "EUR").orElseThrow();

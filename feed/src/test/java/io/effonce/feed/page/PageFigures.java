@@ -10,6 +10,8 @@ import java.util.Optional;
  *
  * @param events snapshots the page has rendered since it opened
  * @param restores the checkpoints of the restore markers shown, newest first
+ * @param committedLag how far the committed totals are behind the ledger, in event time
+ * @param liveLag how long ago the newest live total shown was written
  */
 public record PageFigures(
         long events,
@@ -19,7 +21,12 @@ public record PageFigures(
         String asOfText,
         String error,
         List<String> restores,
+        Lag committedLag,
+        Lag liveLag,
         List<Shown> rows) {
+
+    /** A lag as shown: its text, its colour class ({@code lag-ok}, {@code lag-warn}, none). */
+    public record Lag(String text, String colour, Long seconds) {}
 
     /**
      * One row: {@code key} is {@code merchant|day|currency}; a total the page shows as "—" is null.
@@ -51,6 +58,8 @@ public record PageFigures(
                 text(page.get("asOf")),
                 text(page.get("error")),
                 ((List<Object>) page.get("restores")).stream().map(PageFigures::text).toList(),
+                lag(((List<Map<String, Object>>) page.get("lags")).get(0)),
+                lag(((List<Map<String, Object>>) page.get("lags")).get(1)),
                 rows.stream()
                         .map(
                                 r ->
@@ -63,6 +72,13 @@ public record PageFigures(
                                                 "true".equals(r.get("final")),
                                                 text(r.get("badges"))))
                         .toList());
+    }
+
+    private static Lag lag(Map<String, Object> shown) {
+        return new Lag(
+                text(shown.get("text")),
+                text(shown.get("colour")),
+                optionalNumber(shown.get("seconds")));
     }
 
     private static String text(Object o) {

@@ -29,6 +29,7 @@ class PageSnapshotTest {
                                         "committed",
                                         12_000L)),
                         null,
+                        null,
                         List.of(),
                         READ,
                         "commit",
@@ -38,7 +39,7 @@ class PageSnapshotTest {
                 .isEqualTo(
                         "{\"day\":\"2025-03-01\",\"readAt\":\"2026-01-01T10:00:00Z\","
                                 + "\"trigger\":\"commit\",\"commitNotices\":2,\"error\":null,"
-                                + "\"asOf\":null,\"restores\":[],\"rows\":[{\"merchant\":\"m1\","
+                                + "\"asOf\":null,\"liveWrittenAt\":null,\"restores\":[],\"rows\":[{\"merchant\":\"m1\","
                                 + "\"currency\":\"EUR\",\"committed\":12000,"
                                 + "\"committedPayments\":3,\"checkpoint\":7,\"live\":15000,"
                                 + "\"livePayments\":4,\"final\":false,\"source\":\"committed\","
@@ -62,7 +63,8 @@ class PageSnapshotTest {
                                         false,
                                         null,
                                         null)),
-                        new PageSnapshot.AsOf(7L, null, null, READ, READ, 5L, 128),
+                        new PageSnapshot.AsOf(7L, null, null, READ, READ, 5L, 128, null),
+                        READ,
                         List.of(new PageSnapshot.Restore(READ, 5L, READ)),
                         READ,
                         "interval",
@@ -83,10 +85,18 @@ class PageSnapshotTest {
     @Test
     void onlyFiguresCountAsAChangeNotTheTimeOfReading() {
         PageSnapshot a =
-                new PageSnapshot(null, List.of(), null, List.of(), READ, "interval", 0, null);
+                new PageSnapshot(null, List.of(), null, null, List.of(), READ, "interval", 0, null);
         PageSnapshot b =
                 new PageSnapshot(
-                        null, List.of(), null, List.of(), READ.plusSeconds(1), "commit", 3, null);
+                        null,
+                        List.of(),
+                        null,
+                        null,
+                        List.of(),
+                        READ.plusSeconds(1),
+                        "commit",
+                        3,
+                        null);
         assertThat(a.sameFiguresAs(b)).isTrue();
         assertThat(a.sameFiguresAs(null)).isFalse();
     }

@@ -5,6 +5,7 @@ import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.Claim;
 import io.effonce.sink.store.FencedException;
 import io.effonce.sink.store.KeyGroupSpan;
+import io.effonce.sink.store.Progress;
 import io.effonce.sink.store.SinkMisconfiguredException;
 import io.effonce.sink.store.StoredRow;
 import io.effonce.sink.store.TotalsStore;
@@ -349,10 +350,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                     store.tableName());
             return;
         }
-        metrics.committed(
-                checkpointId,
-                store.commit(
-                        checkpointId, watermarks.progressAt(checkpointId, settings.progress())));
+        Progress progress = watermarks.progressAt(checkpointId, settings.progress());
+        metrics.committed(checkpointId, store.commit(checkpointId, progress), progress);
     }
 
     /** A savepoint that will not complete leaves no mark behind. */

@@ -226,7 +226,8 @@ final class RestoreProtocol<K, V> {
     private void reconcileCommitted(long checkpointId, RestoredState<K, V> state) {
         store.discardStagedAfter(checkpointId);
         store.recordRestore(checkpointId);
-        metrics.committed(checkpointId, store.commit(checkpointId, Progress.UNKNOWN));
+        metrics.committed(
+                checkpointId, store.commit(checkpointId, Progress.UNKNOWN), Progress.UNKNOWN);
         List<StoredRow<K, V>> set = new ArrayList<>();
         List<K> remove = new ArrayList<>();
         for (K key : store.keysCommittedAfter(checkpointId)) {

@@ -1,5 +1,6 @@
 package io.effonce.sink.internal;
 
+import io.effonce.sink.store.Progress;
 import java.util.function.LongSupplier;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -18,6 +19,8 @@ final class SinkMetrics {
     final Counter committedKeys;
     private volatile FlushReport lastFlush = FlushReport.NONE;
     private volatile long lastCommitted = -1;
+    private volatile long lastCommitMillis = Long.MIN_VALUE;
+    private volatile long lastCommittedWatermark = Long.MIN_VALUE;
 
     SinkMetrics(MetricGroup group, LongSupplier bufferSize, LongSupplier currentTag) {
         rowsWritten = group.counter("rowsWritten");
@@ -37,10 +40,26 @@ final class SinkMetrics {
                 (Gauge<Long>) () -> lastFlush.mode() == RestoreFlush.Mode.FULL ? 1L : 0L);
         committedKeys = group.counter("committedKeys");
         group.gauge("lastCommittedCheckpoint", (Gauge<Long>) () -> lastCommitted);
+        // How far behind the committed view is, read at each scrape (-1 before the first commit):
+        // since the last commit in wall-clock time, and behind now in event time (the watermark
+        // the last commit covered; it stops when no change or heartbeat arrives).
+        group.gauge(
+                "secondsSinceLastCommit", (Gauge<Double>) () -> secondsBefore(lastCommitMillis));
+        group.gauge(
+                "committedWatermarkLagSeconds",
+                (Gauge<Double>) () -> secondsBefore(lastCommittedWatermark));
     }
 
-    void committed(long checkpointId, int keys) {
+    private static double secondsBefore(long millis) {
+        return millis == Long.MIN_VALUE ? -1 : (System.currentTimeMillis() - millis) / 1000.0;
+    }
+
+    void committed(long checkpointId, int keys, Progress progress) {
         lastCommitted = checkpointId;
+        lastCommitMillis = System.currentTimeMillis();
+        if (progress.hasWatermark() && progress.watermark() != Long.MAX_VALUE) {
+            lastCommittedWatermark = progress.watermark();
+        }
         committedKeys.inc(keys);
     }
 
