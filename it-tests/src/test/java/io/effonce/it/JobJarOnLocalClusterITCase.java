@@ -18,6 +18,7 @@ import io.effonce.it.testutils.ChaosClusterExtension;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.DashboardQueries;
 import io.effonce.it.testutils.JobJar;
+import io.effonce.it.testutils.MetricTable;
 import io.effonce.it.testutils.OldChangeCopy;
 import io.effonce.it.testutils.RunningWorkload;
 import io.effonce.it.testutils.SavepointAcknowledgementGate;
@@ -318,7 +319,7 @@ class JobJarOnLocalClusterITCase {
 
                 relay = relays.start(relayArgs);
                 whileTheCommittedViewIsCurrent(prometheus, "with the relay back");
-                theDashboardsQueriesAnswer(prometheus, db);
+                theDocumentedMetricsAndTheDashboardsQueriesAnswer(prometheus, db);
                 report.figure(
                         "restarts, as Prometheus reads them",
                         (long)
@@ -335,11 +336,19 @@ class JobJarOnLocalClusterITCase {
         }
 
         /**
-         * Every PromQL expression of deploy/grafana's dashboard returns a series from this
-         * Prometheus, and every SQL query runs as the dashboard's role.
+         * Every metric deploy/prometheus/README.md's table names, and every PromQL expression of
+         * deploy/grafana's dashboard, has a series in this Prometheus; every SQL query of the
+         * dashboard returns a row as the dashboard's role.
          */
-        private void theDashboardsQueriesAnswer(LocalPrometheus prometheus, PostgresEndpoint db)
-                throws Exception {
+        private void theDocumentedMetricsAndTheDashboardsQueriesAnswer(
+                LocalPrometheus prometheus, PostgresEndpoint db) throws Exception {
+            List<String> documented = MetricTable.names();
+            assertThat(documented).hasSizeGreaterThanOrEqualTo(15);
+            for (String metric : documented) {
+                await("a series of " + metric + ", as deploy/prometheus/README.md documents it")
+                        .atMost(Duration.ofMinutes(1))
+                        .until(() -> !prometheus.query(metric).isEmpty());
+            }
             DashboardQueries dashboard = DashboardQueries.read();
             assertThat(dashboard.promQl()).hasSizeGreaterThanOrEqualTo(10);
             for (String expr : dashboard.promQl()) {

@@ -52,7 +52,8 @@ record PageSnapshot(
 
     /**
      * The committed totals' progress, one row of {@code committed_progress}; {@code watermark} the
-     * event time its commits cover (null until every key group has one).
+     * event time its commits cover (null until every key group has one), {@code dayZone} the zone
+     * whose dates the days are.
      */
     record AsOf(
             Long checkpointId,
@@ -62,7 +63,8 @@ record PageSnapshot(
             Instant lastRestoreAt,
             Long lastRestoredCheckpoint,
             long keyGroups,
-            Instant watermark) {}
+            Instant watermark,
+            String dayZone) {}
 
     /** A restore of the job: when, from which checkpoint, and when this page first saw it. */
     record Restore(Instant at, Long checkpointId, Instant seenAt) {}
@@ -109,6 +111,7 @@ record PageSnapshot(
             number(json, "lastRestoredCheckpoint", asOf.lastRestoredCheckpoint());
             number(json, "keyGroups", asOf.keyGroups());
             text(json, "watermark", asOf.watermark());
+            text(json, "dayZone", asOf.dayZone());
             json.writeEndObject();
         }
         text(json, "liveWrittenAt", liveWrittenAt);

@@ -57,7 +57,8 @@ final class SnapshotQuery {
 
     private static final String PROGRESS =
             "SELECT checkpoint_id, complete_through, final_through, committed_at,"
-                    + " last_restore_at, last_restored_checkpoint, key_groups, watermark"
+                    + " last_restore_at, last_restored_checkpoint, key_groups, watermark,"
+                    + " day_zone"
                     + " FROM committed_progress WHERE sink_table = ?";
 
     private final LocalDate fixedDay;
@@ -144,7 +145,8 @@ final class SnapshotQuery {
                         instant(rs.getObject(5, OffsetDateTime.class)),
                         rs.getObject(6, Long.class),
                         rs.getLong(7),
-                        instant(rs.getObject(8, OffsetDateTime.class)));
+                        instant(rs.getObject(8, OffsetDateTime.class)),
+                        rs.getString(9));
             }
         }
     }

@@ -39,6 +39,8 @@ public final class HeadlessChromium implements AutoCloseable {
                     + "      const e = document.getElementById(id);"
                     + "      return {text: e.textContent, colour: e.className,"
                     + "              seconds: e.dataset.seconds}; }),"
+                    + "  chart: Array.from(document.querySelectorAll('#chart polyline'))"
+                    + "      .map(p => ({key: p.dataset.key, points: p.dataset.points})),"
                     + "  restores: Array.from(document.querySelectorAll('#restores li'))"
                     + "      .map(li => li.dataset.checkpoint),"
                     + "  rows: Array.from(document.querySelectorAll('#rows tr')).map(tr => ({"
@@ -84,7 +86,7 @@ public final class HeadlessChromium implements AutoCloseable {
                 "--disable-background-networking",
                 "--disable-component-update",
                 "--disable-sync",
-                "--window-size=1280,900",
+                "--window-size=1280,1400",
                 "--user-data-dir=" + profile);
         ChromeDriverService service =
                 new ChromeDriverService.Builder()

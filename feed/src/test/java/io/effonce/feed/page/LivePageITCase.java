@@ -244,6 +244,16 @@ class LivePageITCase {
             assertThat(after.row("m11", "EUR").orElseThrow().committed()).isEqualTo(11_200);
             assertThat(after.asOfCheckpoint()).isEqualTo("9");
             assertThat(after.commitNotices()).isEqualTo(1);
+
+            // The chart: the five biggest, a point per commit at the hour its watermark reached
+            // (14:05 for checkpoint 7, 15:00 for checkpoint 9).
+            assertThat(after.chart().keySet())
+                    .containsExactly("m12|EUR", "m11|EUR", "m10|EUR", "m09|EUR", "m08|EUR");
+            assertThat(after.chart())
+                    .containsEntry("m12|EUR", "14.08:12000,15.00:15000")
+                    .containsEntry("m11|EUR", "14.08:11000,15.00:11200")
+                    .containsEntry("m10|EUR", "14.08:10000,15.00:10000");
+            browser.screenshot(SCREENSHOTS.resolve("live-page-chart.png"));
         }
     }
 

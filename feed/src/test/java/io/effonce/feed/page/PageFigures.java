@@ -1,8 +1,10 @@
 package io.effonce.feed.page;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The figures a browser shows on the live page, read from its DOM (the rows' {@code data-*}
@@ -12,6 +14,7 @@ import java.util.Optional;
  * @param restores the checkpoints of the restore markers shown, newest first
  * @param committedLag how far the committed totals are behind the ledger, in event time
  * @param liveLag how long ago the newest live total shown was written
+ * @param chart the chart's lines: {@code merchant|currency} → {@code hour:total,...} in order
  */
 public record PageFigures(
         long events,
@@ -23,6 +26,7 @@ public record PageFigures(
         List<String> restores,
         Lag committedLag,
         Lag liveLag,
+        Map<String, String> chart,
         List<Shown> rows) {
 
     /** A lag as shown: its text, its colour class ({@code lag-ok}, {@code lag-warn}, none). */
@@ -60,6 +64,14 @@ public record PageFigures(
                 ((List<Object>) page.get("restores")).stream().map(PageFigures::text).toList(),
                 lag(((List<Map<String, Object>>) page.get("lags")).get(0)),
                 lag(((List<Map<String, Object>>) page.get("lags")).get(1)),
+                ((List<Map<String, Object>>) page.get("chart"))
+                        .stream()
+                                .collect(
+                                        Collectors.toMap(
+                                                l -> text(l.get("key")),
+                                                l -> text(l.get("points")),
+                                                (a, b) -> a,
+                                                LinkedHashMap::new)),
                 rows.stream()
                         .map(
                                 r ->

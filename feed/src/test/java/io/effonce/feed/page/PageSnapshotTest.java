@@ -63,7 +63,7 @@ class PageSnapshotTest {
                                         false,
                                         null,
                                         null)),
-                        new PageSnapshot.AsOf(7L, null, null, READ, READ, 5L, 128, null),
+                        new PageSnapshot.AsOf(7L, null, null, READ, READ, 5L, 128, null, null),
                         READ,
                         List.of(new PageSnapshot.Restore(READ, 5L, READ)),
                         READ,

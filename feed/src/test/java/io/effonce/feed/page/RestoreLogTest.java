@@ -10,7 +10,7 @@ class RestoreLogTest {
     private static final Instant T0 = Instant.parse("2026-01-01T10:00:00Z");
 
     private static PageSnapshot.AsOf restoredFrom(Long checkpoint, Instant at) {
-        return new PageSnapshot.AsOf(12L, null, null, T0, at, checkpoint, 128, null);
+        return new PageSnapshot.AsOf(12L, null, null, T0, at, checkpoint, 128, null, null);
     }
 
     @Test

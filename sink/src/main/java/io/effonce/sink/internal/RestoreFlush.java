@@ -1,7 +1,8 @@
 package io.effonce.sink.internal;
 
+import io.effonce.sink.store.CommittedTable;
+import io.effonce.sink.store.LiveTable;
 import io.effonce.sink.store.StoredRow;
-import io.effonce.sink.store.TotalsStore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -78,23 +79,32 @@ public final class RestoreFlush<K, V> {
      */
     static final int MIN_FLUSH_BATCH = 10_000;
 
-    private final TotalsStore<K, V> store;
+    private final LiveTable<K, V> live;
+    private final CommittedTable<K, V> committed;
+    private final String table;
     private final QuarantiningWriter<K, V> writer;
     private final ToIntFunction<K> keyGroupOf;
     private final int batchSize;
     private final boolean deleteStale;
 
     /**
+     * @param live the table it reads tags from and deletes stale keys in
+     * @param committed read only for the keys a committed value keeps (the wider read)
+     * @param table the table's name, for the log
      * @param batchSize the live path's batch size; the flush uses at least {@link #MIN_FLUSH_BATCH}
      * @param deleteStale {@code false} skips step 3; only for tests that show why it exists
      */
     RestoreFlush(
-            TotalsStore<K, V> store,
+            LiveTable<K, V> live,
+            CommittedTable<K, V> committed,
+            String table,
             QuarantiningWriter<K, V> writer,
             ToIntFunction<K> keyGroupOf,
             int batchSize,
             boolean deleteStale) {
-        this.store = store;
+        this.live = live;
+        this.committed = committed;
+        this.table = table;
         this.writer = writer;
         this.keyGroupOf = keyGroupOf;
         this.batchSize = Math.max(batchSize, MIN_FLUSH_BATCH);
@@ -124,7 +134,7 @@ public final class RestoreFlush<K, V> {
             throw new IllegalArgumentException("Only a full flush rewrites the committed table");
         }
         long start = System.nanoTime();
-        List<K> taggedSinceRestore = store.keysTaggedSince(checkpointId);
+        List<K> taggedSinceRestore = live.keysTaggedSince(checkpointId);
         List<K> outsideTheLineage =
                 suspectFrom < checkpointId
                         ? writtenOutsideTheLineage(suspectFrom, taggedSinceRestore)
@@ -151,12 +161,12 @@ public final class RestoreFlush<K, V> {
         batches.writeRest();
         if (deleteStale) {
             for (int from = 0; from < stale.size(); from += batchSize) {
-                store.delete(stale.subList(from, Math.min(stale.size(), from + batchSize)));
+                live.delete(stale.subList(from, Math.min(stale.size(), from + batchSize)));
             }
         } else if (!stale.isEmpty()) {
             LOG.warn(
                     "Flush of {} left {} stale keys in place because deleting them is switched off",
-                    store.tableName(),
+                    table,
                     stale.size());
         }
         long deleted = deleteStale ? stale.size() : 0;
@@ -167,7 +177,7 @@ public final class RestoreFlush<K, V> {
                 "{} flush of {} after restore from checkpoint {}: {} rows tagged {} or later,"
                         + " {} keys set from state, {} stale keys deleted, in {} ms",
                 restage ? "Full (committed table too)" : mode == Mode.FULL ? "Full" : "Incremental",
-                store.tableName(),
+                table,
                 checkpointId,
                 taggedSinceRestore.size(),
                 checkpointId,
@@ -183,9 +193,9 @@ public final class RestoreFlush<K, V> {
      */
     private List<K> writtenOutsideTheLineage(long suspectFrom, List<K> taggedSinceRestore) {
         Set<K> notSuspect = new HashSet<>(taggedSinceRestore);
-        notSuspect.addAll(store.keysCommittedAfter(-1));
+        notSuspect.addAll(committed.keysCommittedAfter(-1));
         List<K> suspect = new ArrayList<>();
-        for (K key : store.keysTaggedSince(suspectFrom)) {
+        for (K key : live.keysTaggedSince(suspectFrom)) {
             if (!notSuspect.contains(key)) {
                 suspect.add(key);
             }
@@ -194,7 +204,7 @@ public final class RestoreFlush<K, V> {
                 "The range of {} was held by an attempt outside the restored checkpoint's lineage"
                         + " (the database went back and forgot the fence): {} keys it may have"
                         + " written from tag {} on are neither in state nor committed, and go",
-                store.tableName(),
+                table,
                 suspect.size(),
                 suspectFrom);
         return suspect;

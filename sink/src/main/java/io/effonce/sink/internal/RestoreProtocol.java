@@ -210,6 +210,8 @@ final class RestoreProtocol<K, V> {
             long suspectFrom) {
         return new RestoreFlush<>(
                         store,
+                        store,
+                        store.tableName(),
                         writer,
                         keyGroupOf,
                         settings.batchSize(),

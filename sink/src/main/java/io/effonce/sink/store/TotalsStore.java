@@ -7,8 +7,10 @@ package io.effonce.sink.store;
  * later call acts on that range only and fails with {@link FencedException}, without committing
  * anything, once another writer has taken any of those key groups.
  *
- * <p>The contract test {@code TotalsStoreContract} holds every implementation to the same
- * behaviour.
+ * <p>The contract test {@code StartProtocolContract} (the sink's tests: {@code
+ * InMemoryStartProtocolTest}, {@code PostgresStartProtocolITCase}) holds every implementation to
+ * the same behaviour, and the takeover explorer's properties run both ({@code
+ * InMemoryTakeoverPropertiesTest}, {@code PostgresTakeoverPropertiesITCase}).
  */
 public interface TotalsStore<K, V>
         extends RangeFence, LiveTable<K, V>, CommittedTable<K, V>, AutoCloseable {
