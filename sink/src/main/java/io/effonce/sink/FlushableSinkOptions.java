@@ -44,7 +44,7 @@ public final class FlushableSinkOptions {
                             "AUTO: after a restore, set again only the rows written since the"
                                     + " restored checkpoint when the table is known to hold every"
                                     + " write before it, else every key of restored state. FULL:"
-                                    + " always every key (the seed's full flush; as exact, slower"
+                                    + " always every key (the full flush; as exact, slower"
                                     + " in proportion to the state).");
 
     public static final ConfigOption<Duration> RETIRED_RETENTION =

@@ -9,9 +9,9 @@ public enum RestoreFlushPolicy {
      */
     AUTO,
     /**
-     * The seed's full flush after every restore: every key of restored state set again. Never less
-     * exact, slower in proportion to the state; for measurements and for anyone who wants the
-     * seed's protocol unchanged.
+     * The full flush after every restore: every key of restored state set again. Never less exact,
+     * slower in proportion to the state; for measurements and for anyone who wants the simplest
+     * protocol.
      */
     FULL
 }

@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The batch recount (seed Part 8): a final day's totals recomputed from the ledger and published in
- * {@code merchant_daily_totals_recount}, which the view {@code merchant_daily_totals_final} prefers
- * to the committed totals.
+ * The batch recount: a final day's totals recomputed from the ledger and published in {@code
+ * merchant_daily_totals_recount}, which the view {@code merchant_daily_totals_final} prefers to the
+ * committed totals.
  *
  * <p>It counts each SUCCEEDED payment of the day once — one event id, {@code payment_id:SUCCEEDED}
  * — rather than adding {@code late_events} to the committed totals: a late copy can re-deliver a

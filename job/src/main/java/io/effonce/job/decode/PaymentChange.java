@@ -23,7 +23,7 @@ public record PaymentChange(
         int partition,
         long offset) {
 
-    /** The derived event id (seed Part 2): the same change always has the same id. */
+    /** The derived event id: the same change always has the same id, however often it is sent. */
     public String eventId() {
         return paymentId + ":" + state;
     }

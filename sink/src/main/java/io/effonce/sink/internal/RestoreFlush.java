@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The flush after a restore from checkpoint {@code c}, for one writer's key-group range. The
- * {@linkplain Mode#FULL full flush} is the seed's:
+ * {@linkplain Mode#FULL full flush}:
  *
  * <ol>
  *   <li>read the tag index for keys tagged {@code c} or later: what the erased run wrote after

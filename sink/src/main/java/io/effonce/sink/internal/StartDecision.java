@@ -72,14 +72,14 @@ import java.util.Optional;
  * a row-4 restore like any other. Row 5 needs no commit check of its own: a run that committed a
  * checkpoint restores it.
  *
- * <p>Rows 1–3 are the seed's rule that a takeover is conditional on the durable record (Part 3): a
- * paused attempt that wakes up after the job moved on must not take the range back and flush it to
- * an older checkpoint, which would roll totals back for good (a key retired since keeps the older
- * value, its row no later flush looks at). Attempt numbers only order attempts of one subtask at
- * one parallelism, so a rescale within a run could not be ordered: the operator refuses the
- * adaptive scheduler, and a rescale is a new run restored from a savepoint. A takeover that is
- * refused writes nothing, so Flink's restart of a refused task meets the same record and is refused
- * the same way.
+ * <p>Rows 1–3 are the rule that a takeover is conditional on the durable record: a paused attempt
+ * that wakes up after the job moved on must not take the range back and flush it to an older
+ * checkpoint, which would roll totals back for good (a key retired since keeps the older value, its
+ * row no later flush looks at). Attempt numbers only order attempts of one subtask at one
+ * parallelism, so a rescale within a run could not be ordered: the operator refuses the adaptive
+ * scheduler, and a rescale is a new run restored from a savepoint. A takeover that is refused
+ * writes nothing, so Flink's restart of a refused task meets the same record and is refused the
+ * same way.
  */
 enum StartDecision {
     REFUSE_STALE,

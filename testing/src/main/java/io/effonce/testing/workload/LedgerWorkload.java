@@ -17,9 +17,9 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
- * Writes payments into the ledger the way the seed's payment API would. Every payment starts as a
- * PENDING row (or a VOID row), inserted if absent under {@code UNIQUE (caller_id, client_key)}; a
- * request that hits the key is answered from the row that is there. Each later step runs in a later
+ * Writes payments into the ledger the way a payment API would. Every payment starts as a PENDING
+ * row (or a VOID row), inserted if absent under {@code UNIQUE (caller_id, client_key)}; a request
+ * that hits the key is answered from the row that is there. Each later step runs in a later
  * transaction: a compare-and-set {@code UPDATE ... WHERE state = <expected>} per state change, or a
  * retry of the same request. Several payments share a transaction for speed, but no payment has two
  * changes in one, so the change stream sees PENDING, UNKNOWN and the final state separately.

@@ -4,10 +4,10 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The states of a payment row and the moves between them (seed Parts 3 to 5). A payment is born
- * PENDING (the intent is recorded before the PSP call) or VOID (a "did it happen?" call for a key
- * that never arrived); it leaves PENDING for a final answer or for UNKNOWN when the deadline comes
- * first, and leaves UNKNOWN only for a final answer. Nothing leaves a final state.
+ * The states of a payment row and the moves between them. A payment is born PENDING (the intent is
+ * recorded before the PSP call) or VOID (a "did it happen?" call for a key that never arrived); it
+ * leaves PENDING for a final answer or for UNKNOWN when the deadline comes first, and leaves
+ * UNKNOWN only for a final answer. Nothing leaves a final state.
  */
 public enum PaymentState {
     PENDING,
