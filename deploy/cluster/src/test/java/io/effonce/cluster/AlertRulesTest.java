@@ -29,6 +29,13 @@ class AlertRulesTest {
         assertThat(out).contains("SUCCESS: 9 rules found");
     }
 
+    /** The one-machine configuration README.md tells a person to run. */
+    @Test
+    void theLocalConfigurationIsValidWithItsRules() throws Exception {
+        String out = promtool("check", "config", "local.yml");
+        assertThat(out).contains("SUCCESS: local.yml is valid").contains("SUCCESS: 9 rules found");
+    }
+
     @Test
     void everyAlertFiresWhereItShouldAndOnlyThere() throws Exception {
         String out = promtool("test", "rules", "effonce-alerts.test.yml");
