@@ -26,7 +26,14 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 final class DeadLetterRepublisher {
 
     /** One dead letter, where it was read and what became of it. */
-    record Outcome(String topic, int partition, long offset, String reason, String result) {}
+    record Outcome(String topic, int partition, long offset, String reason, String result) {
+
+        Outcome as(String newResult) {
+            return new Outcome(topic, partition, offset, reason, newResult);
+        }
+    }
+
+    private static final int FETCH_SIZE = 1_000;
 
     private final Connection connection;
     private final Producer<byte[], byte[]> producer;
@@ -45,52 +52,50 @@ final class DeadLetterRepublisher {
         List<Outcome> pending = new ArrayList<>();
         List<Future<RecordMetadata>> sends = new ArrayList<>();
         int published = 0;
-        try (PreparedStatement query = selection.query(connection);
-                ResultSet rows = query.executeQuery()) {
-            while (rows.next()) {
-                String topic = rows.getString(1);
-                int partition = rows.getInt(2);
-                long offset = rows.getLong(3);
-                String reason = rows.getString(4);
-                String value = rows.getString(5);
-                RepublishableValue judged = RepublishableValue.of(value);
-                if (!judged.isPublished()) {
-                    report.accept(
+        // A cursor, not the whole table in memory: pgjdbc fetches in batches only in a transaction.
+        connection.setAutoCommit(false);
+        connection.setReadOnly(true);
+        try (PreparedStatement query = selection.query(connection)) {
+            query.setFetchSize(FETCH_SIZE);
+            try (ResultSet rows = query.executeQuery()) {
+                while (rows.next()) {
+                    Outcome read =
                             new Outcome(
-                                    topic,
-                                    partition,
-                                    offset,
-                                    reason,
-                                    "skipped: " + judged.skipped()));
-                    continue;
+                                    rows.getString(1),
+                                    rows.getInt(2),
+                                    rows.getLong(3),
+                                    rows.getString(4),
+                                    null);
+                    String value = rows.getString(5);
+                    RepublishableValue judged = RepublishableValue.of(value);
+                    if (!judged.isPublished()) {
+                        report.accept(read.as("skipped: " + judged.skipped()));
+                    } else if (dryRun) {
+                        published++;
+                        report.accept(read.as("would be published"));
+                    } else {
+                        published++;
+                        sends.add(send(read.topic(), judged.paymentId(), value));
+                        pending.add(read);
+                    }
                 }
-                published++;
-                if (dryRun) {
-                    report.accept(
-                            new Outcome(topic, partition, offset, reason, "would be published"));
-                    continue;
-                }
-                sends.add(
-                        producer.send(
-                                new ProducerRecord<>(
-                                        topic,
-                                        judged.paymentId().getBytes(StandardCharsets.UTF_8),
-                                        value.getBytes(StandardCharsets.UTF_8))));
-                pending.add(new Outcome(topic, partition, offset, reason, null));
             }
+        } finally {
+            connection.rollback();
         }
         producer.flush();
         for (int i = 0; i < sends.size(); i++) {
             RecordMetadata to = sends.get(i).get();
-            Outcome read = pending.get(i);
-            report.accept(
-                    new Outcome(
-                            read.topic(),
-                            read.partition(),
-                            read.offset(),
-                            read.reason(),
-                            "published as " + to.partition() + "/" + to.offset()));
+            report.accept(pending.get(i).as("published as " + to.partition() + "/" + to.offset()));
         }
         return published;
+    }
+
+    private Future<RecordMetadata> send(String topic, String paymentId, String value) {
+        return producer.send(
+                new ProducerRecord<>(
+                        topic,
+                        paymentId.getBytes(StandardCharsets.UTF_8),
+                        value.getBytes(StandardCharsets.UTF_8)));
     }
 }

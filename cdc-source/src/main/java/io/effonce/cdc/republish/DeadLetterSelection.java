@@ -1,5 +1,6 @@
 package io.effonce.cdc.republish;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -34,46 +35,38 @@ public record DeadLetterSelection(
     }
 
     /** The query, parameters bound. */
-    PreparedStatement query(java.sql.Connection connection) throws SQLException {
+    PreparedStatement query(Connection connection) throws SQLException {
         StringBuilder sql =
                 new StringBuilder(
                         "SELECT topic, kafka_partition, kafka_offset, reason, raw_value"
                                 + " FROM dead_letters WHERE true");
         List<Object> values = new ArrayList<>();
-        if (reason != null) {
-            // A prefix: LIKE's own characters in it are taken literally.
-            sql.append(" AND starts_with(reason, ?)");
-            values.add(reason);
-        }
-        if (recordedFrom != null) {
-            sql.append(" AND recorded_at >= ?");
-            values.add(Timestamp.from(recordedFrom));
-        }
-        if (recordedTo != null) {
-            sql.append(" AND recorded_at < ?");
-            values.add(Timestamp.from(recordedTo));
-        }
-        if (topic != null) {
-            sql.append(" AND topic = ?");
-            values.add(topic);
-        }
-        if (partition != null) {
-            sql.append(" AND kafka_partition = ?");
-            values.add(partition);
-        }
-        if (offsetFrom != null) {
-            sql.append(" AND kafka_offset >= ?");
-            values.add(offsetFrom);
-        }
-        if (offsetTo != null) {
-            sql.append(" AND kafka_offset <= ?");
-            values.add(offsetTo);
-        }
+        // A prefix: LIKE's own characters in it are taken literally.
+        where(sql, values, " AND starts_with(reason, ?)", reason);
+        where(sql, values, " AND recorded_at >= ?", timestamp(recordedFrom));
+        where(sql, values, " AND recorded_at < ?", timestamp(recordedTo));
+        where(sql, values, " AND topic = ?", topic);
+        where(sql, values, " AND kafka_partition = ?", partition);
+        where(sql, values, " AND kafka_offset >= ?", offsetFrom);
+        where(sql, values, " AND kafka_offset <= ?", offsetTo);
         sql.append(" ORDER BY topic, kafka_partition, kafka_offset");
         PreparedStatement statement = connection.prepareStatement(sql.toString());
         for (int i = 0; i < values.size(); i++) {
             statement.setObject(i + 1, values.get(i));
         }
         return statement;
+    }
+
+    /** Adds {@code condition} with its bound {@code value}, unless the value is unset. */
+    private static void where(
+            StringBuilder sql, List<Object> values, String condition, Object value) {
+        if (value != null) {
+            sql.append(condition);
+            values.add(value);
+        }
+    }
+
+    private static Timestamp timestamp(Instant instant) {
+        return instant == null ? null : Timestamp.from(instant);
     }
 }
