@@ -256,7 +256,7 @@ public final class RelayOptions {
             names = "--health-interval",
             paramLabel = "DURATION",
             description =
-                    "How often the relay logs position, events/s and lag."
+                    "How often the relay logs its position, changes/s and the delay from commit to Kafka ack."
                             + " [EFFONCE_RELAY_HEALTH_INTERVAL] Default: ${DEFAULT-VALUE}",
             defaultValue = "30s",
             converter = Durations.class)

@@ -3,6 +3,7 @@ package io.effonce.local;
 import io.effonce.local.cli.KafkaCommand;
 import io.effonce.local.cli.OracleCommand;
 import io.effonce.local.cli.PostgresCommand;
+import io.effonce.local.cli.RolePasswordCommand;
 import io.effonce.local.cli.SchemaCommand;
 import io.effonce.local.cli.WorkloadCommand;
 import io.effonce.testing.LocalServices;
@@ -24,9 +25,11 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "effonce-local 0.1.0-SNAPSHOT",
         description =
-                "Local tools of effonce: schema, ledger workload, oracle, embedded PostgreSQL.",
+                "Local tools of effonce: schema, role passwords, ledger workload, oracle, embedded"
+                        + " PostgreSQL and Kafka.",
         subcommands = {
             SchemaCommand.class,
+            RolePasswordCommand.class,
             WorkloadCommand.class,
             OracleCommand.class,
             PostgresCommand.class,

@@ -6,6 +6,8 @@ import io.effonce.testing.oracle.LedgerOracle;
 import io.effonce.testing.oracle.MerchantDay;
 import io.effonce.testing.oracle.Total;
 import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
@@ -53,20 +55,46 @@ public final class OracleCommand implements Callable<Integer> {
             description = "Also print the ledger's totals, one merchant-day a line.")
     private boolean showLedger;
 
+    @Option(
+            names = "--await",
+            paramLabel = "DURATION",
+            defaultValue = "PT0S",
+            description =
+                    "Compare again every second until there is no difference or DURATION has"
+                            + " passed (e.g. PT2M, a running job catching up), then report the"
+                            + " last comparison (default: ${DEFAULT-VALUE}, compare once).")
+    private Duration await;
+
     @Override
-    public Integer call() {
+    public Integer call() throws InterruptedException {
         LedgerOracle oracle = new LedgerOracle(parent.database(), zone);
         PrintWriter out = spec.commandLine().getOut();
         if (showLedger) {
             oracle.ledgerTotals().forEach((key, total) -> out.println(key + "  " + total));
         }
-        Comparison comparison =
-                includeLate ? oracle.compareWithSinkAndLate() : oracle.compareWithSink();
+        Comparison comparison = compare(oracle);
+        Instant deadline = Instant.now().plus(await);
+        if (!comparison.matches() && Instant.now().isBefore(deadline)) {
+            spec.commandLine()
+                    .getErr()
+                    .printf(
+                            "%,d differences now; comparing every second for up to %s%n",
+                            comparison.differences().size(), await);
+            spec.commandLine().getErr().flush();
+        }
+        while (!comparison.matches() && Instant.now().isBefore(deadline)) {
+            Thread.sleep(1_000);
+            comparison = compare(oracle);
+        }
         out.println(comparison.summary());
         if (!comparison.matches() && !includeLate) {
             lateHint(oracle, comparison).ifPresent(out::println);
         }
         return comparison.matches() ? 0 : LocalCli.DIFFERENCES;
+    }
+
+    private Comparison compare(LedgerOracle oracle) {
+        return includeLate ? oracle.compareWithSinkAndLate() : oracle.compareWithSink();
     }
 
     /**

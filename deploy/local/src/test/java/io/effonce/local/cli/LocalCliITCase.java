@@ -1,6 +1,7 @@
 package io.effonce.local.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.local.LocalCli;
 import io.effonce.local.cli.LocalCliTest.Result;
@@ -8,7 +9,9 @@ import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.junit.PostgresExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -69,8 +72,43 @@ class LocalCliITCase {
         assertThat(late.out())
                 .containsPattern("([0-9,]+) of these \\1 merchant-days have changes in late_events")
                 .contains("--include-late");
-        Result after = LocalCliTest.run(env, "oracle", "--include-late");
+        Result after = LocalCliTest.run(env, "oracle", "--include-late", "--await", "PT2M");
         assertThat(after.code()).as(after.out()).isZero();
         assertThat(after.out()).containsPattern("[0-9,]+ merchant-days, 0 differences");
+        assertThat(after.err()).as("nothing to wait for: no waiting line").isEmpty();
+    }
+
+    @Test
+    void aRolePasswordFileIsCreatedPrivateAndIsTheOnlyPasswordTheRoleAccepts(
+            PostgresEndpoint db, @TempDir Path dir) throws Exception {
+        Map<String, String> env =
+                Map.of(
+                        "EFFONCE_PG_URL", db.jdbcUrl(),
+                        "EFFONCE_PG_USER", db.user(),
+                        "EFFONCE_PG_PASSWORD", db.password());
+        assertThat(LocalCliTest.run(env, "schema").code()).isZero();
+        Path file = dir.resolve("secrets/effonce_sink.password");
+
+        Result created = LocalCliTest.run(env, "role-password", "effonce_sink", file.toString());
+        assertThat(created.code()).as(created.err()).isZero();
+        assertThat(created.out()).contains("a new random password, file mode 600");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-------");
+        String password = Files.readString(file).strip();
+        assertThat(created.out()).doesNotContain(password);
+        try (Connection c = db.as("effonce_sink", password).connect()) {
+            assertThat(c.isValid(5)).isTrue();
+        }
+
+        // An existing file is used as it is: a password written by the operator.
+        Files.writeString(file, "chosen-by-the-operator\n");
+        assertThat(LocalCliTest.run(env, "role-password", "effonce_sink", file.toString()).code())
+                .isZero();
+        assertThatThrownBy(() -> db.as("effonce_sink", password).connect().close())
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("password authentication failed");
+        try (Connection c = db.as("effonce_sink", "chosen-by-the-operator").connect()) {
+            assertThat(c.isValid(5)).isTrue();
+        }
     }
 }

@@ -16,7 +16,7 @@ class LocalCliTest {
     void helpDocumentsEveryOptionOfEveryCommand() {
         CommandLine cli = new CommandLine(new LocalCli(Map.of()));
         assertThat(cli.getSubcommands())
-                .containsKeys("schema", "workload", "oracle", "postgres", "kafka");
+                .containsKeys("schema", "role-password", "workload", "oracle", "postgres", "kafka");
         for (CommandLine command : cli.getSubcommands().values()) {
             String usage = command.getUsageMessage(CommandLine.Help.Ansi.OFF);
             for (OptionSpec option : command.getCommandSpec().options()) {
@@ -47,6 +47,15 @@ class LocalCliTest {
         Result r = run(env, "workload", "--count", "many");
         assertThat(r.code()).isEqualTo(LocalCli.ERROR);
         assertThat(r.err()).contains("--count");
+    }
+
+    @Test
+    void aRolePasswordForARoleOutsideTheProjectIsRefusedBeforeAnyFileIsWritten() {
+        Map<String, String> env = Map.of("EFFONCE_PG_URL", "jdbc:postgresql://127.0.0.1:1/x");
+        Result r = run(env, "role-password", "postgres", "target/never-written.password");
+        assertThat(r.code()).isEqualTo(LocalCli.ERROR);
+        assertThat(r.err()).contains("ROLE must be one of roles.sql's roles");
+        assertThat(java.nio.file.Path.of("target/never-written.password")).doesNotExist();
     }
 
     record Result(int code, String out, String err) {}

@@ -1,0 +1,131 @@
+package io.effonce.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.it.testutils.ReaderShell;
+import io.effonce.it.testutils.ReadmeSteps;
+import io.effonce.it.testutils.ReadmeSteps.Block;
+import io.effonce.it.testutils.ServiceShell;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * README's "Try it on one machine", run as a reader would: every block as written and in order, the
+ * services each in a shell of their own (up when they print what the README says to wait for), the
+ * rest in one shell — from a shell environment without any of the project's variables, with the
+ * launchers compiling what they run. The last block's oracle must print {@code 0 differences}; a
+ * block that fails ends the test with its shell's log. Only the one build the README asks for first
+ * is the test run's own.
+ */
+class ReadmeDeployStepsITCase {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final Path LOGS = Path.of("target", "readme-steps").toAbsolutePath();
+
+    /** Ports the README's blocks use: the local PostgreSQL's and Kafka's defaults. */
+    private static final List<Integer> PORTS = List.of(54329, 19092);
+
+    @Test
+    void theDeployStepsRunAsWrittenAndTheOracleFindsNoDifference() throws Exception {
+        List<Block> blocks = ReadmeSteps.of(ROOT.resolve("README.md"));
+        assertThat(blocks)
+                .as("README's one-machine blocks: postgres, kafka, setup, relay, job and verdict")
+                .extracting(Block::isService)
+                .containsExactly(true, true, false, true, false);
+        assertThat(ROOT.resolve("job/target/effonce-job-0.1.0-SNAPSHOT-job.jar"))
+                .as("the job jar of the build README asks for first")
+                .exists();
+        PORTS.forEach(ReadmeDeployStepsITCase::requireFree);
+        deleteTree(ROOT.resolve("target/try"));
+        deleteTree(LOGS);
+        Map<String, String> env = readersEnvironment();
+
+        Deque<ServiceShell> services = new ArrayDeque<>();
+        try (ReaderShell shell = ReaderShell.start(ROOT, env, LOGS.resolve("shell.log"))) {
+            for (Block block : blocks) {
+                if (block.isService()) {
+                    services.push(
+                            ServiceShell.start(
+                                    block.script(),
+                                    block.readyAt(),
+                                    ROOT,
+                                    env,
+                                    LOGS.resolve("service-" + (services.size() + 1) + ".log"),
+                                    Duration.ofMinutes(5)));
+                } else {
+                    shell.run(block.script(), Duration.ofMinutes(10));
+                }
+            }
+            assertThat(shell.output())
+                    .as("the oracle's verdict at the end of README's steps")
+                    .containsPattern("[0-9,]+ merchant-days, 0 differences");
+        } finally {
+            stopTheCluster(env);
+            while (!services.isEmpty()) {
+                services.pop().close();
+            }
+        }
+    }
+
+    /**
+     * A fresh shell's: no EFFONCE_ variable, not the base directory Maven exported for this run.
+     */
+    private static Map<String, String> readersEnvironment() {
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.keySet()
+                .removeIf(
+                        name -> name.startsWith("EFFONCE_") || name.equals("MAVEN_PROJECTBASEDIR"));
+        return env;
+    }
+
+    private static void stopTheCluster(Map<String, String> env) throws Exception {
+        ProcessBuilder stop =
+                new ProcessBuilder("deploy/cluster/bin/flink-local", "stop")
+                        .directory(ROOT.toFile())
+                        .redirectErrorStream(true)
+                        .redirectOutput(LOGS.resolve("flink-local-stop.log").toFile());
+        stop.environment().clear();
+        stop.environment().putAll(env);
+        Process process = stop.start();
+        if (!process.waitFor(5, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+        }
+    }
+
+    private static void requireFree(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            assertThat(socket.getLocalPort()).isEqualTo(port);
+        } catch (IOException e) {
+            throw new AssertionError(
+                    "Port "
+                            + port
+                            + " is in use; README's one-machine steps need it (stop the local"
+                            + " PostgreSQL or Kafka that holds it)",
+                    e);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+}
