@@ -31,18 +31,14 @@ public final class EventTimeDedup<T> {
     /** Default operator uid, so savepoints map the state back to the operator. */
     public static final String DEFAULT_UID = "effonce-dedup";
 
-    private final Duration horizon;
-    private final boolean watermarkFloor;
-    @Nullable private final Duration stateTtl;
+    private final Lateness lateness;
     private final String uid;
     private final String name;
 
-    private EventTimeDedup(Builder<T> builder) {
-        this.horizon = builder.horizon;
-        this.watermarkFloor = builder.watermarkFloor;
-        this.stateTtl = builder.stateTtl;
-        this.uid = builder.uid;
-        this.name = builder.name;
+    private EventTimeDedup(Lateness lateness, String uid, String name) {
+        this.lateness = lateness;
+        this.uid = uid;
+        this.name = name;
     }
 
     public static <T> Builder<T> builder() {
@@ -73,22 +69,12 @@ public final class EventTimeDedup<T> {
 
     /** A new operator with these settings, for {@link #apply} and operator test harnesses. */
     public <K> EventTimeDedupOperator<K, T> createOperator(TypeInformation<T> recordType) {
-        return new EventTimeDedupOperator<>(
-                horizon.toMillis(), watermarkFloor, stateTtl, lateCopiesTag(recordType));
+        return new EventTimeDedupOperator<>(lateness, lateCopiesTag(recordType));
     }
 
-    public Duration horizon() {
-        return horizon;
-    }
-
-    public boolean watermarkFloor() {
-        return watermarkFloor;
-    }
-
-    /** The processing-time TTL on seen-IDs, or {@code null} when off. */
-    @Nullable
-    public Duration stateTtl() {
-        return stateTtl;
+    /** The rules' settings. */
+    public Lateness lateness() {
+        return lateness;
     }
 
     /** Builds an {@link EventTimeDedup}; {@link #build()} checks the settings. */
@@ -140,34 +126,12 @@ public final class EventTimeDedup<T> {
         }
 
         public EventTimeDedup<T> build() {
-            Objects.requireNonNull(horizon, "horizon must not be null");
-            if (horizon.isNegative() || horizon.toMillis() < 1) {
-                throw new IllegalArgumentException(
-                        "dedup.horizon must be at least 1 ms, got "
-                                + horizon
-                                + ". Set it to how long after an event a copy may still arrive"
-                                + " (default 2 h).");
-            }
-            if (stateTtl != null) {
-                Duration minimum = horizon.multipliedBy(DedupOptions.MIN_TTL_HORIZONS);
-                if (stateTtl.compareTo(minimum) < 0) {
-                    throw new IllegalArgumentException(
-                            "dedup.state-ttl ("
-                                    + stateTtl
-                                    + ") must be at least "
-                                    + DedupOptions.MIN_TTL_HORIZONS
-                                    + " x dedup.horizon ("
-                                    + minimum
-                                    + "): a TTL shorter than that forgets IDs before their"
-                                    + " event-time expiry and lets duplicates through. Raise it"
-                                    + " or leave it unset.");
-                }
-            }
+            Lateness lateness = new Lateness(horizon, watermarkFloor, stateTtl);
             if (uid == null || uid.isBlank()) {
                 throw new IllegalArgumentException("uid must not be blank");
             }
             Objects.requireNonNull(name, "name must not be null");
-            return new EventTimeDedup<>(this);
+            return new EventTimeDedup<>(lateness, uid, name);
         }
     }
 }

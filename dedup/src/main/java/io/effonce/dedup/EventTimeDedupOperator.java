@@ -2,7 +2,6 @@ package io.effonce.dedup;
 
 import java.time.Duration;
 import javax.annotation.Nullable;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
@@ -20,7 +19,6 @@ import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
-import org.apache.flink.util.TimeUtils;
 
 /**
  * Keyed event-time deduplication. Must run on a stream keyed by event ID; the event time is the
@@ -65,9 +63,7 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
     public static final String METRIC_LATE_REJECTED = "lateRejected";
     public static final String METRIC_WATERMARK_FLOOR = "watermarkFloor";
 
-    private final long horizonMillis;
-    private final boolean floorEnabled;
-    @Nullable private final Duration stateTtl;
+    private final Lateness lateness;
     private final OutputTag<LateCopy<T>> lateTag;
     private final RecordedSetting recordedHorizon;
 
@@ -78,35 +74,11 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
     private transient Counter duplicatesDropped;
     private transient Counter lateRejected;
 
-    /** Use {@link EventTimeDedup#createOperator}, which validates the settings. */
-    EventTimeDedupOperator(
-            long horizonMillis,
-            boolean floorEnabled,
-            @Nullable Duration stateTtl,
-            OutputTag<LateCopy<T>> lateTag) {
-        this.horizonMillis = horizonMillis;
-        this.floorEnabled = floorEnabled;
-        this.stateTtl = stateTtl;
+    /** Use {@link EventTimeDedup#createOperator}. */
+    EventTimeDedupOperator(Lateness lateness, OutputTag<LateCopy<T>> lateTag) {
+        this.lateness = lateness;
         this.lateTag = lateTag;
-        this.recordedHorizon = recordedHorizon(horizonMillis);
-    }
-
-    /**
-     * The horizon, recorded with the state: every remembered id's expiry timer was set with it. A
-     * larger one would accept copies of ids already forgotten (counted again); a smaller one only
-     * judges more copies late, and each accepted copy still finds its original, whose timer is
-     * later still.
-     */
-    public static RecordedSetting recordedHorizon(long horizonMillis) {
-        return new RecordedSetting(
-                DedupOptions.HORIZON.key(),
-                TimeUtils.formatWithHighestUnit(Duration.ofMillis(horizonMillis)),
-                (recorded, now) ->
-                        TimeUtils.parseDuration(now).compareTo(TimeUtils.parseDuration(recorded))
-                                <= 0,
-                "a larger horizon would accept copies of ids the state already forgot (they would"
-                        + " be counted again) and changes of days already retired. A smaller one is"
-                        + " safe.");
+        this.recordedHorizon = lateness.recordedHorizon();
     }
 
     /** The seen-ids state as this operator registers it (also read by the layout migration). */
@@ -114,31 +86,23 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
         ValueStateDescriptor<Boolean> descriptor =
                 new ValueStateDescriptor<>(SEEN_STATE_NAME, BooleanSerializer.INSTANCE);
         if (stateTtl != null) {
-            descriptor.enableTimeToLive(seenIdsTtl(stateTtl));
+            descriptor.enableTimeToLive(Lateness.idsTtl(stateTtl));
         }
         return descriptor;
-    }
-
-    /** {@code dedup.state-ttl} on remembered ids: a safety net behind the event-time timers. */
-    public static StateTtlConfig seenIdsTtl(Duration stateTtl) {
-        return StateTtlConfig.newBuilder(stateTtl)
-                .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-                .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-                .build();
     }
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         floor = new WatermarkFloor();
-        floor.initialize(context.getOperatorStateStore(), floorEnabled);
+        floor.initialize(context.getOperatorStateStore(), lateness.watermarkFloor());
         recordedHorizon.check(context.getOperatorStateStore(), context.isRestored());
     }
 
     @Override
     public void open() throws Exception {
         super.open();
-        seen = getPartitionedState(seenIds(stateTtl));
+        seen = getPartitionedState(seenIds(lateness.stateTtl()));
         timers =
                 getInternalTimerService(TIMER_SERVICE_NAME, VoidNamespaceSerializer.INSTANCE, this);
 
@@ -159,7 +123,7 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
         long eventTime = element.getTimestamp();
         long expiry = expiryOf(eventTime);
         long watermark = timers.currentWatermark();
-        long bound = floorEnabled ? Math.max(floor.value(), watermark) : watermark;
+        long bound = lateness.watermarkFloor() ? Math.max(floor.value(), watermark) : watermark;
 
         if (expiry <= bound) {
             lateRejected.inc();
@@ -212,17 +176,7 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
 
     /** {@code eventTime + horizon}, saturated at {@code Long.MAX_VALUE}. */
     long expiryOf(long eventTime) {
-        return expiryOf(eventTime, horizonMillis);
-    }
-
-    /**
-     * When a change of {@code eventTime} is too late, and its id may be forgotten: {@code eventTime
-     * + horizon}, saturated at {@code Long.MAX_VALUE}. One rule for every stage that dedups.
-     */
-    public static long expiryOf(long eventTime, long horizonMillis) {
-        return eventTime > Long.MAX_VALUE - horizonMillis
-                ? Long.MAX_VALUE
-                : eventTime + horizonMillis;
+        return lateness.expiryOf(eventTime);
     }
 
     /** The current floor, as the {@value #METRIC_WATERMARK_FLOOR} gauge reports it. */

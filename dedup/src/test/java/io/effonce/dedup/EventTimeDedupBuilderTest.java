@@ -13,9 +13,9 @@ class EventTimeDedupBuilderTest {
     @Test
     void defaultsAreTwoHoursFloorOnAndNoTtl() {
         EventTimeDedup<Change> dedup = EventTimeDedup.<Change>builder().build();
-        assertThat(dedup.horizon()).isEqualTo(Duration.ofHours(2));
-        assertThat(dedup.watermarkFloor()).isTrue();
-        assertThat(dedup.stateTtl()).isNull();
+        assertThat(dedup.lateness().horizon()).isEqualTo(Duration.ofHours(2));
+        assertThat(dedup.lateness().watermarkFloor()).isTrue();
+        assertThat(dedup.lateness().stateTtl()).isNull();
     }
 
     @Test
@@ -25,9 +25,9 @@ class EventTimeDedupBuilderTest {
         conf.setString("dedup.watermark-floor.enabled", "false");
         conf.setString("dedup.state-ttl", "3 h");
         EventTimeDedup<Change> dedup = EventTimeDedup.<Change>builder().configure(conf).build();
-        assertThat(dedup.horizon()).isEqualTo(Duration.ofMinutes(30));
-        assertThat(dedup.watermarkFloor()).isFalse();
-        assertThat(dedup.stateTtl()).isEqualTo(Duration.ofHours(3));
+        assertThat(dedup.lateness().horizon()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(dedup.lateness().watermarkFloor()).isFalse();
+        assertThat(dedup.lateness().stateTtl()).isEqualTo(Duration.ofHours(3));
     }
 
     @Test

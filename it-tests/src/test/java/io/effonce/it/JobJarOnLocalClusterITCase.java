@@ -58,7 +58,6 @@ import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -852,82 +851,5 @@ class JobJarOnLocalClusterITCase {
                 .until(() -> tables.lateEventIds().contains(late.eventId()));
         assertThat(tables.lateEventIds()).containsExactly(late.eventId());
         TotalsInvariant.assertSinkAloneHolds(db);
-    }
-
-    /**
-     * The upgrade from 0.1.0 as a user runs it: the two-stage job stopped with a savepoint, the
-     * migration submitted from the same jar (its other entry class) and run to FINISHED, the job in
-     * the merchant layout restored from the migrated savepoint. A copy of the newest change is
-     * dropped (its id migrated), a copy of the oldest is late (the floor migrated), and new
-     * payments of the same day go on from the migrated totals.
-     */
-    // On a MiniCluster JobSavepointCompatibilityITCase restores the same migrated savepoint in
-    // every run; this variant on the cluster runs with -Deffonce.soak=true ("long").
-    @Tag("long")
-    @Nested
-    class TwoStageSavepointMigrated {
-
-        @Test
-        void aTwoStageSavepointMigratedOnTheClusterGoesOnExactlyInTheMerchantLayout(
-                PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
-            Relays relays = new Relays(db, kafka.servers(), "migrate", DIR);
-            SinkTables tables = new SinkTables(db);
-            try (LedgerRelay relay = relays.start()) {
-                FlinkJobs jobs = CLUSTER.cluster().jobs();
-                JobSubmission merchant = job(db, kafka, relays);
-                List<String> twoStageArgs = new ArrayList<>(merchant.args());
-                twoStageArgs.addAll(List.of("--pipeline.layout", "TWO_STAGE"));
-                String jobId =
-                        jobs.submit(
-                                JobSubmission.of(
-                                                merchant.jar(),
-                                                merchant.entryClass(),
-                                                twoStageArgs.toArray(String[]::new))
-                                        .withParallelism(merchant.parallelism()));
-                jobs.awaitAllTasksRunning(jobId);
-                WorkloadReport first =
-                        Workloads.runAsync(Workloads.options("migrate", 3_000, 0), db).get();
-                TotalsInvariant.awaitHoldsWithNothingLate(db, TotalsInvariant.TIMEOUT);
-                String twoStageSavepoint = jobs.stopWithSavepoint(jobId);
-
-                Path password = DIR.resolve("recount.password");
-                Files.writeString(password, "reads-the-ledger\n");
-                tables.execute("ALTER ROLE effonce_recount PASSWORD 'reads-the-ledger'");
-                String migrated =
-                        CLUSTER.cluster()
-                                .savepointDir()
-                                .resolve("merchant-layout")
-                                .toUri()
-                                .toString();
-                String migration =
-                        jobs.submit(
-                                JobSubmission.of(
-                                        merchant.jar(),
-                                        "io.effonce.job.migrate.MigrateToMerchantLayout",
-                                        "--migrate.from",
-                                        twoStageSavepoint,
-                                        "--migrate.to",
-                                        migrated,
-                                        "--ledger.url",
-                                        db.jdbcUrl(),
-                                        "--ledger.password-file",
-                                        password.toString()));
-                jobs.awaitState(migration, "FINISHED");
-
-                jobId = jobs.submit(merchant.fromSavepoint(migrated));
-                jobs.awaitAllTasksRunning(jobId);
-                assertThat(CLUSTER.cluster().rest().checkpoints(jobId).latestRestoredIsSavepoint())
-                        .isTrue();
-                OldChangeCopy newest =
-                        OldChangeCopy.newestSucceeded(db, kafka.servers(), relays.topic());
-                OldChangeCopy oldest =
-                        OldChangeCopy.oldestSucceeded(db, kafka.servers(), relays.topic());
-                newest.republish(kafka.servers(), relays.topic());
-                oldest.republish(kafka.servers(), relays.topic());
-                moreOfTheSameDayThenExactWithOneLateCopy(db, "migrate2", first, oldest);
-            } finally {
-                relays.dropSlot();
-            }
-        }
     }
 }

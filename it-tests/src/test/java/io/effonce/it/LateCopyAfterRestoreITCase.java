@@ -14,7 +14,6 @@ import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
-import io.effonce.job.JobOptions;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
@@ -40,13 +39,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * dedup state, must still be rejected as late: the watermark floor (operator state) does that. The
  * counterfactual runs the same scenario with the floor off and shows the copy counted twice.
  *
- * <p>In the two-stage layout ids expire one by one at {@code eventTime + horizon}, so a copy of a
- * day still open is the case ({@code WithoutTheFloor}: counted twice). The merchant layout (the
- * default) keeps a day's ids until the day is final, so there the case is a copy of a day already
- * retired: the workload starts in the evening of 1 March and runs past 02:00 on 2 March (end of day
- * + the 2 h horizon), so 1 March is final and its totals and ids are gone before the restore.
- * Without the floor that copy starts the day afresh and the sink sets its total to the copy alone
- * ({@code RetiredDayWithoutTheFloor}).
+ * <p>The merchant stage keeps a day's ids until the day is final, so the case is a copy of a day
+ * already retired: the workload starts in the evening of 1 March and runs past 02:00 on 2 March
+ * (end of day + the 2 h horizon), so 1 March is final and its totals and ids are gone before the
+ * restore. Without the floor that copy starts the day afresh and the sink sets its total to the
+ * copy alone ({@code RetiredDayWithoutTheFloor}).
  *
  * <p>The copy is a duplicate, so with the floor the sink alone equals the ledger and the copy is
  * recorded once in {@code late_events} (the batch recount matches late events to the ledger by
@@ -70,7 +67,6 @@ class LateCopyAfterRestoreITCase {
             MiniCluster cluster,
             String name,
             boolean floor,
-            JobOptions.Layout layout,
             Instant start)
             throws Exception {
         Path dir = WorkDirs.fresh(name);
@@ -80,7 +76,6 @@ class LateCopyAfterRestoreITCase {
                     PipelineJob.over(
                                     db, kafka.servers(), relays.topic(), dir.resolve("checkpoints"))
                             .set(DedupOptions.WATERMARK_FLOOR_ENABLED, floor)
-                            .set(JobOptions.LAYOUT, layout)
                             .start(name);
             MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
             faults.awaitAllTasksRunning(Duration.ofMinutes(5));
@@ -103,46 +98,19 @@ class LateCopyAfterRestoreITCase {
     @Nested
     class WithTheFloor {
 
-        /** The default layout and the case it has: a copy of a day retired before the restore. */
+        /** A copy of a day retired before the restore. */
         @Test
         void lateCopyOfARetiredDayAfterRestoreIsRejectedByTheFloor(
                 PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
                 throws Exception {
             OldChangeCopy copy =
-                    restoreThenRepublishAnOldCopy(
-                            db, kafka, cluster, "floor", true, JobOptions.Layout.MERCHANT, EVENING);
+                    restoreThenRepublishAnOldCopy(db, kafka, cluster, "floor", true, EVENING);
             SinkTables tables = new SinkTables(db);
             await("the copy in late_events")
                     .atMost(Duration.ofMinutes(5))
                     .until(() -> tables.lateEventIds().contains(copy.eventId()));
             TotalsInvariant.assertSinkAloneHolds(db);
             assertThat(tables.lateEventIds()).containsExactly(copy.eventId());
-        }
-    }
-
-    @Nested
-    class WithoutTheFloor {
-
-        @Test
-        void lateCopyAfterRestoreIsCountedTwiceWithoutTheFloor(
-                PostgresEndpoint db, KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster)
-                throws Exception {
-            OldChangeCopy copy =
-                    restoreThenRepublishAnOldCopy(
-                            db,
-                            kafka,
-                            cluster,
-                            "nofloor",
-                            false,
-                            JobOptions.Layout.TWO_STAGE,
-                            Workloads.START);
-            LedgerOracle oracle = new LedgerOracle(db);
-            Total ledger = oracle.ledgerTotals().get(copy.key());
-            Total doubled = ledger.plus(new Total(copy.amount(), 1));
-            await("the copy counted a second time")
-                    .atMost(Duration.ofMinutes(5))
-                    .until(() -> doubled.equals(oracle.sinkTotals().get(copy.key())));
-            assertThat(new SinkTables(db).lateEventIds()).isEmpty();
         }
     }
 
@@ -155,13 +123,7 @@ class LateCopyAfterRestoreITCase {
                 throws Exception {
             OldChangeCopy copy =
                     restoreThenRepublishAnOldCopy(
-                            db,
-                            kafka,
-                            cluster,
-                            "retired_nofloor",
-                            false,
-                            JobOptions.Layout.MERCHANT,
-                            EVENING);
+                            db, kafka, cluster, "retired_nofloor", false, EVENING);
             LedgerOracle oracle = new LedgerOracle(db);
             Total ledger = oracle.ledgerTotals().get(copy.key());
             assertThat(ledger.payments())

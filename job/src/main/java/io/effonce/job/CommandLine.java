@@ -58,6 +58,10 @@ public final class CommandLine {
             } else {
                 throw new IllegalArgumentException("Option --" + key + " needs a value");
             }
+            if (JobOptions.REMOVED.containsKey(key)) {
+                throw new IllegalArgumentException(
+                        "Option --" + key + " " + JobOptions.REMOVED.get(key));
+            }
             if (!known.containsKey(key) && !isDeprecatedKey(known, key)) {
                 throw new IllegalArgumentException(
                         "Unknown option --" + key + "; run with --help to list the options");

@@ -1,5 +1,6 @@
 package io.effonce.job;
 
+import io.effonce.dedup.RecordedSetting;
 import io.effonce.sink.store.Progress;
 import io.effonce.sink.store.ProgressRule;
 import java.time.Duration;
@@ -28,6 +29,22 @@ public record DayFinality(ZoneId zone, Duration horizon) implements ProgressRule
                 .atZone(zone)
                 .toLocalDate()
                 .minusDays(1);
+    }
+
+    /**
+     * The zone, recorded with the state: every restored key's day is a date in it, so a restore
+     * with another zone is refused.
+     */
+    public RecordedSetting recordedZone() {
+        return new RecordedSetting(
+                JobOptions.ZONE.key(),
+                zone.getId(),
+                // Only another name of the same offset ("UTC", "Z", "Etc/UTC") is the same
+                // calendar.
+                (recorded, now) ->
+                        ZoneId.of(recorded).normalized().equals(ZoneId.of(now).normalized()),
+                "the restored totals are days of the recorded zone, and new changes would land in"
+                        + " the same keys with other day boundaries.");
     }
 
     /** The sink's progress at {@code watermark}: the last final day, this zone and horizon. */

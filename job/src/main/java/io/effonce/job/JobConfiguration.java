@@ -26,6 +26,12 @@ final class JobConfiguration {
 
     /** Reads every typed option once, so a malformed value fails now, naming its key. */
     static void validate(ReadableConfig config) {
+        JobOptions.REMOVED.forEach(
+                (key, instead) -> {
+                    if (config.toMap().containsKey(key)) {
+                        throw new IllegalConfigurationException("Option " + key + " " + instead);
+                    }
+                });
         for (var option : CommandLine.knownOptions().values()) {
             try {
                 config.getOptional(option);

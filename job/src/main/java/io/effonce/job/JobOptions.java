@@ -2,6 +2,7 @@ package io.effonce.job;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
@@ -173,37 +174,28 @@ public final class JobOptions {
                     .withDescription(
                             "Characters of a rejected record's value kept in dead_letters.");
 
-    /** How the job lays out its keyed state ({@code pipeline.layout}). */
-    public enum Layout {
-        /** Dedup keyed by event id, then daily totals keyed by merchant-day: the 0.1.0 layout. */
-        TWO_STAGE,
-        /** One stage keyed by merchant: dedup and totals together, in bundles (the default). */
-        MERCHANT
-    }
-
-    public static final ConfigOption<Layout> LAYOUT =
-            ConfigOptions.key("pipeline.layout")
-                    .enumType(Layout.class)
-                    .defaultValue(Layout.MERCHANT)
-                    .withDescription(
-                            "MERCHANT: one stage keyed by merchant, each merchant's state touched"
-                                    + " once per bundle. TWO_STAGE: dedup keyed by event id, then"
-                                    + " daily totals keyed by merchant-day (two shuffles, state"
-                                    + " touched per record; the layout of 0.1.0 savepoints). Same"
-                                    + " totals, late events and dead letters. A savepoint of one"
-                                    + " layout does not restore into the other: keep TWO_STAGE for"
-                                    + " a 0.1.0 savepoint, or migrate it once with"
-                                    + " MigrateToMerchantLayout (job/README.md, \"Upgrades\").");
+    /**
+     * Options of earlier releases that the job refuses, each with what to do instead: a removed
+     * option silently ignored could run the job in a way its user did not choose.
+     */
+    static final Map<String, String> REMOVED =
+            Map.of(
+                    "pipeline.layout",
+                    "was removed in 0.3.0: the job has one layout, one stage keyed by merchant"
+                            + " (MERCHANT, the default since 0.2.0; drop the option). A savepoint"
+                            + " of the two-stage layout (0.1.0, or pipeline.layout=TWO_STAGE) is"
+                            + " migrated once with MigrateToMerchantLayout (job/README.md,"
+                            + " \"Upgrades\") and the migrated savepoint restored.");
 
     public static final ConfigOption<Boolean> ALLOW_EMPTY_MERCHANT_STAGE =
             ConfigOptions.key("pipeline.allow-empty-merchant-stage")
                     .booleanType()
                     .defaultValue(false)
                     .withDescription(
-                            "MERCHANT layout: let the merchant stage start without state when the"
+                            "Let the merchant stage start without state when the"
                                     + " checkpoint or savepoint the job restores holds none for it"
-                                    + " (a restore with --allowNonRestoredState after a layout"
-                                    + " switch). Its totals then start from zero, and the sink"
+                                    + " (a two-stage savepoint restored with"
+                                    + " --allowNonRestoredState). Its totals then start from zero, and the sink"
                                     + " overwrites open days' totals with partial ones. Off: such a"
                                     + " restore is refused; migrate the savepoint instead"
                                     + " (MigrateToMerchantLayout, job/README.md \"Upgrades\").");
@@ -213,7 +205,7 @@ public final class JobOptions {
                     .intType()
                     .defaultValue(1000)
                     .withDescription(
-                            "MERCHANT layout: records gathered before the merchant stage judges and"
+                            "Records gathered before the merchant stage judges and"
                                     + " counts them together.");
 
     public static final ConfigOption<Duration> BUNDLE_DELAY =
@@ -221,7 +213,7 @@ public final class JobOptions {
                     .durationType()
                     .defaultValue(Duration.ofMillis(5))
                     .withDescription(
-                            "MERCHANT layout: longest time a record waits in a bundle (its part of"
+                            "Longest time a record waits in a bundle (its part of"
                                     + " freshness). Bundles are also finished before every"
                                     + " watermark and checkpoint barrier.");
 }

@@ -2,6 +2,7 @@ package io.effonce.job;
 
 import io.effonce.dedup.EventTimeDedup;
 import io.effonce.dedup.LateCopy;
+import io.effonce.dedup.Lateness;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.PaymentChange;
@@ -32,7 +33,10 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * The job's graph, with its endpoints injected: {@code LedgerTotalsJob} passes the real Kafka
- * source and PostgreSQL sinks, tests pass their own. Every operator has a stable uid.
+ * source and PostgreSQL sinks, tests pass their own. Changes are routed, then counted by one stage
+ * keyed by merchant ({@link MerchantTotalsOperator}: dedup by the rules of {@link Lateness} and the
+ * daily totals), whose totals the flushable sink writes keyed by merchant-day; late changes and
+ * dead letters go to their side tables. Every operator has a stable uid.
  */
 public final class LedgerPipeline {
 
@@ -40,8 +44,6 @@ public final class LedgerPipeline {
     public static final String SOURCE_UID = "ledger-changes-source";
 
     public static final String ROUTE_UID = "route-changes";
-    public static final String DEDUP_UID = "dedup-by-event-id";
-    public static final String TOTALS_UID = "daily-totals";
     public static final String MERCHANT_TOTALS_UID = "merchant-totals";
     public static final String SINK_UID = "merchant-daily-totals-sink";
     public static final String LATE_SINK_UID = "late-events-sink";
@@ -90,13 +92,8 @@ public final class LedgerPipeline {
                         .uid(ROUTE_UID)
                         .name("Route changes");
 
-        EventTimeDedup<PaymentChange> dedup =
-                EventTimeDedup.<PaymentChange>builder()
-                        .configure(config)
-                        .uid(DEDUP_UID)
-                        .name("Dedup by event id")
-                        .build();
-        DayFinality finality = new DayFinality(zone, dedup.horizon());
+        Lateness lateness = Lateness.from(config);
+        DayFinality finality = new DayFinality(zone, lateness.horizon());
         FlushableSink<MerchantDayKey, DailyTotal> sink =
                 FlushableSink.<MerchantDayKey, DailyTotal>builder()
                         .store(io.totals())
@@ -104,48 +101,28 @@ public final class LedgerPipeline {
                         .options(config)
                         .progress(finality)
                         .build();
-        TypeInformation<MerchantDayKey> keyType = TypeInformation.of(MerchantDayKey.class);
         OutputTag<LateCopy<PaymentChange>> lateTag =
                 EventTimeDedup.lateCopiesTag(changes.getType());
 
-        SingleOutputStreamOperator<SinkChange<MerchantDayKey, DailyTotal>> totals;
-        DataStream<LateCopy<PaymentChange>> late;
-        if (config.get(JobOptions.LAYOUT) == JobOptions.Layout.MERCHANT) {
-            totals =
-                    changes.keyBy(PaymentChange::merchantId, Types.STRING)
-                            .transform(
-                                    "Merchant totals",
-                                    SINK_CHANGES,
-                                    new MerchantTotalsOperator(
-                                            finality,
-                                            dedup.watermarkFloor(),
-                                            dedup.stateTtl(),
-                                            config.get(JobOptions.BUNDLE_SIZE),
-                                            config.get(JobOptions.BUNDLE_DELAY).toMillis(),
-                                            lateTag,
-                                            DEAD_LETTERS,
-                                            config.get(JobOptions.ALLOW_EMPTY_MERCHANT_STAGE)))
-                            .uid(MERCHANT_TOTALS_UID);
-            // The sink is keyed by merchant-day: one shuffle of the bundles' totals.
-            sink.writeFrom(totals, keyType, SINK_UID);
-            late = totals.getSideOutput(lateTag);
-        } else {
-            SingleOutputStreamOperator<PaymentChange> accepted =
-                    dedup.apply(changes.keyBy(PaymentChange::eventId, Types.STRING));
-            totals =
-                    accepted.keyBy(PaymentChange::dayKey, keyType)
-                            .transform(
-                                    "Daily totals",
-                                    SINK_CHANGES,
-                                    new KeepStateAtEndOfInput<>(
-                                            new DailyTotals(finality, DEAD_LETTERS)))
-                            .uid(TOTALS_UID);
-            // Daily totals emit each key's total from the subtask that owns the key.
-            sink.writeFromSameKeyGroups(totals, keyType, SINK_UID);
-            late = accepted.getSideOutput(lateTag);
-        }
+        SingleOutputStreamOperator<SinkChange<MerchantDayKey, DailyTotal>> totals =
+                changes.keyBy(PaymentChange::merchantId, Types.STRING)
+                        .transform(
+                                "Merchant totals",
+                                SINK_CHANGES,
+                                new MerchantTotalsOperator(
+                                        finality,
+                                        lateness,
+                                        config.get(JobOptions.BUNDLE_SIZE),
+                                        config.get(JobOptions.BUNDLE_DELAY).toMillis(),
+                                        lateTag,
+                                        DEAD_LETTERS,
+                                        config.get(JobOptions.ALLOW_EMPTY_MERCHANT_STAGE)))
+                        .uid(MERCHANT_TOTALS_UID);
+        // The sink is keyed by merchant-day: one shuffle of the bundles' totals.
+        sink.writeFrom(totals, TypeInformation.of(MerchantDayKey.class), SINK_UID);
 
-        late.map(LateEvent::of)
+        totals.getSideOutput(lateTag)
+                .map(LateEvent::of)
                 .uid("late-events-map")
                 .name("Late events")
                 .sinkTo(io.lateEvents())

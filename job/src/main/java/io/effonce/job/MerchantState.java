@@ -1,6 +1,6 @@
 package io.effonce.job;
 
-import io.effonce.dedup.EventTimeDedupOperator;
+import io.effonce.dedup.Lateness;
 import io.effonce.sink.store.DailyTotal;
 import java.time.Duration;
 import javax.annotation.Nullable;
@@ -50,7 +50,7 @@ public final class MerchantState {
                 new MapStateDescriptor<>(
                         SEEN_STATE, StringSerializer.INSTANCE, BooleanSerializer.INSTANCE);
         if (stateTtl != null) {
-            descriptor.enableTimeToLive(EventTimeDedupOperator.seenIdsTtl(stateTtl));
+            descriptor.enableTimeToLive(Lateness.idsTtl(stateTtl));
         }
         return descriptor;
     }

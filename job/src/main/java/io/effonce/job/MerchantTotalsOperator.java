@@ -1,7 +1,7 @@
 package io.effonce.job;
 
-import io.effonce.dedup.EventTimeDedupOperator;
 import io.effonce.dedup.LateCopy;
+import io.effonce.dedup.Lateness;
 import io.effonce.dedup.RecordedSetting;
 import io.effonce.dedup.WatermarkFloor;
 import io.effonce.job.decode.DeadLetter;
@@ -9,14 +9,12 @@ import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
-import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import javax.annotation.Nullable;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -29,9 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Dedup and daily totals in one stage keyed by merchant ({@code pipeline.layout=MERCHANT}): one
- * shuffle instead of two, and each merchant's state touched once per bundle of records instead of
- * once per record. The rules are the two-stage layout's, record by record:
+ * The job's counting stage: dedup and daily totals in one stage keyed by merchant, each merchant's
+ * state touched once per bundle of records. The rules ({@link Lateness}) apply record by record:
  *
  * <ul>
  *   <li>a change with {@code eventTime + horizon <= max(floor, watermark)} is late (side output, no
@@ -64,9 +61,7 @@ final class MerchantTotalsOperator
     private static final Logger LOG = LoggerFactory.getLogger(MerchantTotalsOperator.class);
 
     private final DayFinality finality;
-    private final long horizonMillis;
-    private final boolean floorEnabled;
-    @Nullable private final Duration stateTtl;
+    private final Lateness lateness;
     private final int bundleSize;
     private final long bundleDelayMillis;
     private final OutputTag<LateCopy<PaymentChange>> lateTag;
@@ -87,23 +82,27 @@ final class MerchantTotalsOperator
 
     MerchantTotalsOperator(
             DayFinality finality,
-            boolean floorEnabled,
-            @Nullable Duration stateTtl,
+            Lateness lateness,
             int bundleSize,
             long bundleDelayMillis,
             OutputTag<LateCopy<PaymentChange>> lateTag,
             OutputTag<DeadLetter> deadLetters,
             boolean emptyStateAllowed) {
+        if (!finality.horizon().equals(lateness.horizon())) {
+            throw new IllegalArgumentException(
+                    "a day is final one horizon after its end: the finality's horizon "
+                            + finality.horizon()
+                            + " must be the lateness horizon "
+                            + lateness.horizon());
+        }
         this.finality = finality;
-        this.horizonMillis = finality.horizon().toMillis();
-        this.floorEnabled = floorEnabled;
-        this.stateTtl = stateTtl;
+        this.lateness = lateness;
         this.bundleSize = bundleSize;
         this.bundleDelayMillis = bundleDelayMillis;
         this.lateTag = lateTag;
         this.deadLetters = deadLetters;
-        this.recordedHorizon = EventTimeDedupOperator.recordedHorizon(horizonMillis);
-        this.recordedZone = DailyTotals.recordedZone(finality);
+        this.recordedHorizon = lateness.recordedHorizon();
+        this.recordedZone = finality.recordedZone();
         this.emptyStateAllowed = emptyStateAllowed;
     }
 
@@ -111,7 +110,7 @@ final class MerchantTotalsOperator
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         floor = new WatermarkFloor();
-        floor.initialize(context.getOperatorStateStore(), floorEnabled);
+        floor.initialize(context.getOperatorStateStore(), lateness.watermarkFloor());
         boolean restored = context.isRestored() && stateWasRestored(context);
         recordedHorizon.check(context.getOperatorStateStore(), restored);
         recordedZone.check(context.getOperatorStateStore(), restored);
@@ -119,10 +118,11 @@ final class MerchantTotalsOperator
 
     /**
      * Whether the restored checkpoint held this stage's state. The stage records its settings from
-     * its first start, so a restore without them had no state for its uid: a savepoint of the other
-     * layout restored with {@code --allowNonRestoredState}. Its totals would start from zero and
-     * overwrite the open days' totals in the sink with partial ones, so that is refused unless
-     * {@link JobOptions#ALLOW_EMPTY_MERCHANT_STAGE} asks for it.
+     * its first start, so a restore without them had no state for its uid: a savepoint of the
+     * two-stage layout (0.1.0, or 0.2.x with {@code pipeline.layout=TWO_STAGE}) restored with
+     * {@code --allowNonRestoredState}. Its totals would start from zero and overwrite the open
+     * days' totals in the sink with partial ones, so that is refused unless {@link
+     * JobOptions#ALLOW_EMPTY_MERCHANT_STAGE} asks for it.
      */
     private boolean stateWasRestored(StateInitializationContext context) throws Exception {
         if (recordedHorizon.isRecordedIn(context.getOperatorStateStore())) {
@@ -138,8 +138,7 @@ final class MerchantTotalsOperator
                             + " --allowNonRestoredState. The stage would count open days from"
                             + " zero and overwrite their totals with partial ones. Restore a"
                             + " savepoint of the merchant layout, migrate this one once"
-                            + " (MigrateToMerchantLayout, job/README.md \"Upgrades\"), keep"
-                            + " --pipeline.layout TWO_STAGE, or set "
+                            + " (MigrateToMerchantLayout, job/README.md \"Upgrades\"), or set "
                             + JobOptions.ALLOW_EMPTY_MERCHANT_STAGE.key()
                             + "=true to start the stage empty on purpose.");
         }
@@ -153,7 +152,7 @@ final class MerchantTotalsOperator
     @Override
     public void open() throws Exception {
         super.open();
-        openMerchantState(stateTtl);
+        openMerchantState(lateness.stateTtl());
         bundle = new HashMap<>();
         var metrics = getMetricGroup();
         passed = metrics.counter("passed");
@@ -193,7 +192,7 @@ final class MerchantTotalsOperator
         finishBundle();
         if (mark.getTimestamp() == Watermark.MAX_WATERMARK.getTimestamp()) {
             // End of input, not event time: open days stay open, ids stay remembered, the floor
-            // stays where event time left it (as in the two-stage layout).
+            // stays where event time left it.
             output.emitWatermark(mark);
             return;
         }
@@ -225,7 +224,7 @@ final class MerchantTotalsOperator
             return;
         }
         long watermark = timers.currentWatermark();
-        long bound = floorEnabled ? Math.max(floor.value(), watermark) : watermark;
+        long bound = lateness.watermarkFloor() ? Math.max(floor.value(), watermark) : watermark;
         for (Map.Entry<String, List<StreamRecord<PaymentChange>>> e : bundle.entrySet()) {
             setCurrentKey(e.getKey());
             count(e.getValue(), watermark, bound);
@@ -243,7 +242,7 @@ final class MerchantTotalsOperator
         for (StreamRecord<PaymentChange> record : records) {
             PaymentChange change = record.getValue();
             long eventTime = record.getTimestamp();
-            if (EventTimeDedupOperator.expiryOf(eventTime, horizonMillis) <= bound) {
+            if (lateness.expiryOf(eventTime) <= bound) {
                 lateRejected.inc();
                 output.collect(
                         lateTag,
@@ -270,11 +269,11 @@ final class MerchantTotalsOperator
                 totals.setCurrentNamespace(day);
                 before = totals.get(change.currency());
             }
-            DailyTotal after = DailyTotals.added(before, change);
+            DailyTotal after = TotalAddition.added(before, change);
             if (after == null) {
                 overflows.inc();
                 output.collect(
-                        deadLetters, new StreamRecord<>(DailyTotals.overflow(change, before)));
+                        deadLetters, new StreamRecord<>(TotalAddition.overflow(change, before)));
                 continue;
             }
             changed.put(key, after);

@@ -41,7 +41,6 @@ class JobConfigurationTest {
                             Map.entry("event-time.tolerance", "10 min"),
                             Map.entry("pipeline.max-parallelism", "256"),
                             Map.entry("dead-letters.max-chars", "2048"),
-                            Map.entry("pipeline.layout", "TWO_STAGE"),
                             Map.entry("pipeline.bundle-size", "500"),
                             Map.entry("pipeline.allow-empty-merchant-stage", "true"),
                             Map.entry("pipeline.bundle-delay", "20 ms"),
@@ -92,6 +91,28 @@ class JobConfigurationTest {
         }
         assertThat(fromYaml.get(JobOptions.STARTING_OFFSETS))
                 .isEqualTo(JobOptions.StartingOffsets.LATEST);
+    }
+
+    @Test
+    void theRemovedLayoutOptionIsRefusedNamingTheMigrationFromArgumentsAndFromConfigYaml()
+            throws Exception {
+        assertThatThrownBy(
+                        () ->
+                                JobConfiguration.merge(
+                                        new Configuration(),
+                                        new String[] {"--pipeline.layout", "TWO_STAGE"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Option --pipeline.layout was removed in 0.3.0")
+                .hasMessageContaining("MigrateToMerchantLayout");
+        Files.writeString(dir.resolve("config.yaml"), "pipeline.layout: MERCHANT\n");
+        assertThatThrownBy(
+                        () ->
+                                JobConfiguration.merge(
+                                        GlobalConfiguration.loadConfiguration(dir.toString()),
+                                        new String[0]))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("Option pipeline.layout was removed in 0.3.0")
+                .hasMessageContaining("drop the option");
     }
 
     @Test

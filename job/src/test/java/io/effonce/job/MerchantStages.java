@@ -2,6 +2,7 @@ package io.effonce.job;
 
 import io.effonce.dedup.EventTimeDedup;
 import io.effonce.dedup.LateCopy;
+import io.effonce.dedup.Lateness;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
@@ -39,7 +40,13 @@ final class MerchantStages {
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new MerchantTotalsOperator(
-                                finality, true, null, 1000, 5, LATE, DEAD, emptyStateAllowed),
+                                finality,
+                                new Lateness(finality.horizon(), true, null),
+                                1000,
+                                5,
+                                LATE,
+                                DEAD,
+                                emptyStateAllowed),
                         PaymentChange::merchantId,
                         Types.STRING);
         try {

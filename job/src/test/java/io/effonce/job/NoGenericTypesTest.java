@@ -26,8 +26,6 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * No type of the job falls back to Kryo: with generic types switched off, as in
@@ -42,11 +40,9 @@ class NoGenericTypesTest {
             new PaymentChange(
                     "pay_7", "m1", 3_000, "EUR", "SUCCEEDED", 1_764_410_400_000L, DAY, "t", 2, 77);
 
-    @ParameterizedTest
-    @EnumSource(JobOptions.Layout.class)
-    void theWholeGraphBuildsWithGenericTypesOff(JobOptions.Layout layout) {
+    @Test
+    void theWholeGraphBuildsWithGenericTypesOff() {
         Configuration config = new Configuration();
-        config.set(JobOptions.LAYOUT, layout);
         config.set(PipelineOptions.GENERIC_TYPES, false);
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
         config.set(JobOptions.KAFKA_BOOTSTRAP, "localhost:9");

@@ -35,8 +35,8 @@ import org.apache.flink.util.clock.ManualClock;
  * Flink's operator harnesses. A checkpoint snapshots both operators, the partitions' offsets and
  * the sink table; a crash restores all of them from the last checkpoint (or from nothing) with new
  * watermark generators, as Flink does, and replays the partitions from the restored offsets. In the
- * {@link JobOptions.Layout#MERCHANT MERCHANT} layout one merchant-keyed operator, finishing a
- * bundle every {@value #BUNDLE} records, replaces dedup and daily totals.
+ * {@link Model#MERCHANT MERCHANT} model one merchant-keyed operator, finishing a bundle every
+ * {@value #BUNDLE} records, replaces dedup and daily totals.
  */
 final class SimulatedWatermarkPath implements AutoCloseable {
 
@@ -46,6 +46,15 @@ final class SimulatedWatermarkPath implements AutoCloseable {
     static final Duration IDLENESS = Duration.ofSeconds(1);
     static final int BUNDLE = 3;
 
+    /**
+     * What counts: the job's merchant stage, or the two-stage layout it replaced (dedup keyed by
+     * event id, then {@link DailyTotals}), kept as the reference the merchant stage must equal.
+     */
+    enum Model {
+        TWO_STAGE,
+        MERCHANT
+    }
+
     /** One Kafka record: its broker timestamp and value. */
     record KafkaRecord(long timestamp, String value) {}
 
@@ -54,7 +63,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
     private static final TypeInformation<PaymentChange> CHANGE =
             TypeInformation.of(PaymentChange.class);
 
-    private final JobOptions.Layout layout;
+    private final Model layout;
     private final ChangeDecoder decoder;
     private final EventTimeDedup<PaymentChange> dedup =
             EventTimeDedup.<PaymentChange>builder().horizon(HORIZON).build();
@@ -96,16 +105,15 @@ final class SimulatedWatermarkPath implements AutoCloseable {
             Map<MerchantDayKey, Long> table) {}
 
     SimulatedWatermarkPath(int partitionCount) throws Exception {
-        this(partitionCount, TOLERANCE, JobOptions.Layout.TWO_STAGE);
+        this(partitionCount, TOLERANCE, Model.TWO_STAGE);
     }
 
     /** With another tolerance: a huge one switches the bound off (the counterfactual). */
     SimulatedWatermarkPath(int partitionCount, Duration tolerance) throws Exception {
-        this(partitionCount, tolerance, JobOptions.Layout.TWO_STAGE);
+        this(partitionCount, tolerance, Model.TWO_STAGE);
     }
 
-    SimulatedWatermarkPath(int partitionCount, Duration tolerance, JobOptions.Layout layout)
-            throws Exception {
+    SimulatedWatermarkPath(int partitionCount, Duration tolerance, Model layout) throws Exception {
         this.layout = layout;
         decoder = new ChangeDecoder(ZoneOffset.UTC, 256, tolerance);
         for (int p = 0; p < partitionCount; p++) {
@@ -137,7 +145,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
     }
 
     private void snapshot() throws Exception {
-        if (layout == JobOptions.Layout.MERCHANT) {
+        if (layout == Model.MERCHANT) {
             merchantOp.prepareSnapshotPreBarrier(checkpointId);
             drainMerchant();
             last =
@@ -158,7 +166,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
 
     /** Lets every bundle's time run out, so nothing read waits in one. */
     void settle() throws Exception {
-        if (layout == JobOptions.Layout.MERCHANT) {
+        if (layout == Model.MERCHANT) {
             merchantOp.setProcessingTime(merchantOp.getProcessingTime() + 1_000);
             drainMerchant();
         }
@@ -196,13 +204,12 @@ final class SimulatedWatermarkPath implements AutoCloseable {
         combined = Long.MIN_VALUE;
         offsets = from == null ? new int[partitions.size()] : from.offsets().clone();
         table = from == null ? new HashMap<>() : new HashMap<>(from.table());
-        if (layout == JobOptions.Layout.MERCHANT) {
+        if (layout == Model.MERCHANT) {
             merchantOp =
                     new KeyedOneInputStreamOperatorTestHarness<>(
                             new MerchantTotalsOperator(
                                     new DayFinality(ZoneOffset.UTC, HORIZON),
-                                    true,
-                                    null,
+                                    dedup.lateness(),
                                     BUNDLE,
                                     5,
                                     EventTimeDedup.lateCopiesTag(CHANGE),
@@ -257,7 +264,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
         if (decoded.deadLetter() != null) {
             deadLetters.put(partition + "/" + offset, decoded.deadLetter().reason());
         } else if (decoded.change() != null && decoded.change().state().equals("SUCCEEDED")) {
-            if (layout == JobOptions.Layout.MERCHANT) {
+            if (layout == Model.MERCHANT) {
                 merchantOp.processElement(decoded.change(), decoded.eventTime());
                 drainMerchant();
             } else {
@@ -285,7 +292,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
         if (anyActive && min > combined) {
             combined = min;
             highestWatermark = Math.max(highestWatermark, combined);
-            if (layout == JobOptions.Layout.MERCHANT) {
+            if (layout == Model.MERCHANT) {
                 merchantOp.processWatermark(combined);
                 drainMerchant();
                 return;
@@ -360,7 +367,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        if (layout == JobOptions.Layout.MERCHANT) {
+        if (layout == Model.MERCHANT) {
             merchantOp.close();
             return;
         }

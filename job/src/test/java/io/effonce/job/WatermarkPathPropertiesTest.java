@@ -86,7 +86,8 @@ class WatermarkPathPropertiesTest {
     void noHostileTimeMovesEventTimeOrADayAndEverySaneChangeCountsOnce(
             @ForAll("histories") List<Step> history) throws Exception {
         Expected expected = new Expected();
-        SimulatedWatermarkPath path = play(history, JobOptions.Layout.TWO_STAGE, expected);
+        SimulatedWatermarkPath path =
+                play(history, SimulatedWatermarkPath.Model.TWO_STAGE, expected);
         assertThat(path.deadLetters.keySet()).isEqualTo(expected.refused);
         assertThat(path.deadLetters.values()).allMatch(r -> r.startsWith("event-time-ahead"));
         Set<String> lateSane = new HashSet<>(path.lateIds);
@@ -137,8 +138,10 @@ class WatermarkPathPropertiesTest {
     void theMerchantLayoutEndsExactlyAsTheTwoStageLayout(@ForAll("histories") List<Step> history)
             throws Exception {
         Expected expected = new Expected();
-        SimulatedWatermarkPath twoStage = play(history, JobOptions.Layout.TWO_STAGE, expected);
-        SimulatedWatermarkPath merchant = play(history, JobOptions.Layout.MERCHANT, new Expected());
+        SimulatedWatermarkPath twoStage =
+                play(history, SimulatedWatermarkPath.Model.TWO_STAGE, expected);
+        SimulatedWatermarkPath merchant =
+                play(history, SimulatedWatermarkPath.Model.MERCHANT, new Expected());
         assertThat(merchant.table()).as("totals").isEqualTo(twoStage.table());
         assertThat(merchant.survivingLateIds())
                 .as("late events of the history that survived the crashes")
@@ -152,7 +155,8 @@ class WatermarkPathPropertiesTest {
 
     /** Plays {@code history} on a fresh path of {@code layout}; returns it settled and closed. */
     private static SimulatedWatermarkPath play(
-            List<Step> history, JobOptions.Layout layout, Expected expected) throws Exception {
+            List<Step> history, SimulatedWatermarkPath.Model layout, Expected expected)
+            throws Exception {
         long broker = START.toEpochMilli();
         int[] published = new int[3];
         try (SimulatedWatermarkPath path =

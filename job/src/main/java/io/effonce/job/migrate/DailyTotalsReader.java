@@ -1,6 +1,5 @@
 package io.effonce.job.migrate;
 
-import io.effonce.job.DailyTotals;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -22,7 +21,7 @@ final class DailyTotalsReader extends KeyedStateReaderFunction<MerchantDayKey, M
                 getRuntimeContext()
                         .getState(
                                 new ValueStateDescriptor<>(
-                                        DailyTotals.TOTAL_STATE, DailyTotal.class));
+                                        TwoStageLayout.TOTAL_STATE, DailyTotal.class));
     }
 
     @Override

@@ -1,8 +1,7 @@
 package io.effonce.job.migrate;
 
-import io.effonce.dedup.EventTimeDedupOperator;
+import io.effonce.dedup.Lateness;
 import io.effonce.dedup.WatermarkFloor;
-import io.effonce.job.DailyTotals;
 import io.effonce.job.DayFinality;
 import io.effonce.job.MerchantStateOperator;
 import java.time.Duration;
@@ -62,9 +61,9 @@ final class MerchantStateBootstrap extends MerchantStateOperator<TaggedOperatorS
         floor = new WatermarkFloor();
         floor.initialize(context.getOperatorStateStore(), false);
         // Recorded as the merchant stage records them (RequireRecorded checked the old values).
-        EventTimeDedupOperator.recordedHorizon(finality.horizon().toMillis())
+        Lateness.recordedHorizon(finality.horizon().toMillis())
                 .check(context.getOperatorStateStore(), false);
-        DailyTotals.recordedZone(finality).check(context.getOperatorStateStore(), false);
+        finality.recordedZone().check(context.getOperatorStateStore(), false);
     }
 
     @Override

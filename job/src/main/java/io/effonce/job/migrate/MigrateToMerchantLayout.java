@@ -1,16 +1,13 @@
 package io.effonce.job.migrate;
 
 import io.effonce.dedup.DedupOptions;
-import io.effonce.dedup.EventTimeDedup;
-import io.effonce.dedup.EventTimeDedupOperator;
+import io.effonce.dedup.Lateness;
 import io.effonce.dedup.RecordedSetting;
 import io.effonce.dedup.WatermarkFloor;
 import io.effonce.job.CommandLine;
-import io.effonce.job.DailyTotals;
 import io.effonce.job.DayFinality;
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
-import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
 import java.time.Duration;
@@ -88,10 +85,9 @@ public final class MigrateToMerchantLayout {
             throws Exception {
         String from = require(config, MigrationOptions.FROM);
         String to = require(config, MigrationOptions.TO);
-        EventTimeDedup<PaymentChange> dedup =
-                EventTimeDedup.<PaymentChange>builder().configure(config).build();
+        Lateness lateness = Lateness.from(config);
         DayFinality finality =
-                new DayFinality(ZoneId.of(config.get(JobOptions.ZONE)), dedup.horizon());
+                new DayFinality(ZoneId.of(config.get(JobOptions.ZONE)), lateness.horizon());
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         Configuration migration = new Configuration();
         // What fails a migration (a payment the ledger lacks, a changed setting) fails it again:
@@ -104,11 +100,11 @@ public final class MigrateToMerchantLayout {
         env.configure(migration);
 
         SavepointReader old = SavepointReader.read(env, from, new HashMapStateBackend());
-        Duration ttl = dedup.stateTtl();
+        Duration ttl = lateness.stateTtl();
         TypeInformation<MigratedEntry> entries = TypeInformation.of(MigratedEntry.class);
         DataStream<MigratedEntry> ids =
                 old.readKeyedState(
-                                OperatorIdentifier.forUid(LedgerPipeline.DEDUP_UID),
+                                OperatorIdentifier.forUid(TwoStageLayout.DEDUP_UID),
                                 new SeenIdsReader(ttl),
                                 Types.STRING,
                                 Types.STRING)
@@ -121,23 +117,22 @@ public final class MigrateToMerchantLayout {
                         .disableChaining();
         DataStream<MigratedEntry> totals =
                 old.readKeyedState(
-                        OperatorIdentifier.forUid(LedgerPipeline.TOTALS_UID),
+                        OperatorIdentifier.forUid(TwoStageLayout.TOTALS_UID),
                         new DailyTotalsReader(),
                         TypeInformation.of(MerchantDayKey.class),
                         entries);
         DataStream<MigratedEntry> floor =
                 old.readUnionState(
-                                OperatorIdentifier.forUid(LedgerPipeline.DEDUP_UID),
+                                OperatorIdentifier.forUid(TwoStageLayout.DEDUP_UID),
                                 WatermarkFloor.STATE_NAME,
                                 Types.LONG)
                         .map(new FloorEntries(), entries)
                         .name("Watermark floor");
-        RecordedSetting horizon =
-                EventTimeDedupOperator.recordedHorizon(dedup.horizon().toMillis());
-        RecordedSetting zone = DailyTotals.recordedZone(finality);
+        RecordedSetting horizon = lateness.recordedHorizon();
+        RecordedSetting zone = finality.recordedZone();
         DataStream<MigratedEntry> settingsChecked =
-                recordedSetting(old, LedgerPipeline.DEDUP_UID, horizon)
-                        .union(recordedSetting(old, LedgerPipeline.TOTALS_UID, zone))
+                recordedSetting(old, TwoStageLayout.DEDUP_UID, horizon)
+                        .union(recordedSetting(old, TwoStageLayout.TOTALS_UID, zone))
                         .keyBy(e -> e.option, Types.STRING)
                         .flatMap(new RequireRecorded(List.of(horizon, zone)), entries)
                         .name("Recorded settings checked");
@@ -155,8 +150,8 @@ public final class MigrateToMerchantLayout {
                                                 new MerchantStateBootstrap(
                                                         0L, timestamp, path, finality, ttl)));
         SavepointWriter.fromExistingSavepoint(env, from, new HashMapStateBackend())
-                .removeOperator(OperatorIdentifier.forUid(LedgerPipeline.DEDUP_UID))
-                .removeOperator(OperatorIdentifier.forUid(LedgerPipeline.TOTALS_UID))
+                .removeOperator(OperatorIdentifier.forUid(TwoStageLayout.DEDUP_UID))
+                .removeOperator(OperatorIdentifier.forUid(TwoStageLayout.TOTALS_UID))
                 .withOperator(
                         OperatorIdentifier.forUid(LedgerPipeline.MERCHANT_TOTALS_UID),
                         merchantState)

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.dedup.DedupOptions;
-import io.effonce.job.JobOptions;
 import io.effonce.job.MerchantDayRows;
 import io.effonce.job.migrate.MigrateToMerchantLayout;
 import io.effonce.job.migrate.MigrationOptions;
@@ -40,6 +39,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -59,10 +59,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * an empty table (phase one's totals reappear), the restored daily totals go on from their sums
  * (new payments at the end of phase one's day), the restored ids drop phase one's re-deliveries,
  * the restored floor rejects an old copy as late, and phase two is counted. A savepoint of the
- * two-stage layout also goes on exactly in the merchant layout once {@link MigrateToMerchantLayout}
- * has migrated it. A release that cannot restore an older savepoint needs a deliberate, documented
- * migration (job/README.md, "Upgrades"). Each nested class has a database of its own; all read the
- * one fixture topic.
+ * two-stage layout, which the job no longer runs, is refused naming the migration, and goes on
+ * exactly once {@link MigrateToMerchantLayout} has migrated it. A release that cannot restore an
+ * older savepoint needs a deliberate, documented migration (job/README.md, "Upgrades"). Each nested
+ * class has a database of its own; all read the one fixture topic.
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class JobSavepointCompatibilityITCase {
@@ -89,41 +89,27 @@ class JobSavepointCompatibilityITCase {
 
         @TempDir Path dir;
 
+        /**
+         * The job no longer runs the two-stage layout: its 0.1.0 savepoint restored straight into
+         * the job (with --allowNonRestoredState, as someone who tried would) is refused by the
+         * merchant stage, naming the migration. MigratedToTheMerchantLayout shows the way on.
+         */
         @ParameterizedTest(name = "release {0}")
         @ValueSource(strings = {"0.1.0"})
-        void theSavepointRestoresAndTheJobGoesOnExactly(
+        void aTwoStageSavepointIsRefusedNamingTheMigration(
                 String release, PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
-            Configuration twoStage = layout(JobOptions.Layout.TWO_STAGE);
-            String savepointOfTheRestoredJob =
-                    goesOnExactly(db, kafka, dir, copyOfFixture(dir, release), twoStage);
-
-            // The old savepoint recorded no settings; the restored job recorded the ones it ran
-            // with (dedup.horizon 2 h, totals.zone UTC), and a restore that raises the horizon is
-            // refused.
-            Configuration raised = layout(JobOptions.Layout.TWO_STAGE);
-            raised.set(DedupOptions.HORIZON, Duration.ofHours(3));
-            aRestoreWithARaisedHorizonIsRefused(raised, db, kafka, dir, savepointOfTheRestoredJob);
-
-            // The migration checks the recorded settings as a restore does, before it writes.
-            // (The ledger holds every payment the restored job counted: the migration fails on
-            // the settings alone.)
-            ledgerHolds(db, JobSavepointFixture.phaseOne().merchants());
-            ledgerHolds(db, JobSavepointFixture.endOfDayOne().merchants());
-            ledgerHolds(db, JobSavepointFixture.phaseTwo().merchants());
-            Path notWritten = dir.resolve("migrated-with-raised-horizon");
-            assertThatThrownBy(
-                            () ->
-                                    migrate(
-                                            db,
-                                            dir,
-                                            Path.of(URI.create(savepointOfTheRestoredJob)),
-                                            notWritten,
-                                            raised))
-                    .hasStackTraceContaining("SettingChangedException")
-                    .hasStackTraceContaining(
-                            "The restored state was built with dedup.horizon=2 h, this job has"
-                                    + " dedup.horizon=3 h");
-            assertThat(notWritten.resolve("_metadata")).doesNotExist();
+            Configuration options = new Configuration();
+            options.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+            JobClient refused =
+                    JobSavepointFixture.start(
+                            db,
+                            kafka.servers(),
+                            dir.resolve("checkpoints"),
+                            copyOfFixture(dir, release),
+                            options);
+            assertThatThrownBy(() -> refused.getJobExecutionResult().get())
+                    .hasStackTraceContaining("holds no state of the merchant stage")
+                    .hasStackTraceContaining("MigrateToMerchantLayout");
         }
     }
 
@@ -209,7 +195,7 @@ class JobSavepointCompatibilityITCase {
                     .as("the floor, late on 2026-11-28")
                     .isGreaterThan(Instant.parse("2026-11-28T20:00:00Z").toEpochMilli());
 
-            goesOnExactly(db, kafka, dir, migrated, layout(JobOptions.Layout.MERCHANT));
+            goesOnExactly(db, kafka, dir, migrated, new Configuration());
         }
     }
 
@@ -283,12 +269,6 @@ class JobSavepointCompatibilityITCase {
         assertThat(new TotalsTable<>(db, MerchantDayRows.MAPPING).totals())
                 .as("the refused job wrote nothing")
                 .isEqualTo(JobSavepointFixture.expectedAtTheEnd());
-    }
-
-    private static Configuration layout(JobOptions.Layout layout) {
-        Configuration options = new Configuration();
-        options.set(JobOptions.LAYOUT, layout);
-        return options;
     }
 
     /**
