@@ -76,6 +76,8 @@ CREATE TABLE IF NOT EXISTS dead_letters (
   PRIMARY KEY (topic, kafka_partition, kafka_offset)
 );
 
+-- >>> shared: the tables every flushable sink of a database shares, each row naming its sink
+-- table. The sink's jar carries this block (SinkTableDdl), for sinks that create their tables.
 -- The sink's fence: which writer owns each key group of a sink table. A writer takes its key
 -- groups with a token from the sequence (bigger than any before); every write transaction
 -- locks its key groups' rows FOR SHARE and fails unless they all still carry its token.
@@ -195,6 +197,7 @@ FROM sink_progress p
 LEFT JOIN (SELECT sink_table, count(*) AS owned FROM sink_fences GROUP BY sink_table) f
   ON f.sink_table = p.sink_table
 GROUP BY p.sink_table;
+-- <<< shared
 
 -- The batch recount (seed Part 8: late changes go to a batch recount): a merchant-day's totals
 -- recomputed from the ledger, late changes included. Only the recount writes here; the stream's

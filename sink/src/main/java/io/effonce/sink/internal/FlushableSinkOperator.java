@@ -169,7 +169,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
             awaitingFirstBarrier = !protocol.start(span, claim, restoredState(), checkpointsDir);
         } catch (TransactionFailedException e) {
             // A login refused or a table missing at start: no restart makes it work.
-            throw e.misconfiguration() ? new SinkMisconfiguredException(e) : e;
+            throw e.misconfiguration()
+                    ? new SinkMisconfiguredException(e, storeFactory.tablesScript())
+                    : e;
         }
         scheduleFlushTimer();
     }

@@ -33,12 +33,18 @@ final class DeploymentNumbers {
      * be reached from here: a client that submits the job may not see the sink's database.
      */
     static OptionalLong next(PostgresStoreConfig config) {
+        return next(config, c -> null);
+    }
+
+    /** As {@link #next(PostgresStoreConfig)}, after {@code prepare} in the same transaction. */
+    static OptionalLong next(PostgresStoreConfig config, RetryingSession.Work<?> prepare) {
         try (RetryingSession session =
                 new RetryingSession(config.withRetries(1, config.retryBackoff()))) {
             return OptionalLong.of(
                     session.inTransaction(
                             "Numbering a deployment of " + config.table(),
                             c -> {
+                                prepare.run(c);
                                 try (PreparedStatement s =
                                         c.prepareStatement(
                                                 "SELECT pg_advisory_xact_lock(hashtext("

@@ -3,7 +3,6 @@ package io.effonce.sink.store;
 import io.effonce.jdbc.RetryingSession;
 import java.util.Collection;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.function.Predicate;
 
 /**
@@ -31,8 +30,7 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
         this(config, mapping, true);
     }
 
-    private PostgresTotalsStore(
-            PostgresStoreConfig config, RowMapping<K, V> mapping, boolean checkWrites) {
+    PostgresTotalsStore(PostgresStoreConfig config, RowMapping<K, V> mapping, boolean checkWrites) {
         this.table = config.table();
         this.session = new RetryingSession(config);
         this.fence = new PostgresFence(config, session, checkWrites);
@@ -43,11 +41,28 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
 
     /**
      * A factory for the job graph: it carries the config and the mapping, and the store is made in
-     * the task.
+     * the task. The tables are deployed beforehand (deploy/sql/sink.sql for the job's).
      */
     public static <K, V> TotalsStoreFactory<K, V> factory(
             PostgresStoreConfig config, RowMapping<K, V> mapping) {
-        return factory(config, mapping, true);
+        return new PostgresStoreFactory<>(
+                config, mapping, true, PostgresStoreFactory.Tables.DEPLOYED);
+    }
+
+    /**
+     * A factory for a sink of any mapping whose tables come from {@link SinkTableDdl}: with {@code
+     * createTables} what they lack is created first (the login must be allowed to), else a store
+     * refused at start for a missing table names the script that creates them.
+     */
+    public static <K, V> TotalsStoreFactory<K, V> forMapping(
+            PostgresStoreConfig config, RowMapping<K, V> mapping, boolean createTables) {
+        return new PostgresStoreFactory<>(
+                config,
+                mapping,
+                true,
+                createTables
+                        ? PostgresStoreFactory.Tables.CREATED
+                        : PostgresStoreFactory.Tables.FROM_MAPPING);
     }
 
     /**
@@ -56,24 +71,8 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
      */
     public static <K, V> TotalsStoreFactory<K, V> factoryWithoutLostWriteCheckForTesting(
             PostgresStoreConfig config, RowMapping<K, V> mapping) {
-        return factory(config, mapping, false);
-    }
-
-    private static <K, V> TotalsStoreFactory<K, V> factory(
-            PostgresStoreConfig config, RowMapping<K, V> mapping, boolean checkWrites) {
-        return new TotalsStoreFactory<>() {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            public TotalsStore<K, V> create() {
-                return new PostgresTotalsStore<>(config, mapping, checkWrites);
-            }
-
-            @Override
-            public OptionalLong numberDeployment() {
-                return DeploymentNumbers.next(config);
-            }
-        };
+        return new PostgresStoreFactory<>(
+                config, mapping, false, PostgresStoreFactory.Tables.DEPLOYED);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.effonce.sink.store;
 
 import io.effonce.jdbc.TransactionFailedException;
+import java.util.Optional;
 import org.apache.flink.runtime.throwable.ThrowableAnnotation;
 import org.apache.flink.runtime.throwable.ThrowableType;
 
@@ -15,10 +16,32 @@ import org.apache.flink.runtime.throwable.ThrowableType;
 public final class SinkMisconfiguredException extends RuntimeException {
 
     public SinkMisconfiguredException(TransactionFailedException cause) {
+        this(cause, Optional.empty());
+    }
+
+    /**
+     * With the script that creates the sink's tables, shown when a table or a column is missing
+     * (SQLSTATE 42P01, 42703).
+     */
+    public SinkMisconfiguredException(
+            TransactionFailedException cause, Optional<String> tablesScript) {
         super(
                 cause.getMessage()
+                        + tablesScript
+                                .filter(script -> missingTable(cause))
+                                .map(
+                                        script ->
+                                                " Create the sink's tables as a user that may"
+                                                        + " (or give the sink that right and set"
+                                                        + " sink.create-tables=true):\n"
+                                                        + script)
+                                .orElse("")
                         + " The job fails without restarting: fix this, then submit it again from"
                         + " its newest retained checkpoint.",
                 cause);
+    }
+
+    private static boolean missingTable(TransactionFailedException cause) {
+        return "42P01".equals(cause.sqlState()) || "42703".equals(cause.sqlState());
     }
 }

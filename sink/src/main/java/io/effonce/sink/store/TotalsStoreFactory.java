@@ -1,6 +1,7 @@
 package io.effonce.sink.store;
 
 import java.io.Serializable;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -21,5 +22,13 @@ public interface TotalsStoreFactory<K, V> extends Serializable {
      */
     default OptionalLong numberDeployment() {
         return OptionalLong.empty();
+    }
+
+    /**
+     * The script that creates the store's tables, named in the refusal of a sink whose tables are
+     * missing; empty when the tables come from elsewhere (the job's deploy/sql).
+     */
+    default Optional<String> tablesScript() {
+        return Optional.empty();
     }
 }

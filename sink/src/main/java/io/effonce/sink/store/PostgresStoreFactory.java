@@ -1,0 +1,74 @@
+package io.effonce.sink.store;
+
+import io.effonce.jdbc.RetryingSession;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * What the job graph carries for a {@link PostgresTotalsStore}: the config and the mapping; the
+ * store is made in the task. Where its tables come from decides the rest: deployed by hand
+ * (deploy/sql), or from {@link SinkTableDdl} for the mapping, created when missing or named in the
+ * failure of a store that lacks them.
+ */
+final class PostgresStoreFactory<K, V> implements TotalsStoreFactory<K, V> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Where the store's tables come from. */
+    enum Tables {
+        /** deploy/sql or the user's own script; the sink neither creates nor prints them. */
+        DEPLOYED,
+        /** The mapping's, from {@link SinkTableDdl}: a store that lacks them prints the script. */
+        FROM_MAPPING,
+        /** The mapping's, created when missing (the login must be allowed to). */
+        CREATED
+    }
+
+    private final PostgresStoreConfig config;
+    private final RowMapping<K, V> mapping;
+    private final boolean checkWrites;
+    private final Tables tables;
+
+    PostgresStoreFactory(
+            PostgresStoreConfig config,
+            RowMapping<K, V> mapping,
+            boolean checkWrites,
+            Tables tables) {
+        this.config = config;
+        this.mapping = mapping;
+        this.checkWrites = checkWrites;
+        this.tables = tables;
+    }
+
+    @Override
+    public TotalsStore<K, V> create() {
+        if (tables == Tables.CREATED) {
+            try (RetryingSession session = new RetryingSession(config)) {
+                session.inTransaction("Creating the tables of " + config.table(), this::create);
+            }
+        }
+        return new PostgresTotalsStore<>(config, mapping, checkWrites);
+    }
+
+    /** Where the job is built the tables come first, so that sink_deployment exists. */
+    @Override
+    public OptionalLong numberDeployment() {
+        return tables == Tables.CREATED
+                ? DeploymentNumbers.next(config, this::create)
+                : DeploymentNumbers.next(config);
+    }
+
+    @Override
+    public Optional<String> tablesScript() {
+        return tables == Tables.DEPLOYED
+                ? Optional.empty()
+                : Optional.of(SinkTableDdl.script(config.table(), mapping));
+    }
+
+    private Void create(Connection c) throws SQLException {
+        SinkTableDdl.create(c, config.table(), mapping);
+        return null;
+    }
+}
