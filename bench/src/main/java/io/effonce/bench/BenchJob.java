@@ -13,13 +13,14 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 /**
  * One run of a round, alone in a fresh JVM on a local MiniCluster: {@code effonce} (the job),
  * {@code sql} (its Flink SQL equivalent) or {@code sql-minibatch} (the same SQL tuned as Flink's
- * performance tuning guide recommends: mini-batch, two-phase aggregation), reading the topic from
- * its start and writing totals to PostgreSQL until the benchmark stops the process. All run with
- * the same parallelism, RocksDB and exactly-once checkpoints. The sink's password comes from {@code
+ * performance tuning guide recommends: mini-batch, two-phase aggregation) or {@code sql-effonce}
+ * (the SQL through the effonce-postgres connector), reading the topic from its start and writing
+ * totals to PostgreSQL until the benchmark stops the process. All run with the same parallelism,
+ * RocksDB and exactly-once checkpoints. The sink's password comes from {@code
  * EFFONCE_SINK_PASSWORD}.
  *
- * <p>Arguments: {@code effonce|sql|sql-minibatch bootstrap topic jdbcUrl user parallelism
- * checkpointMs}.
+ * <p>Arguments: {@code effonce|sql|sql-minibatch|sql-effonce bootstrap topic jdbcUrl user
+ * parallelism checkpointMs}.
  */
 public final class BenchJob {
 
@@ -27,6 +28,9 @@ public final class BenchJob {
 
     /** The SQL equivalent's totals table, created by the benchmark in the run's database. */
     static final String SQL_TABLE = "sql_daily_totals";
+
+    /** The same through the effonce-postgres connector (its tables: SinkTableDdl's). */
+    static final String SQL_EFFONCE_TABLE = "sql_effonce_daily_totals";
 
     private BenchJob() {}
 
@@ -65,14 +69,23 @@ public final class BenchJob {
                 LedgerPipeline.build(env, config, LedgerTotalsJob.endpoints(config));
                 env.execute("effonce ledger totals (bench)");
             }
-            case "sql", "sql-minibatch" -> {
+            case "sql", "sql-minibatch", "sql-effonce" -> {
                 StreamTableEnvironment tables = StreamTableEnvironment.create(env);
                 if (system.equals("sql-minibatch")) {
                     SqlEquivalent.MINI_BATCH.forEach(tables.getConfig()::set);
                 }
+                SqlEquivalent.Sink sink =
+                        system.equals("sql-effonce")
+                                ? SqlEquivalent.Sink.EFFONCE
+                                : SqlEquivalent.Sink.JDBC;
                 for (String statement :
                         SqlEquivalent.statements(
-                                bootstrap, topic, jdbcUrl, user, System.getenv(PASSWORD_ENV))) {
+                                sink,
+                                bootstrap,
+                                topic,
+                                jdbcUrl,
+                                user,
+                                System.getenv(PASSWORD_ENV))) {
                     if (statement.startsWith("INSERT")) {
                         tables.executeSql(statement).await();
                     } else {
@@ -82,7 +95,7 @@ public final class BenchJob {
             }
             default ->
                     throw new IllegalArgumentException(
-                            "effonce, sql or sql-minibatch, not " + system);
+                            "effonce, sql, sql-minibatch or sql-effonce, not " + system);
         }
     }
 }

@@ -73,7 +73,7 @@ record BenchOptions(
                 names = "--jvm-option",
                 description =
                         "An option of each run's JVM, repeatable; {run} in it becomes sql-1,"
-                                + " sql-minibatch-1, effonce-1, ...")
+                                + " sql-minibatch-1, effonce-1, sql-effonce-1, ...")
         List<String> jvmOptions = new ArrayList<>();
 
         @Option(

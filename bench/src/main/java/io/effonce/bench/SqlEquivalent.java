@@ -6,7 +6,8 @@ import java.util.Map;
 /**
  * The job written the way Flink SQL users would write it: the relay's JSON envelopes from Kafka,
  * the counted state kept first, deduplicated by payment id and state with {@code ROW_NUMBER} (first
- * copy wins), summed per merchant, UTC day and currency, and upserted through the JDBC connector.
+ * copy wins), summed per merchant, UTC day and currency, and upserted through the JDBC connector
+ * or, as the fourth system, the same statements through {@code 'connector' = 'effonce-postgres'}.
  * It has none of the job's guarantees after a restore with changed logic (no flush, no late-event
  * accounting, dedup state that grows without bound) — it is the speed to beat.
  */
@@ -26,8 +27,20 @@ final class SqlEquivalent {
 
     private SqlEquivalent() {}
 
+    /** Where the totals go: the JDBC connector, or effonce-postgres (the flushable sink). */
+    enum Sink {
+        JDBC,
+        EFFONCE
+    }
+
     static List<String> statements(
-            String bootstrap, String topic, String jdbcUrl, String user, String password) {
+            Sink sink,
+            String bootstrap,
+            String topic,
+            String jdbcUrl,
+            String user,
+            String password) {
+        String table = sink == Sink.JDBC ? BenchJob.SQL_TABLE : BenchJob.SQL_EFFONCE_TABLE;
         return List.of(
                 "CREATE TABLE ledger_changes ("
                         + " `after` ROW<payment_id STRING, merchant_id STRING, amount BIGINT,"
@@ -44,24 +57,26 @@ final class SqlEquivalent {
                         + " 'format' = 'json',"
                         + " 'json.ignore-parse-errors' = 'true')",
                 "CREATE TABLE "
-                        + BenchJob.SQL_TABLE
+                        + table
                         + " ("
                         + " merchant_id STRING, `day` DATE, currency STRING,"
                         + " total_minor BIGINT, payments BIGINT,"
                         + " PRIMARY KEY (merchant_id, `day`, currency) NOT ENFORCED"
                         + ") WITH ("
-                        + " 'connector' = 'jdbc',"
+                        + (sink == Sink.JDBC
+                                ? " 'connector' = 'jdbc', 'password' = '" + password + "',"
+                                : " 'connector' = 'effonce-postgres', 'password-env' = '"
+                                        + BenchJob.PASSWORD_ENV
+                                        + "',")
                         + " 'url' = '"
                         + jdbcUrl
                         + "', 'table-name' = '"
-                        + BenchJob.SQL_TABLE
+                        + table
                         + "', 'username' = '"
                         + user
-                        + "', 'password' = '"
-                        + password
                         + "')",
                 "INSERT INTO "
-                        + BenchJob.SQL_TABLE
+                        + table
                         + " SELECT merchant_id, `day`, currency, SUM(amount), COUNT(*) FROM ("
                         + "  SELECT merchant_id, `day`, currency, amount, ROW_NUMBER() OVER ("
                         + "   PARTITION BY payment_id, state ORDER BY proc ASC) AS rn FROM ("

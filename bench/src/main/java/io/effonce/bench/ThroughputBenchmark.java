@@ -1,5 +1,7 @@
 package io.effonce.bench;
 
+import io.effonce.job.MerchantDayRows;
+import io.effonce.sink.store.SinkTableDdl;
 import io.effonce.testing.EmbeddedKafka;
 import io.effonce.testing.EmbeddedPostgres;
 import io.effonce.testing.Files2;
@@ -40,7 +42,8 @@ public final class ThroughputBenchmark {
     private static final String TOPIC = "bench.public.payments";
 
     /** The systems of a round; see {@link BenchJob}. */
-    private static final List<String> SYSTEMS = List.of("sql", "sql-minibatch", "effonce");
+    private static final List<String> SYSTEMS =
+            List.of("sql", "sql-minibatch", "effonce", "sql-effonce");
 
     /** The systems of a round that compares two builds of the job. */
     private static final List<String> BUILDS = List.of("effonce", "against");
@@ -93,8 +96,11 @@ public final class ThroughputBenchmark {
                 }
                 System.out.printf(
                         "round %d: effonce / Flink SQL = %.2f, effonce / Flink SQL mini-batch ="
-                                + " %.2f%n",
-                        round, ratio(runs, "sql"), ratio(runs, "sql-minibatch"));
+                                + " %.2f; Flink SQL through effonce-postgres / through JDBC = %.2f%n",
+                        round,
+                        ratio(runs, "sql"),
+                        ratio(runs, "sql-minibatch"),
+                        connectorRatio(runs));
             }
             if (options.comparesBuilds()) {
                 System.out.printf(
@@ -109,32 +115,44 @@ public final class ThroughputBenchmark {
             System.out.println();
             System.out.println(
                     "| round | Flink SQL rec/s (steady) | Flink SQL mini-batch rec/s (steady) |"
-                            + " effonce rec/s (steady) | effonce / SQL | effonce / mini-batch |");
-            System.out.println("|---|---|---|---|---|---|");
+                            + " effonce rec/s (steady) | Flink SQL on effonce-postgres rec/s"
+                            + " (steady) | effonce / SQL | effonce / mini-batch |"
+                            + " effonce-postgres / JDBC |");
+            System.out.println("|---|---|---|---|---|---|---|---|");
             for (int i = 0; i < rounds.size(); i++) {
                 Map<String, Run> r = rounds.get(i);
                 System.out.printf(
-                        "| %d | %s | %s | %s | %.2f | %.2f |%n",
+                        "| %d | %s | %s | %s | %s | %.2f | %.2f | %.2f |%n",
                         i + 1,
                         r.get("sql"),
                         r.get("sql-minibatch"),
                         r.get("effonce"),
+                        r.get("sql-effonce"),
                         ratio(r, "sql"),
-                        ratio(r, "sql-minibatch"));
+                        ratio(r, "sql-minibatch"),
+                        connectorRatio(r));
             }
             System.out.printf(
                     "median: Flink SQL %,.0f rec/s, Flink SQL mini-batch %,.0f rec/s, effonce %,.0f"
-                            + " rec/s; effonce / SQL %.2f, effonce / mini-batch %.2f%n",
+                            + " rec/s, Flink SQL on effonce-postgres %,.0f rec/s; effonce / SQL"
+                            + " %.2f, effonce / mini-batch %.2f, effonce-postgres / JDBC %.2f%n",
                     median(rounds, r -> r.get("sql").recordsPerSecond()),
                     median(rounds, r -> r.get("sql-minibatch").recordsPerSecond()),
                     median(rounds, r -> r.get("effonce").recordsPerSecond()),
+                    median(rounds, r -> r.get("sql-effonce").recordsPerSecond()),
                     median(rounds, r -> ratio(r, "sql")),
-                    median(rounds, r -> ratio(r, "sql-minibatch")));
+                    median(rounds, r -> ratio(r, "sql-minibatch")),
+                    median(rounds, ThroughputBenchmark::connectorRatio));
         }
     }
 
     private static double ratio(Map<String, Run> round, String peer) {
         return round.get("effonce").recordsPerSecond() / round.get(peer).recordsPerSecond();
+    }
+
+    /** The same SQL through the two connectors: what the flushable sink costs a SQL job. */
+    private static double connectorRatio(Map<String, Run> round) {
+        return round.get("sql-effonce").recordsPerSecond() / round.get("sql").recordsPerSecond();
     }
 
     private record Run(int records, double seconds, double steadySeconds) {
@@ -165,6 +183,14 @@ public final class ThroughputBenchmark {
         if (BUILDS.contains(system)) {
             SchemaTool.applyAll(db);
             table = "merchant_daily_totals";
+        } else if (system.equals("sql-effonce")) {
+            // The connector's tables, which its option sink.create-tables would make at start.
+            try (Connection c = db.connect()) {
+                c.setAutoCommit(false);
+                SinkTableDdl.create(c, BenchJob.SQL_EFFONCE_TABLE, MerchantDayRows.MAPPING);
+                c.commit();
+            }
+            table = BenchJob.SQL_EFFONCE_TABLE;
         } else {
             try (Connection c = db.connect();
                     Statement s = c.createStatement()) {

@@ -17,7 +17,7 @@ import io.effonce.job.MerchantDayRows;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.PostgresStores;
 import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.flink.MiniClusters;
@@ -158,7 +158,7 @@ class JobUpgradeITCase {
                             kafka,
                             cluster,
                             "upgrade",
-                            c -> PostgresTotalsStore.factory(c, MerchantDayRows.MAPPING));
+                            c -> PostgresStores.deployed(c, MerchantDayRows.MAPPING));
             TotalsInvariant.awaitHolds(db, Duration.ofMinutes(5));
             assertThat(new LedgerOracle(db).sinkTotals().keySet())
                     .doesNotContainAnyElementsOf(onlyV1);

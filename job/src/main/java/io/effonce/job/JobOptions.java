@@ -54,6 +54,14 @@ public final class JobOptions {
                             "Where a job without restored state starts: earliest, latest or"
                                     + " committed (the group's offsets, else earliest).");
 
+    public static final ConfigOption<String> SINK_TABLE =
+            ConfigOptions.key("sink.table")
+                    .stringType()
+                    .defaultValue("merchant_daily_totals")
+                    .withDescription(
+                            "The merchant daily totals table, optionally schema-qualified; letters, digits and"
+                                    + " underscores only.");
+
     public static final ConfigOption<String> PG_URL =
             ConfigOptions.key("postgres.url")
                     .stringType()

@@ -6,7 +6,7 @@ import io.effonce.job.decode.LedgerRecordDeserializer;
 import io.effonce.job.sidetables.SideTables;
 import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.PostgresStores;
 import java.time.ZoneId;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
@@ -60,7 +60,7 @@ public final class LedgerTotalsJob {
         PostgresStoreConfig postgres = postgres(config);
         return new LedgerPipeline.Endpoints(
                 kafkaSource(config).build(),
-                PostgresTotalsStore.factory(postgres, MerchantDayRows.MAPPING),
+                PostgresStores.deployed(postgres, MerchantDayRows.MAPPING),
                 SideTables.lateEvents(postgres),
                 SideTables.deadLetters(postgres));
     }
@@ -94,7 +94,7 @@ public final class LedgerTotalsJob {
                 file == null ? config.get(JobOptions.PG_PASSWORD_ENV) : null,
                 file,
                 null,
-                config.get(FlushableSinkOptions.TABLE),
+                config.get(JobOptions.SINK_TABLE),
                 config.get(FlushableSinkOptions.MAX_RETRIES),
                 config.get(FlushableSinkOptions.RETRY_BACKOFF));
     }

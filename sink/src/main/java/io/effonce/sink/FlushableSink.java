@@ -9,6 +9,9 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.UUID;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.ReadableConfig;
@@ -23,6 +26,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
  * after every restore or rescale removes what the erased run wrote. Build it with {@link
  * #builder()}.
  */
+@PublicEvolving
 public final class FlushableSink<K, V> {
 
     private final TotalsStoreFactory<K, V> storeFactory;
@@ -55,6 +59,7 @@ public final class FlushableSink<K, V> {
     }
 
     /** The operator, for tests and for callers that wire it themselves. */
+    @Internal
     public FlushableSinkOperator<K, V> createOperator() {
         return new FlushableSinkOperator<>(storeFactory, valueType, settings, runId);
     }
@@ -88,6 +93,7 @@ public final class FlushableSink<K, V> {
     }
 
     /** Validates settings and builds the sink; every message names the option to fix. */
+    @PublicEvolving
     public static final class Builder<K, V> {
         private TotalsStoreFactory<K, V> storeFactory;
         private TypeInformation<V> valueType;
@@ -166,6 +172,8 @@ public final class FlushableSink<K, V> {
          * Switches off step 3 of the full flush (deleting keys restored state lacks). Only for
          * tests that show the stale key it leaves behind.
          */
+        @Internal
+        @VisibleForTesting
         public Builder<K, V> withoutStaleDeletionForTesting() {
             this.deleteStaleOnFlush = false;
             return this;

@@ -1,10 +1,12 @@
 package io.effonce.sink;
 
 import java.time.Duration;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
 /** Options of the flushable sink, readable from Flink configuration or the command line. */
+@PublicEvolving
 public final class FlushableSinkOptions {
 
     private FlushableSinkOptions() {}
@@ -58,14 +60,6 @@ public final class FlushableSinkOptions {
                                     + " the final row written shortly before; the repair after the"
                                     + " restore writes it again from here. Rows retired longer ago"
                                     + " are rebuilt only by a recount. 0 keeps none.");
-
-    public static final ConfigOption<String> TABLE =
-            ConfigOptions.key("sink.table")
-                    .stringType()
-                    .defaultValue("merchant_daily_totals")
-                    .withDescription(
-                            "The totals table, optionally schema-qualified; letters, digits and"
-                                    + " underscores only.");
 
     public static final ConfigOption<Integer> MAX_RETRIES =
             ConfigOptions.key("sink.max-retries")

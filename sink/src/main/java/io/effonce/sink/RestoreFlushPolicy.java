@@ -1,6 +1,9 @@
 package io.effonce.sink;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /** Which restore flush the sink runs after a restore ({@code sink.restore-flush}). */
+@PublicEvolving
 public enum RestoreFlushPolicy {
     /**
      * The incremental flush (only the rows tagged with the restored checkpoint or later) when every

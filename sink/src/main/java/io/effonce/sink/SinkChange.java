@@ -1,6 +1,7 @@
 package io.effonce.sink;
 
 import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * One change for the flushable sink: an {@code Upsert} sets {@code key} to the absolute {@code
@@ -10,6 +11,7 @@ import java.util.Objects;
  * <p>A record with public fields, so Flink serializes it as a POJO once the caller gives the
  * concrete key and value types.
  */
+@PublicEvolving
 public record SinkChange<K, V>(K key, V value) {
 
     public SinkChange {

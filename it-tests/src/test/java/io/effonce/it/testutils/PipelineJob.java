@@ -8,7 +8,7 @@ import io.effonce.job.sidetables.SideTables;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.PostgresStores;
 import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.testing.PostgresEndpoint;
 import java.nio.file.Path;
@@ -37,7 +37,7 @@ public final class PipelineJob {
     private int parallelism = 2;
     private Duration checkpointInterval = Duration.ofMillis(500);
     private Function<PostgresStoreConfig, TotalsStoreFactory<MerchantDayKey, DailyTotal>> totals =
-            c -> PostgresTotalsStore.factory(c, MerchantDayRows.MAPPING);
+            c -> PostgresStores.deployed(c, MerchantDayRows.MAPPING);
 
     private PipelineJob(PostgresEndpoint db, String kafka, String topic, Path checkpoints) {
         this.db = db;

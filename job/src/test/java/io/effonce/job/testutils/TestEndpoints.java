@@ -5,7 +5,7 @@ import io.effonce.job.LedgerTotalsJobAccess;
 import io.effonce.job.MerchantDayRows;
 import io.effonce.job.sidetables.SideTables;
 import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.PostgresStores;
 import io.effonce.testing.PostgresEndpoint;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
@@ -36,7 +36,7 @@ public final class TestEndpoints {
         }
         return new LedgerPipeline.Endpoints(
                 source.build(),
-                PostgresTotalsStore.factory(postgres, MerchantDayRows.MAPPING),
+                PostgresStores.deployed(postgres, MerchantDayRows.MAPPING),
                 SideTables.lateEvents(postgres),
                 SideTables.deadLetters(postgres));
     }

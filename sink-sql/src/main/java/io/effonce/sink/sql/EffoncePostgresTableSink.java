@@ -3,7 +3,7 @@ package io.effonce.sink.sql;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.PostgresStores;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -66,7 +66,7 @@ final class EffoncePostgresTableSink implements DynamicTableSink {
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
         FlushableSink<RowData, RowData> sink =
                 FlushableSink.<RowData, RowData>builder()
-                        .store(PostgresTotalsStore.forMapping(store, mapping, createTables))
+                        .store(PostgresStores.forMapping(store, mapping, createTables))
                         .valueType(InternalTypeInfo.of(mapping.valueType()))
                         .options(options)
                         .build();

@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
@@ -50,6 +51,7 @@ import org.slf4j.LoggerFactory;
  * <p>All writes happen on the task thread: a failed write fails the element, the timer or the
  * checkpoint that caused it, so no error can be lost in the background.
  */
+@Internal
 public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Void>
         implements OneInputStreamOperator<SinkChange<K, V>, Void> {
 

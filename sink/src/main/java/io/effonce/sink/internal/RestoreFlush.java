@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.ToIntFunction;
+import org.apache.flink.annotation.Internal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,11 +62,13 @@ import org.slf4j.LoggerFactory;
  * every restored key rewritten with tag {@code c}. The outcome equals the set-then-scan order
  * because the writer owns the range: no other writer can add a row in between.
  */
+@Internal
 public final class RestoreFlush<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RestoreFlush.class);
 
     /** How much of the restored state a flush writes. */
+    @Internal
     public enum Mode {
         /** Every key of restored state: repairs a table that lost acknowledged writes. */
         FULL,

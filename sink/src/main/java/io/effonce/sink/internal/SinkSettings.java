@@ -3,6 +3,7 @@ package io.effonce.sink.internal;
 import io.effonce.sink.store.ProgressRule;
 import java.io.Serializable;
 import java.time.Duration;
+import org.apache.flink.annotation.Internal;
 
 /**
  * The operator's validated settings.
@@ -13,6 +14,7 @@ import java.time.Duration;
  * @param retiredRetention {@code sink.retired-retention}: how long a retired key's final value
  *     stays in state (zero: none)
  */
+@Internal
 public record SinkSettings(
         int batchSize,
         Duration flushInterval,

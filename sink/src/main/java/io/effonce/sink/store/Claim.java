@@ -2,6 +2,7 @@ package io.effonce.sink.store;
 
 import java.util.Objects;
 import java.util.OptionalLong;
+import org.apache.flink.annotation.Internal;
 
 /**
  * A task attempt asking for its key-group range, described as Flink deployed it. The takeover
@@ -22,6 +23,7 @@ import java.util.OptionalLong;
  *     at that barrier instead of at its start; the checkpoint-id counter survives a JobManager
  *     failover, so a barrier of the current JobManager is newer than any barrier of an earlier one
  */
+@Internal
 public record Claim(
         String run,
         String task,

@@ -3,8 +3,10 @@ package io.effonce.sink.store;
 import java.io.Serializable;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.apache.flink.annotation.PublicEvolving;
 
 /** A column of the sink's tables: a plain lower-case name and its type. */
+@PublicEvolving
 public record Column(String name, ColumnType type) implements Serializable {
 
     private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");

@@ -3,12 +3,14 @@ package io.effonce.sink.store;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.SQLException;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * The column types a {@link RowMapping} can use, and how a batch of values of each is bound: one
  * array parameter per column, so a batch of any size is one statement ({@code unnest}). A value
  * column may hold {@code null} (SQL NULL); a key column may not (it is the primary key).
  */
+@PublicEvolving
 public enum ColumnType {
     /** A {@code text} column (also for Flink's CHAR and VARCHAR); values are Strings. */
     TEXT("text", "text[]", ""),

@@ -2,11 +2,13 @@ package io.effonce.sink.store;
 
 import java.util.Collection;
 import java.util.List;
+import org.apache.flink.annotation.Internal;
 
 /**
  * The committed read contract: each key's value as of the latest completed checkpoint, in a table
  * of its own that never steps back (sink/README.md, "Two read contracts").
  */
+@Internal
 public interface CommittedTable<K, V> {
 
     /**

@@ -3,6 +3,7 @@ package io.effonce.sink.store;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.flink.annotation.Internal;
 
 /**
  * The order of a job's deployments, read from their runs' names. A run is named when the job's
@@ -10,6 +11,7 @@ import java.util.regex.Pattern;
  * (a sequence, so numbers grow in the order graphs were built, whatever the clocks), the run id
  * starts with {@code d<number>-}. A run without a number is not ordered against others.
  */
+@Internal
 public final class DeploymentOrder {
 
     private static final Pattern NUMBERED = Pattern.compile("(?:^|/)d(\\d+)-[^/]*$");

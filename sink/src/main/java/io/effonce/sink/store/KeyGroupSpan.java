@@ -1,8 +1,10 @@
 package io.effonce.sink.store;
 
 import java.io.Serializable;
+import org.apache.flink.annotation.Internal;
 
 /** An inclusive range of Flink key groups, the unit a writer owns and flushes. */
+@Internal
 public record KeyGroupSpan(int first, int last) implements Serializable {
 
     public KeyGroupSpan {

@@ -3,11 +3,13 @@ package io.effonce.sink.store;
 import io.effonce.jdbc.RefusedRowsException;
 import java.util.Collection;
 import java.util.List;
+import org.apache.flink.annotation.Internal;
 
 /**
  * The live table, the read contract that follows the stream: each key's latest value as an absolute
  * SET tagged with the barrier it was written under, within the writer's range.
  */
+@Internal
 public interface LiveTable<K, V> {
 
     /**

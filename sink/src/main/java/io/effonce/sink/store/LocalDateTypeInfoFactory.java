@@ -3,6 +3,7 @@ package io.effonce.sink.store;
 import java.lang.reflect.Type;
 import java.time.LocalDate;
 import java.util.Map;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -12,6 +13,7 @@ import org.apache.flink.api.common.typeinfo.Types;
  * treats the field as a generic type and serializes it with Kryo, whose format a later release may
  * not read back from a savepoint. Use as {@code @TypeInfo(LocalDateTypeInfoFactory.class)}.
  */
+@Internal
 public final class LocalDateTypeInfoFactory extends TypeInfoFactory<LocalDate> {
 
     @Override

@@ -6,12 +6,14 @@ import java.io.Serializable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * Where the sink's PostgreSQL is and how to log in. The password travels as a reference (a file or
  * an environment variable, resolved in the task) unless a caller hands one over directly; it never
  * appears in {@link #toString()}.
  */
+@PublicEvolving
 public record PostgresStoreConfig(
         String jdbcUrl,
         String user,

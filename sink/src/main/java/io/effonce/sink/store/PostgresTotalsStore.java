@@ -4,6 +4,7 @@ import io.effonce.jdbc.RetryingSession;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.Predicate;
+import org.apache.flink.annotation.Internal;
 
 /**
  * The totals tables in PostgreSQL, one writer's view: its {@link PostgresFence}, the {@link
@@ -11,6 +12,7 @@ import java.util.function.Predicate;
  * (RetryingSession). Every write transaction first checks the fence; a writer whose range was taken
  * over writes nothing more.
  */
+@Internal
 public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
 
     /**
@@ -37,32 +39,6 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
         RowStatements<K, V> rows = new RowStatements<>(mapping);
         this.live = new PostgresLiveTable<>(table, rows, session, fence);
         this.committed = new PostgresCommittedTable<>(config, rows, session, fence);
-    }
-
-    /**
-     * A factory for the job graph: it carries the config and the mapping, and the store is made in
-     * the task. The tables are deployed beforehand (deploy/sql/sink.sql for the job's).
-     */
-    public static <K, V> TotalsStoreFactory<K, V> factory(
-            PostgresStoreConfig config, RowMapping<K, V> mapping) {
-        return new PostgresStoreFactory<>(
-                config, mapping, true, PostgresStoreFactory.Tables.DEPLOYED);
-    }
-
-    /**
-     * A factory for a sink of any mapping whose tables come from {@link SinkTableDdl}: with {@code
-     * createTables} what they lack is created first (the login must be allowed to), else a store
-     * refused at start for a missing table names the script that creates them.
-     */
-    public static <K, V> TotalsStoreFactory<K, V> forMapping(
-            PostgresStoreConfig config, RowMapping<K, V> mapping, boolean createTables) {
-        return new PostgresStoreFactory<>(
-                config,
-                mapping,
-                true,
-                createTables
-                        ? PostgresStoreFactory.Tables.CREATED
-                        : PostgresStoreFactory.Tables.FROM_MAPPING);
     }
 
     /**

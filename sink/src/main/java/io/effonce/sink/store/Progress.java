@@ -2,6 +2,7 @@ package io.effonce.sink.store;
 
 import java.time.Duration;
 import java.time.LocalDate;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * How far the totals a commit makes visible are complete: the writer's event-time watermark at the
@@ -14,6 +15,7 @@ import java.time.LocalDate;
  *     dedup.horizon}), or {@code null} when not known: the totals are complete only through {@code
  *     watermark - horizon}
  */
+@PublicEvolving
 public record Progress(long watermark, LocalDate finalThrough, String dayZone, Duration horizon) {
 
     public static final Progress UNKNOWN = new Progress(Long.MIN_VALUE, null, null, null);

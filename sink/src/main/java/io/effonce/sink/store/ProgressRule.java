@@ -1,6 +1,7 @@
 package io.effonce.sink.store;
 
 import java.io.Serializable;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * What a commit records as how far its totals are complete, from the writer's event-time watermark
@@ -8,6 +9,7 @@ import java.io.Serializable;
  * mean (for the ledger: when a day is final) says the rest.
  */
 @FunctionalInterface
+@PublicEvolving
 public interface ProgressRule extends Serializable {
 
     /** The watermark alone: no final day, zone or horizon recorded. */

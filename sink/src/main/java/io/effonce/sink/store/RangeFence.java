@@ -1,8 +1,10 @@
 package io.effonce.sink.store;
 
 import java.util.function.Predicate;
+import org.apache.flink.annotation.Internal;
 
 /** The fence of a sink table: who owns which key groups, decided by the database. */
+@Internal
 public interface RangeFence {
 
     /**

@@ -1,5 +1,7 @@
 package io.effonce.sink.store;
 
+import org.apache.flink.annotation.Internal;
+
 /**
  * An attempt the fence names as the owner of key groups in a range. Rows written before the fence
  * recorded attempts (an upgraded table) carry {@link #UNKNOWN} in the numeric fields; they order
@@ -11,6 +13,7 @@ package io.effonce.sink.store;
  * @param lastBarrier the newest checkpoint barrier the owner passed in the range, or what it
  *     restored when it passed none since it took the range
  */
+@Internal
 public record RangeOwner(
         String run,
         String task,

@@ -2,6 +2,7 @@ package io.effonce.sink.store;
 
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.apache.flink.annotation.Internal;
 
 /**
  * What a takeover transaction reads about a key-group range before it decides, with the range's
@@ -17,6 +18,7 @@ import java.util.stream.Collectors;
  * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
  * @param hasRows whether the live, staged or committed table holds a row in the range
  */
+@Internal
 public record RangeRecord(
         Set<RangeOwner> owners,
         long committedByClaimantRun,

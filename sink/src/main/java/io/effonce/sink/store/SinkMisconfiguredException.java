@@ -2,6 +2,7 @@ package io.effonce.sink.store;
 
 import io.effonce.jdbc.TransactionFailedException;
 import java.util.Optional;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.throwable.ThrowableAnnotation;
 import org.apache.flink.runtime.throwable.ThrowableType;
 
@@ -13,6 +14,7 @@ import org.apache.flink.runtime.throwable.ThrowableType;
  * newest retained checkpoint.
  */
 @ThrowableAnnotation(ThrowableType.NonRecoverableError)
+@Internal
 public final class SinkMisconfiguredException extends RuntimeException {
 
     public SinkMisconfiguredException(TransactionFailedException cause) {

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * The tables a flushable sink needs, for any {@link RowMapping}: its live table (the mapping's
@@ -17,6 +18,7 @@ import java.util.stream.Collectors;
  * idempotent. {@link #create} runs them, for a login that may create tables; a sink without that
  * right refuses at start with {@link #script} in its message instead.
  */
+@PublicEvolving
 public final class SinkTableDdl {
 
     /** deploy/sql/sink.sql, carried in the jar; its shared block lies between the markers. */

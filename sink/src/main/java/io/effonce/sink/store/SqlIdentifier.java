@@ -1,8 +1,10 @@
 package io.effonce.sink.store;
 
 import java.util.regex.Pattern;
+import org.apache.flink.annotation.Internal;
 
 /** Table names from configuration, validated before they are put into SQL text. */
+@Internal
 public final class SqlIdentifier {
 
     private static final Pattern NAME =

@@ -1,5 +1,7 @@
 package io.effonce.sink.store;
 
+import org.apache.flink.annotation.Internal;
+
 /**
  * The outcome of a conditional takeover.
  *
@@ -7,4 +9,5 @@ package io.effonce.sink.store;
  * @param taken whether the claimant now owns the range; when not, nothing was written
  * @param token the claimant's new fencing token, -1 when not taken
  */
+@Internal
 public record Takeover(RangeRecord found, boolean taken, long token) {}

@@ -1,5 +1,7 @@
 package io.effonce.sink.store;
 
+import org.apache.flink.annotation.Internal;
+
 /**
  * The tables the flushable sink writes, as one writer sees them, in three roles: the {@link
  * RangeFence} it takes its key-group range from, the {@link LiveTable} and the {@link
@@ -12,6 +14,7 @@ package io.effonce.sink.store;
  * the same behaviour, and the takeover explorer's properties run both ({@code
  * InMemoryTakeoverPropertiesTest}, {@code PostgresTakeoverPropertiesITCase}).
  */
+@Internal
 public interface TotalsStore<K, V>
         extends RangeFence, LiveTable<K, V>, CommittedTable<K, V>, AutoCloseable {
 

@@ -3,14 +3,18 @@ package io.effonce.sink.store;
 import java.io.Serializable;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * Creates the store in the task that writes, so the job graph carries only its settings, never a
- * connection or a password.
+ * connection or a password. Get one from {@link PostgresStores}; its methods are the sink's.
  */
 @FunctionalInterface
+@PublicEvolving
 public interface TotalsStoreFactory<K, V> extends Serializable {
 
+    @Internal
     TotalsStore<K, V> create();
 
     /**
@@ -20,6 +24,7 @@ public interface TotalsStoreFactory<K, V> extends Serializable {
      * only moves forward"). Empty when the store cannot number deployments, or cannot be reached
      * from where the graph is built; the deployment is then not ordered against others.
      */
+    @Internal
     default OptionalLong numberDeployment() {
         return OptionalLong.empty();
     }
@@ -28,6 +33,7 @@ public interface TotalsStoreFactory<K, V> extends Serializable {
      * The script that creates the store's tables, named in the refusal of a sink whose tables are
      * missing; empty when the tables come from elsewhere (the job's deploy/sql).
      */
+    @Internal
     default Optional<String> tablesScript() {
         return Optional.empty();
     }

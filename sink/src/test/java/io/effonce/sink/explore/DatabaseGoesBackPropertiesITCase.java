@@ -6,7 +6,7 @@ import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.LostWritesException;
 import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.PostgresStores;
 import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
@@ -80,7 +80,7 @@ class DatabaseGoesBackPropertiesITCase {
         FlushableSink<TestKey, TestTotal> sink =
                 FlushableSink.<TestKey, TestTotal>builder()
                         .store(
-                                PostgresTotalsStore.factory(
+                                PostgresStores.deployed(
                                         PostgresStoreConfig.of(
                                                 db.jdbcUrl(),
                                                 db.user(),

@@ -1,7 +1,7 @@
 package io.effonce.sink.explore;
 
 import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.PostgresStores;
 import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.sink.testutils.CuttingDriver;
 import io.effonce.sink.testutils.TestKey;
@@ -51,7 +51,7 @@ final class PostgresExplored implements ExploredStore<TestKey, TestTotal> {
 
     @Override
     public TotalsStoreFactory<TestKey, TestTotal> stores() {
-        return PostgresTotalsStore.factory(config, TestRows.MAPPING);
+        return PostgresStores.deployed(config, TestRows.MAPPING);
     }
 
     @Override

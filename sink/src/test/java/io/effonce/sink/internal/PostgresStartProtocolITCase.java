@@ -1,7 +1,7 @@
 package io.effonce.sink.internal;
 
 import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.PostgresStores;
 import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
@@ -35,7 +35,7 @@ class PostgresStartProtocolITCase extends StartProtocolContract<TestKey, TestTot
 
     @Override
     TotalsStoreFactory<TestKey, TestTotal> stores() {
-        return PostgresTotalsStore.factory(config, TestRows.MAPPING);
+        return PostgresStores.deployed(config, TestRows.MAPPING);
     }
 
     @Override

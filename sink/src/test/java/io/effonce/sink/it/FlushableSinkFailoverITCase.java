@@ -13,6 +13,7 @@ import io.effonce.sink.testutils.TestRows;
 import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.flink.CheckpointCounts;
 import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.PostgresExtension;
 import java.time.Duration;
@@ -67,7 +68,7 @@ class FlushableSinkFailoverITCase {
                         .executeAsync("flushable-sink-failover");
         JobID id = job.getJobID();
         for (int kill = 0; kill < KILLS; kill++) {
-            long before = completedCheckpoints(cluster, id);
+            long before = CheckpointCounts.completed(cluster, id);
             long emitted = SourceGate.emitted();
             SourceGate.allow(STRETCH);
             await("records flowing and 2 more completed checkpoints")
@@ -75,19 +76,20 @@ class FlushableSinkFailoverITCase {
                     .until(
                             () ->
                                     SourceGate.emitted() > emitted
-                                            && completedCheckpoints(cluster, id) >= before + 2);
-            long restoresBefore = restores(cluster, id);
+                                            && CheckpointCounts.completed(cluster, id)
+                                                    >= before + 2);
+            long restoresBefore = CheckpointCounts.restored(cluster, id);
             cluster.terminateTaskManager(kill).get();
             cluster.startTaskManager();
             await("a restore after terminating task manager " + kill)
                     .atMost(TIMEOUT)
-                    .until(() -> restores(cluster, id) > restoresBefore);
+                    .until(() -> CheckpointCounts.restored(cluster, id) > restoresBefore);
         }
         SourceGate.open();
         job.getJobExecutionResult().get();
 
         assertThat(table.totals()).isEqualTo(TestPayment.expectedTotals(PAYMENTS));
-        assertThat(restores(cluster, id)).isGreaterThanOrEqualTo(KILLS);
+        assertThat(CheckpointCounts.restored(cluster, id)).isGreaterThanOrEqualTo(KILLS);
     }
 
     private static StreamExecutionEnvironment pipeline(PostgresEndpoint db, SourceGate gate) {
@@ -119,21 +121,5 @@ class FlushableSinkFailoverITCase {
                         .returns(new TypeHint<SinkChange<TestKey, TestTotal>>() {});
         sink.writeFrom(changes, TypeInformation.of(TestKey.class), "totals-sink");
         return env;
-    }
-
-    private static long completedCheckpoints(MiniCluster cluster, JobID id) throws Exception {
-        return cluster.getExecutionGraph(id)
-                .get()
-                .getCheckpointStatsSnapshot()
-                .getCounts()
-                .getNumberOfCompletedCheckpoints();
-    }
-
-    private static long restores(MiniCluster cluster, JobID id) throws Exception {
-        return cluster.getExecutionGraph(id)
-                .get()
-                .getCheckpointStatsSnapshot()
-                .getCounts()
-                .getNumberOfRestoredCheckpoints();
     }
 }

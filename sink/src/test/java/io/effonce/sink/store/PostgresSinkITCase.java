@@ -276,7 +276,7 @@ class PostgresSinkITCase {
 
     private FlushableSink.Builder<TestKey, TestTotal> sink() {
         return FlushableSink.<TestKey, TestTotal>builder()
-                .store(PostgresTotalsStore.factory(config, TestRows.MAPPING))
+                .store(PostgresStores.deployed(config, TestRows.MAPPING))
                 .valueType(TypeInformation.of(TestTotal.class));
     }
 

@@ -174,7 +174,7 @@ class SinkDatabaseGoesBackITCase {
     }
 
     private TotalsStoreFactory<TestKey, TestTotal> checked() {
-        return PostgresTotalsStore.factory(config, TestRows.MAPPING);
+        return PostgresStores.deployed(config, TestRows.MAPPING);
     }
 
     private static FlushableSink.Builder<TestKey, TestTotal> sink(

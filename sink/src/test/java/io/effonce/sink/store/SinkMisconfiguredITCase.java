@@ -68,7 +68,7 @@ class SinkMisconfiguredITCase {
                                 db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
                         .withRetries(1, Duration.ofMillis(10));
         return FlushableSink.<TestKey, TestTotal>builder()
-                .store(PostgresTotalsStore.factory(config, TestRows.MAPPING))
+                .store(PostgresStores.deployed(config, TestRows.MAPPING))
                 .valueType(TypeInformation.of(TestTotal.class))
                 .build();
     }

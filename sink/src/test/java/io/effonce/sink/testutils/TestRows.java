@@ -2,7 +2,7 @@ package io.effonce.sink.testutils;
 
 import io.effonce.sink.store.Column;
 import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresTotalsStore;
+import io.effonce.sink.store.PostgresStores;
 import io.effonce.sink.store.RowMapping;
 import io.effonce.sink.store.TotalsStoreFactory;
 import io.effonce.testing.PostgresEndpoint;
@@ -17,7 +17,7 @@ public enum TestRows implements RowMapping<TestKey, TestTotal> {
 
     /** A store of the deployed totals table in {@code db}, with this mapping. */
     public static TotalsStoreFactory<TestKey, TestTotal> store(PostgresEndpoint db) {
-        return PostgresTotalsStore.factory(
+        return PostgresStores.deployed(
                 PostgresStoreConfig.of(
                         db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals"),
                 MAPPING);
