@@ -189,7 +189,7 @@ class SqlChangedLogicITCase {
                                         .get(TIMEOUT.toMinutes(), TimeUnit.MINUTES))
                 .as("the job failed once, within %s, although it may restart without end", TIMEOUT)
                 .isInstanceOf(ExecutionException.class)
-                .hasStackTraceContaining("does not exist")
+                .hasStackTraceContaining("lack table missing_totals")
                 .hasStackTraceContaining("CREATE TABLE IF NOT EXISTS missing_totals (")
                 .hasStackTraceContaining("CREATE TABLE IF NOT EXISTS sink_fences")
                 .hasStackTraceContaining("sink.create-tables=true");

@@ -164,10 +164,10 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         DeploymentConfig deployment = DeploymentConfig.of(getContainingTask().getEnvironment());
         deployment.refuseRescalingWithinARun();
         checkpointsDir = deployment.checkpointsDir();
-        store = storeFactory.create();
-        writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
-        protocol = new RestoreProtocol<>(store, writer, this::keyGroupOf, settings, metrics);
         try {
+            store = storeFactory.create();
+            writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
+            protocol = new RestoreProtocol<>(store, writer, this::keyGroupOf, settings, metrics);
             awaitingFirstBarrier = !protocol.start(span, claim, restoredState(), checkpointsDir);
         } catch (TransactionFailedException e) {
             // A login refused or a table missing at start: no restart makes it work.

@@ -3,6 +3,7 @@ package io.effonce.sink.store;
 import io.effonce.jdbc.RetryingSession;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -42,11 +43,35 @@ final class PostgresStoreFactory<K, V> implements TotalsStoreFactory<K, V> {
         this.tables = tables;
     }
 
+    /**
+     * The store, after its tables are created (when asked) and, for a mapping's tables, checked:
+     * what they lack fails the sink once, with the script that creates them.
+     */
     @Override
     public TotalsStore<K, V> create() {
-        if (tables == Tables.CREATED) {
+        if (tables != Tables.DEPLOYED) {
+            List<String> missing;
             try (RetryingSession session = new RetryingSession(config)) {
-                session.inTransaction("Creating the tables of " + config.table(), this::create);
+                missing =
+                        session.inTransaction(
+                                "Checking the tables of " + config.table(),
+                                c -> {
+                                    if (tables == Tables.CREATED) {
+                                        create(c);
+                                    }
+                                    return SinkTableCheck.missing(c, config.table(), mapping);
+                                });
+            }
+            if (!missing.isEmpty()) {
+                throw new SinkMisconfiguredException(
+                        "The tables of the sink "
+                                + config.table()
+                                + " on "
+                                + PostgresStoreConfig.redacted(config.jdbcUrl())
+                                + " lack "
+                                + String.join(", ", missing)
+                                + ".",
+                        tablesScript());
             }
         }
         return new PostgresTotalsStore<>(config, mapping, checkWrites);

@@ -17,6 +17,14 @@ import org.apache.flink.runtime.throwable.ThrowableType;
 @Internal
 public final class SinkMisconfiguredException extends RuntimeException {
 
+    private static final String CREATE_THEM =
+            " Create the sink's tables as a user that may (or give the sink that right and set"
+                    + " sink.create-tables=true):\n";
+
+    private static final String NO_RESTART =
+            " The job fails without restarting: fix this, then submit it again from its newest"
+                    + " retained checkpoint.";
+
     public SinkMisconfiguredException(TransactionFailedException cause) {
         this(cause, Optional.empty());
     }
@@ -31,16 +39,15 @@ public final class SinkMisconfiguredException extends RuntimeException {
                 cause.getMessage()
                         + tablesScript
                                 .filter(script -> missingTable(cause))
-                                .map(
-                                        script ->
-                                                " Create the sink's tables as a user that may"
-                                                        + " (or give the sink that right and set"
-                                                        + " sink.create-tables=true):\n"
-                                                        + script)
+                                .map(script -> CREATE_THEM + script)
                                 .orElse("")
-                        + " The job fails without restarting: fix this, then submit it again from"
-                        + " its newest retained checkpoint.",
+                        + NO_RESTART,
                 cause);
+    }
+
+    /** What the sink's tables lack, found before any statement needed it, with their script. */
+    public SinkMisconfiguredException(String lack, Optional<String> tablesScript) {
+        super(lack + tablesScript.map(script -> CREATE_THEM + script).orElse("") + NO_RESTART);
     }
 
     private static boolean missingTable(TransactionFailedException cause) {

@@ -1,6 +1,7 @@
 package io.effonce.sink.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.testutils.Claims;
 import io.effonce.testing.LocalServices;
@@ -121,6 +122,38 @@ class SinkTableDdlITCase {
     }
 
     @Test
+    void tablesThatLackAColumnATableOrTheTagIndexAreRefusedAtOpenWithTheirScript(
+            PostgresEndpoint server) throws Exception {
+        PostgresEndpoint db = LocalServices.newDatabase(server, "ddlcheck");
+        PostgresStoreConfig config =
+                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "every_type");
+        try (var store = PostgresStores.forMapping(config, EveryType.MAPPING, true).create()) {
+            assertThat(store).as("created, and then found complete").isNotNull();
+        }
+        execute(db, "DROP INDEX every_type_tag_idx");
+        assertThatThrownBy(
+                        () -> PostgresStores.forMapping(config, EveryType.MAPPING, false).create())
+                .isInstanceOf(SinkMisconfiguredException.class)
+                .hasMessageContaining("lack an index on every_type (barrier_tag, key_group)")
+                .hasMessageContaining("CREATE INDEX IF NOT EXISTS every_type_tag_idx");
+        try (var store = PostgresStores.forMapping(config, EveryType.MAPPING, true).create()) {
+            assertThat(store).as("sink.create-tables puts the index back").isNotNull();
+        }
+
+        execute(db, "ALTER TABLE every_type DROP COLUMN barrier_tag");
+        execute(db, "ALTER TABLE every_type_committed DROP COLUMN ratio");
+        execute(db, "DROP TABLE every_type_staged");
+        assertThatThrownBy(
+                        () -> PostgresStores.forMapping(config, EveryType.MAPPING, false).create())
+                .isInstanceOf(SinkMisconfiguredException.class)
+                .hasMessageContaining("column every_type.barrier_tag")
+                .hasMessageContaining("column every_type_committed.ratio")
+                .hasMessageContaining("table every_type_staged")
+                .hasMessageContaining("CREATE TABLE IF NOT EXISTS every_type (")
+                .hasMessageContaining("sink.create-tables=true");
+    }
+
+    @Test
     void theSharedBlockIsTheSinksOwnTablesOnly() {
         String shared = SinkTableDdl.shared();
         assertThat(shared)
@@ -150,6 +183,13 @@ class SinkTableDdlITCase {
             values.add(at == null ? null : at.toInstant());
             values.add(rs.getString(7));
             return values;
+        }
+    }
+
+    private static void execute(PostgresEndpoint db, String sql) throws Exception {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute(sql);
         }
     }
 
