@@ -37,17 +37,23 @@ CREATE INDEX IF NOT EXISTS merchant_daily_totals_committed_ckpt_idx
   ON merchant_daily_totals_committed (checkpoint_id, key_group);
 
 -- Values staged at a checkpoint barrier, waiting for that checkpoint to complete; a restore
--- discards what was staged after the checkpoint it restores.
+-- discards what was staged after the checkpoint it restores. A row with deleted set (and no
+-- value) stages the key's removal.
 CREATE TABLE IF NOT EXISTS merchant_daily_totals_staged (
   checkpoint_id BIGINT  NOT NULL,
   merchant_id   TEXT    NOT NULL,
   day           DATE    NOT NULL,
   currency      CHAR(3) NOT NULL,
-  total_minor   BIGINT  NOT NULL,
-  payments      BIGINT  NOT NULL,
+  total_minor   BIGINT,
+  payments      BIGINT,
   key_group     INTEGER NOT NULL,
+  deleted       BOOLEAN NOT NULL DEFAULT false,
   PRIMARY KEY (checkpoint_id, merchant_id, day, currency)
 );
+-- Tables of 0.2.x and earlier: the staged removal (0.3.0).
+ALTER TABLE merchant_daily_totals_staged ADD COLUMN IF NOT EXISTS deleted BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE merchant_daily_totals_staged ALTER COLUMN total_minor DROP NOT NULL;
+ALTER TABLE merchant_daily_totals_staged ALTER COLUMN payments DROP NOT NULL;
 CREATE INDEX IF NOT EXISTS merchant_daily_totals_staged_range_idx
   ON merchant_daily_totals_staged (key_group, checkpoint_id);
 
@@ -129,6 +135,18 @@ CREATE TABLE IF NOT EXISTS sink_superseded_runs (
   superseded_by TEXT NOT NULL,
   superseded_at TIMESTAMPTZ NOT NULL DEFAULT now(),
   PRIMARY KEY (sink_table, run)
+);
+
+-- The newest barrier tag under which a live row of each key group of a sink table was deleted (a
+-- deleted key, or a key a restore flush found stale). A deleted row leaves no tag in the live
+-- table, so a restore from a checkpoint no newer than this runs the full flush, which sets every
+-- key of restored state again.
+CREATE TABLE IF NOT EXISTS sink_live_deletes (
+  sink_table  TEXT    NOT NULL,
+  key_group   INTEGER NOT NULL,
+  barrier_tag BIGINT  NOT NULL,
+  deleted_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (sink_table, key_group)
 );
 
 -- How far the committed totals go, per key group of a sink table: written by the sink subtask

@@ -106,7 +106,12 @@ class ZombieWriterITCase {
                         new StoredRow<>(key, new DailyTotal(1, 1), keyGroup, Long.MAX_VALUE);
                 assertThatThrownBy(() -> zombie.write(List.of(wrong)))
                         .isInstanceOf(FencedException.class);
-                assertThatThrownBy(() -> zombie.delete(List.of(key)))
+                assertThatThrownBy(
+                                () ->
+                                        zombie.delete(
+                                                List.of(
+                                                        StoredRow.tombstone(
+                                                                key, keyGroup, Long.MAX_VALUE))))
                         .isInstanceOf(FencedException.class);
             }
             workload.awaitMore(1_000);

@@ -69,7 +69,7 @@ public final class StoreFaults {
         }
 
         @Override
-        public void delete(Collection<MerchantDayKey> keys) {
+        public void delete(List<StoredRow<MerchantDayKey, DailyTotal>> tombstones) {
             // the fault: step 3 of the flush does nothing
         }
 

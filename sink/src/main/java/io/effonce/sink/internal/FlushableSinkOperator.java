@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The flushable sink as a keyed operator. It keeps the last value of every live key in keyed state,
- * buffers upserts per key, and writes them as absolute SETs tagged with the id of the last
- * checkpoint barrier it has passed. Before its first write in an attempt it runs the {@link
+ * buffers upserts and deletes per key, and writes them as absolute SETs tagged with the id of the
+ * last checkpoint barrier it has passed. Before its first write in an attempt it runs the {@link
  * RestoreProtocol start protocol} once: take the key groups or be refused, then flush, reset or
  * begin, as the database's record of the range decides.
  *
@@ -263,6 +263,14 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void processElement(StreamRecord<SinkChange<K, V>> element) throws Exception {
         SinkChange<K, V> change = element.getValue();
+        if (change.isDelete()) {
+            changedSinceBarrier.deleted(change.key());
+            buffer.delete(change.key());
+            if (buffer.size() >= settings.batchSize()) {
+                writeBuffer();
+            }
+            return;
+        }
         if (change.isRetire()) {
             // The row stays as the final value; only the state goes. A pending upsert of this
             // key is still written.
@@ -308,13 +316,20 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
     /**
      * Writes each changed key's last value to state; a retired key's live state goes, and its final
-     * value is kept for the retention.
+     * value is kept for the retention; a deleted key's state goes entirely.
      */
     private void writeChangedState() {
         changedSinceBarrier.forEachState(
-                (key, last, retired) -> {
+                (key, last, retired, deleted) -> {
                     setCurrentKey(key);
                     try {
+                        if (deleted) {
+                            lastValue.clear();
+                            if (retiredValue != null) {
+                                retiredValue.clear();
+                            }
+                            return;
+                        }
                         if (!retired) {
                             lastValue.update(last);
                             return;
@@ -435,16 +450,19 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         if (buffer.isEmpty() || awaitingFirstBarrier) {
             return;
         }
-        List<StoredRow<K, V>> rows = buffer.drain(barrierTag, this::keyGroupOf);
+        List<StoredRow<K, V>> drained = buffer.drain(barrierTag, this::keyGroupOf);
+        List<StoredRow<K, V>> rows = drained.stream().filter(r -> !r.isTombstone()).toList();
+        List<StoredRow<K, V>> tombstones = drained.stream().filter(StoredRow::isTombstone).toList();
         long start = System.nanoTime();
         int quarantined;
         try {
-            quarantined = writer.write(rows);
+            quarantined = rows.isEmpty() ? 0 : writer.write(rows);
+            store.delete(tombstones);
         } catch (FencedException e) {
             metrics.fencedWrites.inc();
             throw e;
         }
-        metrics.batchWritten(rows.size() - quarantined, start);
+        metrics.batchWritten(drained.size() - quarantined, start);
     }
 
     private int keyGroupOf(K key) {

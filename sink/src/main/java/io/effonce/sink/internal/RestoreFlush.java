@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * group of the range has committed checkpoint {@code c} or later in {@code sink_progress}: that
  * commit came after every write before barrier {@code c}, and a database that keeps a later
  * transaction keeps the earlier ones (its log is replayed in order). Otherwise it runs the full
- * flush, which repairs every key the state holds.
+ * flush, which repairs every key the state holds. A deleted row leaves no tag either, so the
+ * incremental flush is also ruled out when a live row of the range was deleted after barrier {@code
+ * c} ({@code sink_live_deletes}): a delete of the erased run, or a stale key of an earlier flush
+ * (recorded as deleted before the checkpoint that flush restored).
  *
  * <p>When the range lacks that commit the committed table cannot be trusted either: the values
  * staged before barrier {@code c} may be gone with the lost writes, and the commits they came from
@@ -163,8 +166,20 @@ public final class RestoreFlush<K, V> {
         }
         batches.writeRest();
         if (deleteStale) {
-            for (int from = 0; from < stale.size(); from += batchSize) {
-                live.delete(stale.subList(from, Math.min(stale.size(), from + batchSize)));
+            // Recorded under the tag before checkpointId: a later restore from checkpointId finds
+            // these keys absent from state too, one from an older checkpoint may not.
+            List<StoredRow<K, V>> tombstones =
+                    stale.stream()
+                            .map(
+                                    key ->
+                                            StoredRow.<K, V>tombstone(
+                                                    key,
+                                                    keyGroupOf.applyAsInt(key),
+                                                    checkpointId - 1))
+                            .toList();
+            for (int from = 0; from < tombstones.size(); from += batchSize) {
+                live.delete(
+                        tombstones.subList(from, Math.min(tombstones.size(), from + batchSize)));
             }
         } else if (!stale.isEmpty()) {
             LOG.warn(

@@ -120,9 +120,13 @@ final class RestoreProtocol<K, V> {
                 long c = claim.restoredCheckpoint().getAsLong();
                 // Without the commit of c the committed table may lack what was staged and
                 // committed before it (lost with the database's writes): rewritten from state.
-                // (flushMode is then FULL).
-                boolean restage = found.committedInEveryKeyGroup() < c;
-                long outsideFrom = restage ? outsideTheLineageFrom(c, found) : c;
+                // So is it when a key was deleted after barrier c and a later checkpoint was
+                // committed: the deletion may be committed, leaving no row for the roll-back to
+                // find. (flushMode is then FULL.)
+                boolean lacksCommit = found.committedInEveryKeyGroup() < c;
+                boolean restage =
+                        lacksCommit || (found.deletedSince(c) && found.lastCommitted() > c);
+                long outsideFrom = lacksCommit ? outsideTheLineageFrom(c, found) : c;
                 if (outsideFrom < c) {
                     // What an attempt outside c's lineage staged goes too (it never completed a
                     // checkpoint); the flush stages every key of state at c again.
@@ -156,12 +160,24 @@ final class RestoreProtocol<K, V> {
 
     /**
      * Incremental when every key group of the range committed checkpoint {@code c} or later: the
-     * table then holds every write before barrier {@code c} (see {@link RestoreFlush}). Full when
-     * one did not: the notice of {@code c} was lost, the table is new to the job, or the database
-     * lost acknowledged writes.
+     * table then holds every write before barrier {@code c} (see {@link RestoreFlush}), and no live
+     * row of the range was deleted after that barrier. Full when one did not: the notice of {@code
+     * c} was lost, the table is new to the job, or the database lost acknowledged writes; or when a
+     * row was deleted.
      */
     private RestoreFlush.Mode flushMode(long c, RangeRecord found, KeyGroupSpan span) {
         if (settings.alwaysFullFlush()) {
+            return RestoreFlush.Mode.FULL;
+        }
+        if (found.deletedSince(c)) {
+            LOG.info(
+                    "Full flush of {} in {}: restoring checkpoint {}, and live rows of the range"
+                            + " were deleted under barrier tag {}, after it; a deleted row leaves"
+                            + " no tag, so every key of restored state is set again",
+                    store.tableName(),
+                    span,
+                    c,
+                    found.newestDeletion());
             return RestoreFlush.Mode.FULL;
         }
         if (found.committedInEveryKeyGroup() >= c) {

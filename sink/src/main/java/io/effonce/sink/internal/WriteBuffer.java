@@ -8,8 +8,9 @@ import java.util.Map;
 import java.util.function.ToIntFunction;
 
 /**
- * Upserts waiting to be written, one per key: a newer value replaces the older one, so a hot key
- * costs one row per batch however often it changes.
+ * Upserts and deletes waiting to be written, one per key: a newer change replaces the older one, so
+ * a hot key costs one row per batch however often it changes. A deleted key is held with value
+ * {@code null} and drained as a {@linkplain StoredRow#tombstone tombstone}.
  */
 final class WriteBuffer<K, V> {
 
@@ -17,6 +18,10 @@ final class WriteBuffer<K, V> {
 
     void put(K key, V value) {
         latest.put(key, value);
+    }
+
+    void delete(K key) {
+        latest.put(key, null);
     }
 
     int size() {
@@ -27,7 +32,10 @@ final class WriteBuffer<K, V> {
         return latest.isEmpty();
     }
 
-    /** Takes everything out as rows tagged {@code tag}; the buffer is empty afterwards. */
+    /**
+     * Takes everything out as rows (and tombstones) tagged {@code tag}; the buffer is empty
+     * afterwards.
+     */
     List<StoredRow<K, V>> drain(long tag, ToIntFunction<K> keyGroupOf) {
         List<StoredRow<K, V>> rows = new ArrayList<>(latest.size());
         for (Map.Entry<K, V> e : latest.entrySet()) {

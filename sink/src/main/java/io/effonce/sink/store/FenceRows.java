@@ -10,8 +10,9 @@ import java.util.Set;
 
 /**
  * The SQL of a conditional takeover, run inside its transaction: {@code sink_fences} (who owns each
- * key group, with the attempt that took it), {@code sink_progress} (what each run committed) and
- * {@code sink_superseded_runs} (runs a later deployment took over from).
+ * key group, with the attempt that took it), {@code sink_progress} (what each run committed),
+ * {@code sink_superseded_runs} (runs a later deployment took over from) and {@code
+ * sink_live_deletes}.
  */
 final class FenceRows {
 
@@ -87,8 +88,27 @@ final class FenceRows {
             }
         }
         boolean hasRows = anyRowIn(c, rowTables, span);
+        long newestDeletion;
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT coalesce(max(barrier_tag), 0) FROM sink_live_deletes"
+                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
+            s.setString(1, table);
+            s.setInt(2, span.first());
+            s.setInt(3, span.last());
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                newestDeletion = rs.getLong(1);
+            }
+        }
         return new RangeRecord(
-                owners, committedByRun, lastCommitted, committedEverywhere, superseded, hasRows);
+                owners,
+                committedByRun,
+                lastCommitted,
+                committedEverywhere,
+                superseded,
+                hasRows,
+                newestDeletion);
     }
 
     /**

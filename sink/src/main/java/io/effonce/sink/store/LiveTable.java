@@ -1,7 +1,6 @@
 package io.effonce.sink.store;
 
 import io.effonce.jdbc.RefusedRowsException;
-import java.util.Collection;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
 
@@ -29,6 +28,11 @@ public interface LiveTable<K, V> {
      */
     List<K> keysTaggedSince(long tag);
 
-    /** Deletes these keys' rows, in one transaction. */
-    void delete(Collection<K> keys);
+    /**
+     * Deletes the rows of these tombstones' keys, in one transaction that also records, per key
+     * group, the newest tag under which a row was deleted ({@link RangeRecord#deletedSince}): a
+     * deleted row leaves no tag for the incremental flush to find, so a restore from a checkpoint
+     * no newer than that runs the full flush.
+     */
+    void delete(List<StoredRow<K, V>> tombstones);
 }

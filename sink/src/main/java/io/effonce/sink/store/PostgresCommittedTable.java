@@ -3,6 +3,7 @@ package io.effonce.sink.store;
 import io.effonce.jdbc.RetryingSession;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
@@ -45,23 +46,34 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
             return;
         }
         batch.forEach(row -> fence.requireOwned(row.keyGroup()));
+        List<StoredRow<K, V>> values = batch.stream().filter(r -> !r.isTombstone()).toList();
+        List<StoredRow<K, V>> tombstones = batch.stream().filter(StoredRow::isTombstone).toList();
         fence.guarded(
                 "Staging " + batch.size() + " values of checkpoint " + checkpointId,
                 c -> {
-                    return rows.upsert(
-                            c,
-                            staged,
-                            "checkpoint_id",
-                            null,
-                            "checkpoint_id, " + rows.keyList(),
-                            batch);
+                    int n = 0;
+                    if (!values.isEmpty()) {
+                        n +=
+                                rows.upsert(
+                                        c,
+                                        staged,
+                                        "checkpoint_id",
+                                        null,
+                                        "checkpoint_id, " + rows.keyList(),
+                                        values);
+                    }
+                    if (!tombstones.isEmpty()) {
+                        n += rows.stageTombstones(c, staged, tombstones);
+                    }
+                    return n;
                 });
     }
 
     /**
      * One statement moves the range's staged values of checkpoints up to {@code checkpointId} into
-     * the committed table, the newest per key; then {@code pg_notify} on {@link
-     * PostgresTotalsStore#COMMITTED_CHANNEL}, delivered when the transaction commits.
+     * the committed table, the newest per key (a staged deletion removes the key); then {@code
+     * pg_notify} on {@link PostgresTotalsStore#COMMITTED_CHANNEL}, delivered when the transaction
+     * commits.
      */
     @Override
     public int commit(long checkpointId, Progress progress) {
@@ -69,6 +81,7 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
         String keys = rows.keyList();
         String keysAndValues = rows.columnList();
         String valuesSet = rows.valuesFromExcluded();
+        String keysMatch = rows.keysEqual("t", "n");
         return fence.guarded(
                 "Committing checkpoint " + checkpointId + " of " + fence.span() + " of " + table,
                 c -> {
@@ -82,24 +95,33 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                                             + keys
                                             + ") * FROM moved ORDER BY "
                                             + keys
-                                            + ", checkpoint_id DESC) INSERT INTO "
+                                            + ", checkpoint_id DESC), upserted AS (INSERT INTO "
                                             + committed
                                             + " ("
                                             + keysAndValues
                                             + ", checkpoint_id, key_group, committed_at) SELECT "
                                             + keysAndValues
                                             + ", checkpoint_id, key_group, now() FROM newest"
-                                            + " ON CONFLICT ("
+                                            + " WHERE NOT deleted ON CONFLICT ("
                                             + keys
                                             + ") DO UPDATE SET "
                                             + valuesSet
                                             + "checkpoint_id = EXCLUDED.checkpoint_id,"
                                             + " key_group = EXCLUDED.key_group,"
-                                            + " committed_at = EXCLUDED.committed_at")) {
+                                            + " committed_at = EXCLUDED.committed_at"
+                                            + " RETURNING 1), removed AS (DELETE FROM "
+                                            + committed
+                                            + " t USING newest n WHERE n.deleted"
+                                            + keysMatch
+                                            + " RETURNING 1) SELECT (SELECT count(*) FROM upserted)"
+                                            + " + (SELECT count(*) FROM removed)")) {
                         s.setInt(1, fence.span().first());
                         s.setInt(2, fence.span().last());
                         s.setLong(3, checkpointId);
-                        moved = s.executeUpdate();
+                        try (ResultSet rs = s.executeQuery()) {
+                            rs.next();
+                            moved = rs.getInt(1);
+                        }
                     }
                     recordProgress(c, checkpointId, progress);
                     // The payload is built by the server: json_build_object escapes the values.

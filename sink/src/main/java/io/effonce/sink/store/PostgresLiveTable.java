@@ -4,7 +4,6 @@ import io.effonce.jdbc.RetryingSession;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.Collection;
 import java.util.List;
 
 /**
@@ -121,19 +120,34 @@ final class PostgresLiveTable<K, V> implements LiveTable<K, V> {
     }
 
     @Override
-    public void delete(Collection<K> keys) {
-        if (keys.isEmpty()) {
+    public void delete(List<StoredRow<K, V>> tombstones) {
+        if (tombstones.isEmpty()) {
             return;
         }
+        tombstones.forEach(row -> fence.requireOwned(row.keyGroup()));
+        List<K> keys = tombstones.stream().map(StoredRow::key).toList();
         fence.guarded(
-                "Deleting " + keys.size() + " stale rows of " + table,
+                "Deleting " + keys.size() + " rows of " + table,
                 c -> {
+                    RowStatements.recordDeletions(c, table, tombstones);
                     return rows.delete(c, table, keys, fence.span());
                 });
     }
 
-    /** Deletes this range's live rows inside the caller's transaction; returns how many. */
+    /**
+     * Deletes this range's live rows and its record of deletions inside the caller's transaction;
+     * returns how many rows.
+     */
     long deleteRange(Connection c) throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "DELETE FROM sink_live_deletes WHERE sink_table = ?"
+                                + " AND key_group BETWEEN ? AND ?")) {
+            s.setString(1, table);
+            s.setInt(2, fence.span().first());
+            s.setInt(3, fence.span().last());
+            s.executeUpdate();
+        }
         return RowStatements.deleteInSpan(c, table, fence.span(), "");
     }
 }

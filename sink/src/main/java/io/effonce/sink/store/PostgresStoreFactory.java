@@ -44,35 +44,38 @@ final class PostgresStoreFactory<K, V> implements TotalsStoreFactory<K, V> {
     }
 
     /**
-     * The store, after its tables are created (when asked) and, for a mapping's tables, checked:
-     * what they lack fails the sink once, with the script that creates them.
+     * The store, after its tables are created (when asked) and checked: what they lack fails the
+     * sink once, with the script that creates a mapping's tables (deployed tables: their own
+     * script, applied again, adds what a newer release needs).
      */
     @Override
     public TotalsStore<K, V> create() {
-        if (tables != Tables.DEPLOYED) {
-            List<String> missing;
-            try (RetryingSession session = new RetryingSession(config)) {
-                missing =
-                        session.inTransaction(
-                                "Checking the tables of " + config.table(),
-                                c -> {
-                                    if (tables == Tables.CREATED) {
-                                        create(c);
-                                    }
-                                    return SinkTableCheck.missing(c, config.table(), mapping);
-                                });
-            }
-            if (!missing.isEmpty()) {
-                throw new SinkMisconfiguredException(
-                        "The tables of the sink "
-                                + config.table()
-                                + " on "
-                                + PostgresStoreConfig.redacted(config.jdbcUrl())
-                                + " lack "
-                                + String.join(", ", missing)
-                                + ".",
-                        tablesScript());
-            }
+        List<String> missing;
+        try (RetryingSession session = new RetryingSession(config)) {
+            missing =
+                    session.inTransaction(
+                            "Checking the tables of " + config.table(),
+                            c -> {
+                                if (tables == Tables.CREATED) {
+                                    create(c);
+                                }
+                                return SinkTableCheck.missing(c, config.table(), mapping);
+                            });
+        }
+        if (!missing.isEmpty()) {
+            throw new SinkMisconfiguredException(
+                    "The tables of the sink "
+                            + config.table()
+                            + " on "
+                            + PostgresStoreConfig.redacted(config.jdbcUrl())
+                            + " lack "
+                            + String.join(", ", missing)
+                            + "."
+                            + (tables == Tables.DEPLOYED
+                                    ? " Apply deploy/sql/sink.sql again (it is idempotent),"
+                                            + " or the script that created them."
+                                    : ""),
+                    tablesScript());
         }
         return new PostgresTotalsStore<>(config, mapping, checkWrites);
     }

@@ -77,8 +77,8 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
-    public void delete(Collection<K> keys) {
-        live.delete(keys);
+    public void delete(List<StoredRow<K, V>> tombstones) {
+        live.delete(tombstones);
     }
 
     @Override

@@ -17,6 +17,8 @@ import org.apache.flink.annotation.Internal;
  *     finds every write before that checkpoint's barrier in the table (see {@code RestoreFlush})
  * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
  * @param hasRows whether the live, staged or committed table holds a row in the range
+ * @param newestDeletion the newest barrier tag under which a live row of the range was deleted (a
+ *     delete, or a flush's stale key), 0 when none
  */
 @Internal
 public record RangeRecord(
@@ -25,10 +27,19 @@ public record RangeRecord(
         long lastCommitted,
         long committedInEveryKeyGroup,
         boolean claimantRunSuperseded,
-        boolean hasRows) {
+        boolean hasRows,
+        long newestDeletion) {
 
     public RangeRecord {
         owners = Set.copyOf(owners);
+    }
+
+    /**
+     * Whether a live row of the range was deleted after barrier {@code checkpointId} reached its
+     * writer: the incremental flush from {@code checkpointId} cannot see such a deletion.
+     */
+    public boolean deletedSince(long checkpointId) {
+        return newestDeletion >= checkpointId;
     }
 
     /** The runs that own key groups of the range. */

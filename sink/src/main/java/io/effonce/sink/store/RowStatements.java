@@ -44,6 +44,13 @@ final class RowStatements<K, V> {
         return names(all);
     }
 
+    /** {@code AND a.k = b.k} for each key column. */
+    String keysEqual(String a, String b) {
+        return keys.stream()
+                .map(k -> " AND " + a + "." + k.name() + " = " + b + "." + k.name())
+                .collect(Collectors.joining());
+    }
+
     /** {@code v = EXCLUDED.v, } for each value column: the head of an upsert's SET list. */
     String valuesFromExcluded() {
         return values.stream()
@@ -115,6 +122,80 @@ final class RowStatements<K, V> {
             s.setObject(width + 1, tags);
             s.setObject(width + 2, groups);
             return s.executeUpdate();
+        }
+    }
+
+    /**
+     * Stages the deletion of each tombstone's key in {@code staged} at its tag (the checkpoint): a
+     * row with {@code deleted} set and no value, which the commit turns into the key's removal.
+     */
+    int stageTombstones(Connection c, String staged, List<StoredRow<K, V>> tombstones)
+            throws SQLException {
+        int n = tombstones.size();
+        Object[][] columns = new Object[keys.size()][n];
+        long[] tags = new long[n];
+        int[] groups = new int[n];
+        for (int i = 0; i < n; i++) {
+            StoredRow<K, V> row = tombstones.get(i);
+            for (int k = 0; k < keys.size(); k++) {
+                columns[k][i] = mapping.keyColumn(row.key(), k);
+            }
+            tags[i] = row.barrierTag();
+            groups[i] = row.keyGroup();
+        }
+        String noValue =
+                values.stream().map(v -> v.name() + " = NULL, ").collect(Collectors.joining());
+        String sql =
+                "INSERT INTO "
+                        + staged
+                        + " ("
+                        + names(keys)
+                        + ", checkpoint_id, key_group, deleted) SELECT "
+                        + elements(keys)
+                        + ", tag, g, true FROM unnest("
+                        + arrays(keys)
+                        + ", ?::bigint[], ?::int[]) AS u("
+                        + aliases(keys.size())
+                        + ", tag, g) ON CONFLICT (checkpoint_id, "
+                        + keyList()
+                        + ") DO UPDATE SET "
+                        + noValue
+                        + "deleted = true, key_group = EXCLUDED.key_group";
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (int k = 0; k < keys.size(); k++) {
+                s.setObject(k + 1, keys.get(k).type().bind(c, columns[k]));
+            }
+            s.setObject(keys.size() + 1, tags);
+            s.setObject(keys.size() + 2, groups);
+            return s.executeUpdate();
+        }
+    }
+
+    /**
+     * Records in {@code sink_live_deletes}, per key group of {@code tombstones}, the newest tag
+     * under which a live row of {@code table} was deleted.
+     */
+    static void recordDeletions(
+            Connection c, String table, List<? extends StoredRow<?, ?>> tombstones)
+            throws SQLException {
+        int n = tombstones.size();
+        long[] tags = new long[n];
+        int[] groups = new int[n];
+        for (int i = 0; i < n; i++) {
+            tags[i] = tombstones.get(i).barrierTag();
+            groups[i] = tombstones.get(i).keyGroup();
+        }
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "INSERT INTO sink_live_deletes AS d (sink_table, key_group, barrier_tag)"
+                                + " SELECT ?, g, max(tag) FROM unnest(?::int[], ?::bigint[])"
+                                + " AS u(g, tag) GROUP BY g ON CONFLICT (sink_table, key_group)"
+                                + " DO UPDATE SET barrier_tag = GREATEST(d.barrier_tag,"
+                                + " EXCLUDED.barrier_tag), deleted_at = now()")) {
+            s.setString(1, table);
+            s.setObject(2, groups);
+            s.setObject(3, tags);
+            s.executeUpdate();
         }
     }
 

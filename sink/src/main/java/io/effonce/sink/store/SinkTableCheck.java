@@ -13,9 +13,10 @@ import java.util.stream.Stream;
 /**
  * What a sink's tables lack against its {@link RowMapping}, read from the catalog when a store
  * opens: a missing table, a missing column (the mapping's, or the sink's own {@code barrier_tag},
- * {@code key_group}, {@code checkpoint_id}), or no index on the live table led by {@code
- * barrier_tag} (the restore flush reads the rows tagged after a checkpoint through it). A sink
- * refused here names them all at once, instead of failing on the first statement that needs one.
+ * {@code key_group}, {@code checkpoint_id}, {@code deleted}), or no index on the live table led by
+ * {@code barrier_tag} (the restore flush reads the rows tagged after a checkpoint through it). A
+ * sink refused here names them all at once, instead of failing on the first statement that needs
+ * one.
  */
 final class SinkTableCheck {
 
@@ -41,7 +42,12 @@ final class SinkTableCheck {
         List<String> missing = new ArrayList<>();
         check(c, table, data, List.of("barrier_tag", "key_group"), missing);
         check(c, table + "_committed", data, List.of("checkpoint_id", "key_group"), missing);
-        check(c, table + "_staged", data, List.of("checkpoint_id", "key_group"), missing);
+        check(
+                c,
+                table + "_staged",
+                data,
+                List.of("checkpoint_id", "key_group", "deleted"),
+                missing);
         if (exists(c, table) && !hasTagIndex(c, table)) {
             missing.add("an index on " + table + " (barrier_tag, key_group)");
         }

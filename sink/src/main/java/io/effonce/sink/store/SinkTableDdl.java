@@ -64,6 +64,7 @@ public final class SinkTableDdl {
                 "  checkpoint_id BIGINT NOT NULL,",
                 keyDefs + valueDefs,
                 "  key_group INTEGER NOT NULL,",
+                "  deleted BOOLEAN NOT NULL DEFAULT false,",
                 "  PRIMARY KEY (checkpoint_id, " + keyList + ")",
                 ");",
                 "CREATE INDEX IF NOT EXISTS " + indexBase + "_staged_range_idx",

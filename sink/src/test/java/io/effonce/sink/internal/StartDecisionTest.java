@@ -30,7 +30,7 @@ class StartDecisionTest {
 
     private static RangeRecord found(
             Set<RangeOwner> owners, long committedByRun, boolean superseded, boolean hasRows) {
-        return new RangeRecord(owners, committedByRun, committedByRun, 0, superseded, hasRows);
+        return new RangeRecord(owners, committedByRun, committedByRun, 0, superseded, hasRows, 0);
     }
 
     private static StartDecision decide(Claim claim, RangeRecord found) {

@@ -74,9 +74,11 @@ class RowMappingITCase {
                         + " TEXT NOT NULL, checkpoint_id BIGINT NOT NULL, key_group INTEGER NOT"
                         + " NULL, committed_at TIMESTAMPTZ NOT NULL);"
                         + " CREATE TABLE accounts_staged (checkpoint_id BIGINT NOT NULL,"
-                        + " account_no BIGINT NOT NULL, label TEXT NOT NULL, key_group INTEGER NOT"
-                        + " NULL, PRIMARY KEY (checkpoint_id, account_no));"
+                        + " account_no BIGINT NOT NULL, label TEXT, key_group INTEGER NOT NULL,"
+                        + " deleted BOOLEAN NOT NULL DEFAULT false,"
+                        + " PRIMARY KEY (checkpoint_id, account_no));"
                         + " DELETE FROM sink_fences WHERE sink_table = 'accounts';"
+                        + " DELETE FROM sink_live_deletes WHERE sink_table = 'accounts';"
                         + " DELETE FROM sink_progress WHERE sink_table = 'accounts'");
     }
 
@@ -102,11 +104,18 @@ class RowMappingITCase {
             store.rollBackCommitted(List.of(row(2, "two", 4)), List.of(acc(1)));
             assertThat(values("accounts_committed")).isEqualTo(Map.of(2L, "two"));
 
-            store.delete(List.of(acc(3)));
+            // A staged deletion removes the key when its checkpoint commits.
+            store.stage(6, List.of(StoredRow.tombstone(acc(2), 2, 6), row(3, "three", 6)));
+            assertThat(store.commit(6, Progress.UNKNOWN)).isEqualTo(2);
+            assertThat(values("accounts_committed")).isEqualTo(Map.of(3L, "three"));
+
+            store.delete(List.of(StoredRow.tombstone(acc(3), 3, 5)));
             assertThat(values("accounts")).isEqualTo(Map.of(1L, "one again", 2L, "two"));
+            assertThat(deletionTags()).as("sink_live_deletes").isEqualTo(Map.of(3, 5L));
             assertThat(store.deleteAll()).isEqualTo(2);
             assertThat(values("accounts")).isEmpty();
             assertThat(values("accounts_committed")).isEmpty();
+            assertThat(deletionTags()).as("a reset drops the range's deletions").isEmpty();
         }
     }
 
@@ -116,6 +125,21 @@ class RowMappingITCase {
 
     private static StoredRow<Account, String> row(long account, String label, long tag) {
         return new StoredRow<>(acc(account), label, (int) (account % 128), tag);
+    }
+
+    private Map<Integer, Long> deletionTags() throws SQLException {
+        Map<Integer, Long> found = new TreeMap<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT key_group, barrier_tag FROM sink_live_deletes"
+                                        + " WHERE sink_table = 'accounts'")) {
+            while (rs.next()) {
+                found.put(rs.getInt(1), rs.getLong(2));
+            }
+        }
+        return found;
     }
 
     private Map<Long, String> values(String table) throws SQLException {

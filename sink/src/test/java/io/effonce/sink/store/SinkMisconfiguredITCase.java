@@ -31,8 +31,8 @@ class SinkMisconfiguredITCase {
         PostgresEndpoint bare = LocalServices.newDatabase(db, "effonce_bare");
         assertThatThrownBy(() -> opened(sink(bare), TypeInformation.of(TestKey.class)))
                 .isInstanceOf(SinkMisconfiguredException.class)
-                .hasMessageContaining("does not exist")
-                .hasMessageContaining("apply deploy/sql/sink.sql")
+                .hasMessageContaining("lack table merchant_daily_totals,")
+                .hasMessageContaining("Apply deploy/sql/sink.sql again")
                 .satisfies(SinkMisconfiguredITCase::notRestarted);
 
         PostgresEndpoint wrong =

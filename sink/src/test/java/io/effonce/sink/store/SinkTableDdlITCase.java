@@ -114,7 +114,7 @@ class SinkTableDdlITCase {
             assertThat(row(db, "every_type", B)).as("SQL NULLs in the value").isEqualTo(nulls);
             store.stage(3, List.of(new StoredRow<>(A, full, 1, 3)));
             assertThat(store.commit(3, Progress.UNKNOWN)).isEqualTo(1);
-            store.delete(List.of(B));
+            store.delete(List.of(StoredRow.tombstone(B, 2, 3)));
         }
         assertThat(row(db, "every_type", A)).isEqualTo(full);
         assertThat(row(db, "every_type_committed", A)).isEqualTo(full);

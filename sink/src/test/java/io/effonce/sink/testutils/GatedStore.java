@@ -104,7 +104,14 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
                 found.owners().stream()
                         .map(o -> new RangeOwner(o.run(), o.task(), -1, -1, -1, -1))
                         .collect(Collectors.toSet());
-        return new RangeRecord(owners, 0, found.lastCommitted(), 0, false, found.hasRows());
+        return new RangeRecord(
+                owners,
+                0,
+                found.lastCommitted(),
+                0,
+                false,
+                found.hasRows(),
+                found.newestDeletion());
     }
 
     @Override
@@ -123,8 +130,8 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
-    public void delete(Collection<K> keys) {
-        run(() -> store.delete(keys));
+    public void delete(List<StoredRow<K, V>> tombstones) {
+        run(() -> store.delete(tombstones));
     }
 
     @Override

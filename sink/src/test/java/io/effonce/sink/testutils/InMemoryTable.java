@@ -25,6 +25,10 @@ public final class InMemoryTable<K, V> {
     final Map<K, String> quarantined = new LinkedHashMap<>();
     final List<StoredRow<K, V>> staged = new ArrayList<>();
     final Map<K, StoredRow<K, V>> committed = new LinkedHashMap<>();
+
+    /** Per key group, the newest tag under which a live row was deleted. */
+    final Map<Integer, Long> deletionTags = new HashMap<>();
+
     final List<Long> commits = new ArrayList<>();
     final Map<Integer, ProgressRow> progress = new HashMap<>();
 
@@ -52,6 +56,15 @@ public final class InMemoryTable<K, V> {
      * misses the rows written with the restored checkpoint's tag. Only for the counterfactual of
      * the incremental flush's argument.
      */
+    /**
+     * Forgets which key groups had live rows deleted, as a store that never recorded deletions
+     * would: the counterfactual of the rule that a deletion after the restored barrier needs the
+     * full flush.
+     */
+    public synchronized void forgetDeletions() {
+        deletionTags.clear();
+    }
+
     public synchronized void missRowsTaggedWithTheRestoredCheckpoint() {
         tagIndexShift = 1;
     }

@@ -59,7 +59,9 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             long committedByRun = 0;
             long lastCommitted = 0;
             long committedEverywhere = Long.MAX_VALUE;
+            long newestDeletion = 0;
             for (int g = span.first(); g <= span.last(); g++) {
+                newestDeletion = Math.max(newestDeletion, table.deletionTags.getOrDefault(g, 0L));
                 RangeOwner owner = table.fenceOwners.get(g);
                 if (owner != null) {
                     owners.add(owner);
@@ -91,7 +93,8 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                                     || table.staged.stream()
                                             .anyMatch(r -> span.contains(r.keyGroup()))
                                     || table.committed.values().stream()
-                                            .anyMatch(r -> span.contains(r.keyGroup())));
+                                            .anyMatch(r -> span.contains(r.keyGroup())),
+                            newestDeletion);
             if (!mayTake.test(found)) {
                 return new Takeover(found, false, -1);
             }
@@ -168,13 +171,17 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
-    public void delete(Collection<K> keys) {
+    public void delete(List<StoredRow<K, V>> tombstones) {
         synchronized (table) {
             checkFence();
-            for (K key : keys) {
-                StoredRow<K, V> row = table.rows.get(key);
+            for (StoredRow<K, V> tombstone : tombstones) {
+                if (!span.contains(tombstone.keyGroup())) {
+                    throw new IllegalArgumentException("key group outside " + span);
+                }
+                table.deletionTags.merge(tombstone.keyGroup(), tombstone.barrierTag(), Math::max);
+                StoredRow<K, V> row = table.rows.get(tombstone.key());
                 if (row != null && span.contains(row.keyGroup())) {
-                    table.rows.remove(key);
+                    table.rows.remove(tombstone.key());
                 }
             }
         }
@@ -191,6 +198,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             table.progress.keySet().removeIf(span::contains);
             table.acknowledgedSavepoints.keySet().removeIf(span::contains);
             table.committedRuns.keySet().removeIf(span::contains);
+            table.deletionTags.keySet().removeIf(span::contains);
             return before - table.rows.size();
         }
     }
@@ -220,7 +228,15 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             }
             table.staged.removeIf(
                     r -> r.barrierTag() <= checkpointId && span.contains(r.keyGroup()));
-            table.committed.putAll(newest);
+            newest.values()
+                    .forEach(
+                            row -> {
+                                if (row.isTombstone()) {
+                                    table.committed.remove(row.key());
+                                } else {
+                                    table.committed.put(row.key(), row);
+                                }
+                            });
             table.commits.add(checkpointId);
             for (int g = span.first(); g <= span.last(); g++) {
                 ProgressRow was = table.progress.get(g);

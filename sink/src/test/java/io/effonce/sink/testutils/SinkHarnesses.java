@@ -226,6 +226,13 @@ public final class SinkHarnesses {
         h.processElement(new StreamRecord<>(SinkChange.retire(key)));
     }
 
+    public static void delete(
+            KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void> h,
+            String key)
+            throws Exception {
+        h.processElement(new StreamRecord<>(SinkChange.delete(key)));
+    }
+
     /**
      * A checkpoint as a task runs it: the buffer is written before the barrier, then the state is
      * snapshotted. (The harness's own {@code snapshot} skips the first step.)

@@ -35,7 +35,7 @@ public final class TotalsTable<K> {
         execute(
                 "TRUNCATE merchant_daily_totals, merchant_daily_totals_staged,"
                         + " merchant_daily_totals_committed, sink_fences, sink_progress,"
-                        + " sink_superseded_runs, sink_writers, sink_repairs,"
+                        + " sink_superseded_runs, sink_writers, sink_repairs, sink_live_deletes,"
                         + " merchant_daily_totals_recount,"
                         + " recounted_days");
     }
