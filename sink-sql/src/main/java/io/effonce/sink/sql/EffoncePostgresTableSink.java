@@ -53,12 +53,16 @@ final class EffoncePostgresTableSink implements DynamicTableSink {
         this.valueFields = valueFields;
     }
 
-    /** Inserts and updates of a key; no deletes, no update-before (the key's row is its value). */
+    /**
+     * Upserts: inserts, updates and deletes of a key; no update-before (the key's row is its
+     * value).
+     */
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
         return ChangelogMode.newBuilder()
                 .addContainedKind(RowKind.INSERT)
                 .addContainedKind(RowKind.UPDATE_AFTER)
+                .addContainedKind(RowKind.DELETE)
                 .build();
     }
 
@@ -108,7 +112,8 @@ final class EffoncePostgresTableSink implements DynamicTableSink {
                         SinkChange.class,
                         Map.of(
                                 "key", InternalTypeInfo.of(mapping.keyType()),
-                                "value", InternalTypeInfo.of(mapping.valueType())));
+                                "value", InternalTypeInfo.of(mapping.valueType()),
+                                "deleted", Types.BOOLEAN));
     }
 
     @Override

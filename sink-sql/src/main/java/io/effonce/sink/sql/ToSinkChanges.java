@@ -8,8 +8,9 @@ import org.apache.flink.types.RowKind;
 
 /**
  * A table's changelog as the sink's changes: an insert or an update-after sets its primary key to
- * the row's other columns, absolutely. The sink asks the planner for exactly these two kinds
- * ({@link EffoncePostgresTableSink#getChangelogMode}), so a delete never reaches it.
+ * the row's other columns, absolutely; a delete removes the key. The sink asks the planner for
+ * exactly these kinds ({@link EffoncePostgresTableSink#getChangelogMode}): an update-before never
+ * reaches it.
  */
 final class ToSinkChanges implements MapFunction<RowData, SinkChange<RowData, RowData>> {
 
@@ -34,12 +35,14 @@ final class ToSinkChanges implements MapFunction<RowData, SinkChange<RowData, Ro
     @Override
     public SinkChange<RowData, RowData> map(RowData row) {
         RowKind kind = row.getRowKind();
+        if (kind == RowKind.DELETE) {
+            return SinkChange.delete(mapping.binaryKey(project(row, keyFields)));
+        }
         if (kind != RowKind.INSERT && kind != RowKind.UPDATE_AFTER) {
             throw new IllegalStateException(
                     "The effonce-postgres sink received a "
                             + kind
-                            + " row; it takes inserts and"
-                            + " updates of a key only");
+                            + " row; it takes inserts, updates and deletes of a key only");
         }
         return SinkChange.upsert(
                 mapping.binaryKey(project(row, keyFields)),

@@ -13,7 +13,8 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
  * planned the same graph. Prints {@code JOB <id>} and exits; the job runs on.
  *
  * <p>Arguments: cluster REST URI, JDBC URL, user, password file, the user's password for the JDBC
- * connector, Kafka servers, topic, the counted states as a SQL list, and a savepoint path or "-".
+ * connector, Kafka servers, topic, the query whose rows both tables get (a SELECT over {@code
+ * changes}), and a savepoint path or "-".
  */
 public final class ChangedLogicSubmitter {
 
@@ -27,7 +28,7 @@ public final class ChangedLogicSubmitter {
         String password = args[4];
         String kafka = args[5];
         String topic = args[6];
-        String counted = args[7];
+        String query = " " + args[7];
         String savepoint = args[8];
 
         Configuration conf = new Configuration();
@@ -75,11 +76,6 @@ public final class ChangedLogicSubmitter {
                         + "', 'password' = '"
                         + password
                         + "', 'sink.buffer-flush.interval' = '100ms')");
-        String query =
-                " SELECT `after`.merchant_id, `after`.`day`, `after`.currency,"
-                        + " SUM(`after`.amount), COUNT(*) FROM changes WHERE `after`.state IN ("
-                        + counted
-                        + ") GROUP BY `after`.merchant_id, `after`.`day`, `after`.currency";
         var both = tables.createStatementSet();
         both.addInsertSql("INSERT INTO effonce_totals" + query);
         both.addInsertSql("INSERT INTO jdbc_totals" + query);

@@ -98,19 +98,20 @@ class SqlChangedLogicITCase {
             throws Exception {
         PostgresEndpoint db = LocalServices.newDatabase(server, "sqlsink");
         Path password = Files.writeString(dir.resolve("pg.password"), db.password() + "\n");
-        try (Connection c = db.connect();
-                Statement s = c.createStatement()) {
-            s.execute(
-                    "CREATE TABLE jdbc_totals (merchant_id text, day date, currency text,"
-                            + " total_minor bigint, payments bigint,"
-                            + " PRIMARY KEY (merchant_id, day, currency))");
-        }
+        createJdbcTable(db);
         String topic = "sql-changed-logic";
         KafkaTopics.create(kafka.servers(), topic, 1);
         publish(kafka.servers(), topic, BEFORE);
 
         JobID v1 =
-                start(cluster, db, password, kafka.servers(), topic, "'SUCCEEDED', 'FAILED'", null);
+                start(
+                        cluster,
+                        db,
+                        password,
+                        kafka.servers(),
+                        topic,
+                        counting("'SUCCEEDED', 'FAILED'"),
+                        null);
         Map<String, Long> atSavepoint = Map.of("m1|EUR", 12_700L, "m3|EUR", 4_300L);
         awaitTotals(
                 cluster, v1, db, "effonce_totals", atSavepoint, "v1's totals before the savepoint");
@@ -129,7 +130,15 @@ class SqlChangedLogicITCase {
                 cluster, v1, db, "jdbc_totals", erasedRun, "the erased run's totals through JDBC");
         cluster.cancel(v1).get();
 
-        JobID v2 = start(cluster, db, password, kafka.servers(), topic, "'SUCCEEDED'", savepoint);
+        JobID v2 =
+                start(
+                        cluster,
+                        db,
+                        password,
+                        kafka.servers(),
+                        topic,
+                        counting("'SUCCEEDED'"),
+                        savepoint);
         // v2's history: v1's state at the savepoint, then the successes after it.
         Map<String, Long> v2Totals = Map.of("m1|EUR", 15_700L, "m3|EUR", 4_300L);
         awaitTotals(
@@ -151,6 +160,87 @@ class SqlChangedLogicITCase {
                 .containsEntry("m2|EUR", 500L)
                 .containsEntry("m3|EUR", 5_200L);
         assertThat(totals(db, "effonce_totals")).isEqualTo(v2Totals);
+        cluster.cancel(v2).get();
+    }
+
+    /**
+     * A key the erased run deleted, which the new logic keeps. v1 counts each payment whose latest
+     * change is SUCCEEDED; after the savepoint m2's only payment is refunded and v1 deletes m2's
+     * row. v2 ignores refunds (they are booked elsewhere), so from the savepoint m2 keeps 200 and
+     * its replay never writes m2 again. The JDBC table has lost m2 for good; the effonce-postgres
+     * table has it back: the deletion after the restored barrier made the restore flush full.
+     */
+    @Test
+    void aKeyTheErasedRunDeletedIsBackInTheEffonceTableAndLostInTheJdbcTable(
+            PostgresEndpoint server,
+            KafkaBootstrap kafka,
+            @InjectClusterClient ClusterClient<?> cluster)
+            throws Exception {
+        PostgresEndpoint db = LocalServices.newDatabase(server, "sqldeletes");
+        Path password = Files.writeString(dir.resolve("pg.password"), db.password() + "\n");
+        createJdbcTable(db);
+        String topic = "sql-erased-delete";
+        KafkaTopics.create(kafka.servers(), topic, 1);
+        publish(
+                kafka.servers(),
+                topic,
+                List.of(
+                        new Payment("d1", "m1", 100, "SUCCEEDED"),
+                        new Payment("d2", "m2", 200, "SUCCEEDED")));
+
+        JobID v1 =
+                start(
+                        cluster,
+                        db,
+                        password,
+                        kafka.servers(),
+                        topic,
+                        succeededIgnoring("NONE"),
+                        null);
+        Map<String, Long> atSavepoint = Map.of("m1|EUR", 100L, "m2|EUR", 200L);
+        awaitTotals(cluster, v1, db, "effonce_totals", atSavepoint, "v1's totals");
+        awaitTotals(cluster, v1, db, "jdbc_totals", atSavepoint, "v1's totals through JDBC");
+        String savepoint =
+                cluster.triggerSavepoint(
+                                v1,
+                                dir.resolve("savepoints").toUri().toString(),
+                                SavepointFormatType.CANONICAL)
+                        .get();
+
+        publish(
+                kafka.servers(),
+                topic,
+                List.of(
+                        new Payment("d2", "m2", 200, "REFUNDED"),
+                        new Payment("d3", "m1", 50, "SUCCEEDED")));
+        Map<String, Long> erasedRun = Map.of("m1|EUR", 150L);
+        awaitTotals(cluster, v1, db, "effonce_totals", erasedRun, "the erased run's delete of m2");
+        awaitTotals(cluster, v1, db, "jdbc_totals", erasedRun, "the erased run's delete via JDBC");
+        cluster.cancel(v1).get();
+
+        JobID v2 =
+                start(
+                        cluster,
+                        db,
+                        password,
+                        kafka.servers(),
+                        topic,
+                        succeededIgnoring("REFUNDED"),
+                        savepoint);
+        Map<String, Long> v2Totals = Map.of("m1|EUR", 150L, "m2|EUR", 200L);
+        awaitTotals(cluster, v2, db, "effonce_totals", v2Totals, "v2's totals, m2 back");
+        await("v2's m1 through JDBC (v2 has replayed past the savepoint)")
+                .atMost(TIMEOUT)
+                .until(
+                        () ->
+                                running(cluster, v2)
+                                        && Long.valueOf(150L)
+                                                .equals(totals(db, "jdbc_totals").get("m1|EUR")));
+        assertThat(totals(db, "jdbc_totals"))
+                .as("the JDBC connector lost m2: the erased run deleted it")
+                .isEqualTo(erasedRun);
+        assertThat(totals(db, "effonce_totals")).isEqualTo(v2Totals);
+        assertThat(committed(db)).as("the committed table follows").isEqualTo(v2Totals);
         cluster.cancel(v2).get();
     }
 
@@ -195,6 +285,30 @@ class SqlChangedLogicITCase {
                 .hasStackTraceContaining("sink.create-tables=true");
     }
 
+    /** Totals of the payments whose changes have one of the {@code states} (a SQL list). */
+    private static String counting(String states) {
+        return "SELECT `after`.merchant_id, `after`.`day`, `after`.currency,"
+                + " SUM(`after`.amount), COUNT(*) FROM changes WHERE `after`.state IN ("
+                + states
+                + ") GROUP BY `after`.merchant_id, `after`.`day`, `after`.currency";
+    }
+
+    /**
+     * Totals of the payments whose latest change is SUCCEEDED, reading only the changes that are
+     * not {@code ignored}: a payment refunded later leaves its merchant-day, which is deleted when
+     * it had no other payment.
+     */
+    private static String succeededIgnoring(String ignored) {
+        return "SELECT merchant_id, `day`, currency, SUM(amount), COUNT(*) FROM (SELECT"
+                + " `after`.payment_id, LAST_VALUE(`after`.merchant_id) AS merchant_id,"
+                + " LAST_VALUE(`after`.`day`) AS `day`, LAST_VALUE(`after`.currency) AS currency,"
+                + " LAST_VALUE(`after`.amount) AS amount, LAST_VALUE(`after`.state) AS state"
+                + " FROM changes WHERE `after`.state <> '"
+                + ignored
+                + "' GROUP BY `after`.payment_id) WHERE state = 'SUCCEEDED'"
+                + " GROUP BY merchant_id, `day`, currency";
+    }
+
     /** Plans one version in its own JVM and submits it (see {@link ChangedLogicSubmitter}). */
     private JobID start(
             ClusterClient<?> cluster,
@@ -202,7 +316,7 @@ class SqlChangedLogicITCase {
             Path password,
             String kafka,
             String topic,
-            String counted,
+            String query,
             String savepoint)
             throws Exception {
         Path log = Path.of("target", "changed-logic", (savepoint == null ? "v1" : "v2") + ".log");
@@ -218,7 +332,7 @@ class SqlChangedLogicITCase {
                                 db.password(),
                                 kafka,
                                 topic,
-                                counted,
+                                query,
                                 savepoint == null ? "-" : savepoint),
                         Map.of(),
                         log)) {
@@ -256,6 +370,29 @@ class SqlChangedLogicITCase {
                             .orElse(null));
         }
         return true;
+    }
+
+    private static void createJdbcTable(PostgresEndpoint db) throws SQLException {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute(
+                    "CREATE TABLE jdbc_totals (merchant_id text, day date, currency text,"
+                            + " total_minor bigint, payments bigint,"
+                            + " PRIMARY KEY (merchant_id, day, currency))");
+        }
+    }
+
+    /** The effonce table's committed values, once they equal its live ones. */
+    private static Map<String, Long> committed(PostgresEndpoint db) {
+        Map<String, Long>[] found = new Map[1];
+        await("the committed table to catch up with the live one")
+                .atMost(TIMEOUT)
+                .until(
+                        () -> {
+                            found[0] = totals(db, "effonce_totals_committed");
+                            return found[0].equals(totals(db, "effonce_totals"));
+                        });
+        return found[0];
     }
 
     /** merchant|currency → total of 2026-11-28. */
