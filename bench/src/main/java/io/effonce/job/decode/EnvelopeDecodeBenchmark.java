@@ -25,8 +25,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Decoding alone, per envelope: Jackson's streaming pass that fills {@code EnvelopeScan}, the
  * relay's timestamp read by {@code UtcTimestamps} against {@link Instant#parse}, and the whole
  * {@link ChangeDecoder#decode} as the job runs it. In the decoder's package, so that it measures
- * those pieces themselves. bench/README.md ("Decoding, measured") has the figures, with those of the
- * byte scan it retired.
+ * those pieces themselves. bench/README.md ("Decoding, measured") has the figures, with those of
+ * the byte scan it retired.
  *
  * <p>Envelopes: {@code plain} (the throughput benchmark's), {@code escaped} (a caller id with a
  * JSON escape) and {@code non-ascii} (a caller id in UTF-8).
