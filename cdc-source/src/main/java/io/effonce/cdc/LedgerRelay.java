@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -65,6 +66,15 @@ public final class LedgerRelay implements AutoCloseable {
      * Starts a relay; throws {@link RelayStartupException} saying why and how to fix it if the
      * database, Kafka or the engine cannot start.
      */
+    /**
+     * The Debezium engine's properties the relay would run with, decided by the same preflight
+     * checks of the database: for a bare engine with the relay's settings (the relay benchmark's
+     * baseline).
+     */
+    public static Properties engineProperties(RelayOptions options) {
+        return EngineConfig.properties(options, Preflight.check(options));
+    }
+
     public static LedgerRelay start(RelayOptions options) {
         options.validate();
         options.streamFrom(LedgerHosts.primary(options));

@@ -11,7 +11,7 @@ import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
-import io.effonce.sink.store.TotalsStoreFactory;
+import io.effonce.sink.tables.TotalsStoreFactory;
 import java.time.ZoneId;
 import java.util.Set;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;

@@ -1,6 +1,6 @@
 package io.effonce.job;
 
-import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.tables.PostgresStoreConfig;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -118,6 +118,7 @@ final class StartupCheck {
                         "sink_superseded_runs",
                         "sink_progress",
                         "sink_repairs",
+                        "sink_live_deletes",
                         "late_events",
                         "dead_letters");
         List<String> missing = new ArrayList<>();

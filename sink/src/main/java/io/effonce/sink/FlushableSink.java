@@ -2,9 +2,9 @@ package io.effonce.sink;
 
 import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.internal.SinkSettings;
-import io.effonce.sink.store.DeploymentOrder;
-import io.effonce.sink.store.ProgressRule;
-import io.effonce.sink.store.TotalsStoreFactory;
+import io.effonce.sink.tables.DeploymentOrder;
+import io.effonce.sink.tables.ProgressRule;
+import io.effonce.sink.tables.TotalsStoreFactory;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;

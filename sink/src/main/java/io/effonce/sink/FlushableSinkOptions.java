@@ -45,7 +45,8 @@ public final class FlushableSinkOptions {
                     .withDescription(
                             "AUTO: after a restore, set again only the rows written since the"
                                     + " restored checkpoint when the table is known to hold every"
-                                    + " write before it, else every key of restored state. FULL:"
+                                    + " write before it and no row was deleted after it, else"
+                                    + " every key of restored state. FULL:"
                                     + " always every key (the full flush; as exact, slower"
                                     + " in proportion to the state).");
 

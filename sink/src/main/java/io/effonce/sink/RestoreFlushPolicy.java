@@ -7,8 +7,8 @@ import org.apache.flink.annotation.PublicEvolving;
 public enum RestoreFlushPolicy {
     /**
      * The incremental flush (only the rows tagged with the restored checkpoint or later) when every
-     * key group of the range committed that checkpoint, the full flush otherwise. Exact in every
-     * case the sink's README lists; the default.
+     * key group of the range committed that checkpoint and deleted no row after it, the full flush
+     * otherwise. Exact in every case the sink's README lists; the default.
      */
     AUTO,
     /**

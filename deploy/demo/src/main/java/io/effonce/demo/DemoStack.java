@@ -34,9 +34,9 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /** Everything the demo runs, started in order and stopped in reverse. */
-final class DemoStack implements AutoCloseable {
+public final class DemoStack implements AutoCloseable {
 
-    static final String TOPIC_PREFIX = "effonce";
+    public static final String TOPIC_PREFIX = "effonce";
 
     /** The project's alert rules, from the root the demo runs in. */
     private static final Path ALERT_RULES = Path.of("deploy", "prometheus", "effonce-alerts.yml");
@@ -110,8 +110,18 @@ final class DemoStack implements AutoCloseable {
     }
 
     /** The relay of shard {@code shard}. */
-    synchronized LedgerRelay relay(int shard) {
+    public synchronized LedgerRelay relay(int shard) {
         return relays.get(shard);
+    }
+
+    /** The Kafka broker. */
+    public EmbeddedKafka kafka() {
+        return kafka;
+    }
+
+    /** The ledger's database (the first shard's). */
+    public PostgresEndpoint ledger() {
+        return ledger;
     }
 
     synchronized List<LedgerRelay> relays() {
@@ -221,7 +231,7 @@ final class DemoStack implements AutoCloseable {
     }
 
     /** The same with one ledger shard. */
-    static DemoStack start(
+    public static DemoStack start(
             Path workDir,
             Path jobJar,
             int parallelism,

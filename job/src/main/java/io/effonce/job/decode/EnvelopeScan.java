@@ -8,9 +8,9 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 /**
  * The parts of a change record the decoder looks at, read in one streaming pass: {@code before},
  * {@code source} and {@code schema} are skipped without building objects, which is most of a
- * record's bytes.
+ * record's bytes. Public for the decoding benchmark (bench's {@code EnvelopeDecodeBenchmark}).
  */
-final class EnvelopeScan {
+public final class EnvelopeScan {
 
     /** The fields of {@code after} the job uses, in the order of {@link #afterFields}. */
     static final List<String> AFTER_FIELDS =
@@ -39,7 +39,7 @@ final class EnvelopeScan {
     }
 
     /** Reads the value at the parser's next token. */
-    static EnvelopeScan read(JsonParser p) throws IOException {
+    public static EnvelopeScan read(JsonParser p) throws IOException {
         EnvelopeScan scan = new EnvelopeScan();
         if (p.nextToken() != JsonToken.START_OBJECT) {
             p.skipChildren();

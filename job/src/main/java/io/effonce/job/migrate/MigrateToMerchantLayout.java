@@ -9,7 +9,7 @@ import io.effonce.job.DayFinality;
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
 import io.effonce.sink.store.MerchantDayKey;
-import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.tables.PostgresStoreConfig;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.effonce.job.sidetables;
 import io.effonce.jdbc.RefusedRows;
 import io.effonce.jdbc.RefusedRowsException;
 import io.effonce.jdbc.RetryingSession;
-import io.effonce.sink.store.PostgresStoreConfig;
+import io.effonce.sink.tables.PostgresStoreConfig;
 import java.io.Serializable;
 import java.sql.PreparedStatement;
 import java.time.Duration;

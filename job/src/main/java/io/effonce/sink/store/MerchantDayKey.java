@@ -1,5 +1,6 @@
 package io.effonce.sink.store;
 
+import io.effonce.sink.tables.LocalDateTypeInfoFactory;
 import java.time.LocalDate;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInfo;

@@ -2,8 +2,8 @@ package io.effonce.sink.sql;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresStores;
+import io.effonce.sink.tables.PostgresStoreConfig;
+import io.effonce.sink.tables.PostgresStores;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;

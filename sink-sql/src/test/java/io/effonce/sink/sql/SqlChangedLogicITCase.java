@@ -96,71 +96,26 @@ class SqlChangedLogicITCase {
             KafkaBootstrap kafka,
             @InjectClusterClient ClusterClient<?> cluster)
             throws Exception {
-        PostgresEndpoint db = LocalServices.newDatabase(server, "sqlsink");
-        Path password = Files.writeString(dir.resolve("pg.password"), db.password() + "\n");
-        createJdbcTable(db);
-        String topic = "sql-changed-logic";
-        KafkaTopics.create(kafka.servers(), topic, 1);
-        publish(kafka.servers(), topic, BEFORE);
-
-        JobID v1 =
-                start(
-                        cluster,
-                        db,
-                        password,
-                        kafka.servers(),
-                        topic,
-                        counting("'SUCCEEDED', 'FAILED'"),
-                        null);
-        Map<String, Long> atSavepoint = Map.of("m1|EUR", 12_700L, "m3|EUR", 4_300L);
-        awaitTotals(
-                cluster, v1, db, "effonce_totals", atSavepoint, "v1's totals before the savepoint");
-        awaitTotals(cluster, v1, db, "jdbc_totals", atSavepoint, "v1's totals through JDBC");
-        String savepoint =
-                cluster.triggerSavepoint(
-                                v1,
-                                dir.resolve("savepoints").toUri().toString(),
-                                SavepointFormatType.CANONICAL)
-                        .get();
-
-        publish(kafka.servers(), topic, AFTER);
-        Map<String, Long> erasedRun = Map.of("m1|EUR", 15_700L, "m2|EUR", 500L, "m3|EUR", 5_200L);
-        awaitTotals(cluster, v1, db, "effonce_totals", erasedRun, "the erased run's totals");
-        awaitTotals(
-                cluster, v1, db, "jdbc_totals", erasedRun, "the erased run's totals through JDBC");
-        cluster.cancel(v1).get();
-
-        JobID v2 =
-                start(
-                        cluster,
-                        db,
-                        password,
-                        kafka.servers(),
-                        topic,
-                        counting("'SUCCEEDED'"),
-                        savepoint);
-        // v2's history: v1's state at the savepoint, then the successes after it.
-        Map<String, Long> v2Totals = Map.of("m1|EUR", 15_700L, "m3|EUR", 4_300L);
-        awaitTotals(
-                cluster,
-                v2,
-                db,
-                "effonce_totals",
-                v2Totals,
-                "v2's totals in the effonce-postgres table");
-        await("v2's m1 through JDBC (v2 has replayed past the savepoint)")
-                .atMost(TIMEOUT)
-                .until(
-                        () ->
-                                running(cluster, v2)
-                                        && Long.valueOf(15_700L)
-                                                .equals(totals(db, "jdbc_totals").get("m1|EUR")));
-        assertThat(totals(db, "jdbc_totals"))
+        Map<String, Long> jdbc =
+                play(
+                        new LogicChange(
+                                "sql-changed-logic",
+                                BEFORE,
+                                counting("'SUCCEEDED', 'FAILED'"),
+                                Map.of("m1|EUR", 12_700L, "m3|EUR", 4_300L),
+                                AFTER,
+                                Map.of("m1|EUR", 15_700L, "m2|EUR", 500L, "m3|EUR", 5_200L),
+                                counting("'SUCCEEDED'"),
+                                // v1's state at the savepoint, then the successes after it
+                                Map.of("m1|EUR", 15_700L, "m3|EUR", 4_300L),
+                                "m1|EUR"),
+                        server,
+                        kafka,
+                        cluster);
+        assertThat(jdbc)
                 .as("the JDBC connector keeps the erased run: m2 a ghost, m3 still counts p7")
                 .containsEntry("m2|EUR", 500L)
                 .containsEntry("m3|EUR", 5_200L);
-        assertThat(totals(db, "effonce_totals")).isEqualTo(v2Totals);
-        cluster.cancel(v2).get();
     }
 
     /**
@@ -176,30 +131,69 @@ class SqlChangedLogicITCase {
             KafkaBootstrap kafka,
             @InjectClusterClient ClusterClient<?> cluster)
             throws Exception {
-        PostgresEndpoint db = LocalServices.newDatabase(server, "sqldeletes");
+        Map<String, Long> erasedRun = Map.of("m1|EUR", 150L);
+        Map<String, Long> jdbc =
+                play(
+                        new LogicChange(
+                                "sql-erased-delete",
+                                List.of(
+                                        new Payment("d1", "m1", 100, "SUCCEEDED"),
+                                        new Payment("d2", "m2", 200, "SUCCEEDED")),
+                                succeededIgnoring("NONE"),
+                                Map.of("m1|EUR", 100L, "m2|EUR", 200L),
+                                List.of(
+                                        new Payment("d2", "m2", 200, "REFUNDED"),
+                                        new Payment("d3", "m1", 50, "SUCCEEDED")),
+                                erasedRun,
+                                succeededIgnoring("REFUNDED"),
+                                Map.of("m1|EUR", 150L, "m2|EUR", 200L),
+                                "m1|EUR"),
+                        server,
+                        kafka,
+                        cluster);
+        assertThat(jdbc)
+                .as("the JDBC connector lost m2: the erased run deleted it")
+                .isEqualTo(erasedRun);
+    }
+
+    /**
+     * A change of logic across a savepoint: the payments before it, what v1 counts and the totals
+     * then; the payments after it, which v1 counts in the run the restore erases; what v2 counts
+     * and its totals; a key whose v2 total in the JDBC table shows v2 replayed past the savepoint.
+     */
+    private record LogicChange(
+            String name,
+            List<Payment> before,
+            String v1,
+            Map<String, Long> atSavepoint,
+            List<Payment> after,
+            Map<String, Long> erasedRun,
+            String v2,
+            Map<String, Long> v2Totals,
+            String replayedKey) {}
+
+    /**
+     * Plays {@code change} with both connectors in one job (a database and a topic of its own);
+     * requires the effonce-postgres table and its committed table at v2's totals, and returns the
+     * JDBC table once v2 has replayed past the savepoint.
+     */
+    private Map<String, Long> play(
+            LogicChange change,
+            PostgresEndpoint server,
+            KafkaBootstrap kafka,
+            ClusterClient<?> cluster)
+            throws Exception {
+        PostgresEndpoint db = LocalServices.newDatabase(server, change.name().replace('-', '_'));
         Path password = Files.writeString(dir.resolve("pg.password"), db.password() + "\n");
         createJdbcTable(db);
-        String topic = "sql-erased-delete";
+        String topic = change.name();
         KafkaTopics.create(kafka.servers(), topic, 1);
-        publish(
-                kafka.servers(),
-                topic,
-                List.of(
-                        new Payment("d1", "m1", 100, "SUCCEEDED"),
-                        new Payment("d2", "m2", 200, "SUCCEEDED")));
+        publish(kafka.servers(), topic, change.before());
 
-        JobID v1 =
-                start(
-                        cluster,
-                        db,
-                        password,
-                        kafka.servers(),
-                        topic,
-                        succeededIgnoring("NONE"),
-                        null);
-        Map<String, Long> atSavepoint = Map.of("m1|EUR", 100L, "m2|EUR", 200L);
-        awaitTotals(cluster, v1, db, "effonce_totals", atSavepoint, "v1's totals");
-        awaitTotals(cluster, v1, db, "jdbc_totals", atSavepoint, "v1's totals through JDBC");
+        JobID v1 = start(cluster, db, password, kafka.servers(), topic, change.v1(), null);
+        awaitTotals(cluster, v1, db, "effonce_totals", change.atSavepoint(), "v1's totals");
+        awaitTotals(
+                cluster, v1, db, "jdbc_totals", change.atSavepoint(), "v1's totals through JDBC");
         String savepoint =
                 cluster.triggerSavepoint(
                                 v1,
@@ -207,41 +201,40 @@ class SqlChangedLogicITCase {
                                 SavepointFormatType.CANONICAL)
                         .get();
 
-        publish(
-                kafka.servers(),
-                topic,
-                List.of(
-                        new Payment("d2", "m2", 200, "REFUNDED"),
-                        new Payment("d3", "m1", 50, "SUCCEEDED")));
-        Map<String, Long> erasedRun = Map.of("m1|EUR", 150L);
-        awaitTotals(cluster, v1, db, "effonce_totals", erasedRun, "the erased run's delete of m2");
-        awaitTotals(cluster, v1, db, "jdbc_totals", erasedRun, "the erased run's delete via JDBC");
+        publish(kafka.servers(), topic, change.after());
+        awaitTotals(
+                cluster, v1, db, "effonce_totals", change.erasedRun(), "the erased run's totals");
+        awaitTotals(
+                cluster,
+                v1,
+                db,
+                "jdbc_totals",
+                change.erasedRun(),
+                "the erased run's totals through JDBC");
         cluster.cancel(v1).get();
 
-        JobID v2 =
-                start(
-                        cluster,
-                        db,
-                        password,
-                        kafka.servers(),
-                        topic,
-                        succeededIgnoring("REFUNDED"),
-                        savepoint);
-        Map<String, Long> v2Totals = Map.of("m1|EUR", 150L, "m2|EUR", 200L);
-        awaitTotals(cluster, v2, db, "effonce_totals", v2Totals, "v2's totals, m2 back");
-        await("v2's m1 through JDBC (v2 has replayed past the savepoint)")
+        JobID v2 = start(cluster, db, password, kafka.servers(), topic, change.v2(), savepoint);
+        awaitTotals(
+                cluster,
+                v2,
+                db,
+                "effonce_totals",
+                change.v2Totals(),
+                "v2's totals in the effonce-postgres table");
+        Long replayed = change.v2Totals().get(change.replayedKey());
+        await("v2's " + change.replayedKey() + " through JDBC (v2 replayed past the savepoint)")
                 .atMost(TIMEOUT)
                 .until(
                         () ->
                                 running(cluster, v2)
-                                        && Long.valueOf(150L)
-                                                .equals(totals(db, "jdbc_totals").get("m1|EUR")));
-        assertThat(totals(db, "jdbc_totals"))
-                .as("the JDBC connector lost m2: the erased run deleted it")
-                .isEqualTo(erasedRun);
-        assertThat(totals(db, "effonce_totals")).isEqualTo(v2Totals);
-        assertThat(committed(db)).as("the committed table follows").isEqualTo(v2Totals);
+                                        && replayed.equals(
+                                                totals(db, "jdbc_totals")
+                                                        .get(change.replayedKey())));
+        Map<String, Long> jdbc = totals(db, "jdbc_totals");
+        assertThat(totals(db, "effonce_totals")).isEqualTo(change.v2Totals());
+        assertThat(committed(db)).as("the committed table follows").isEqualTo(change.v2Totals());
         cluster.cancel(v2).get();
+        return jdbc;
     }
 
     @Test
@@ -319,7 +312,11 @@ class SqlChangedLogicITCase {
             String query,
             String savepoint)
             throws Exception {
-        Path log = Path.of("target", "changed-logic", (savepoint == null ? "v1" : "v2") + ".log");
+        Path log =
+                Path.of(
+                        "target",
+                        "changed-logic",
+                        topic + "-" + (savepoint == null ? "v1" : "v2") + ".log");
         Files.deleteIfExists(log); // the output of this submission only
         try (ChildJvm client =
                 ChildJvm.start(

@@ -1,6 +1,6 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.store.StoredRow;
+import io.effonce.sink.tables.StoredRow;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,15 +1,15 @@
 package io.effonce.sink.internal;
 
 import io.effonce.sink.FlushableSinkOptions;
-import io.effonce.sink.store.Claim;
-import io.effonce.sink.store.KeyGroupSpan;
-import io.effonce.sink.store.Progress;
-import io.effonce.sink.store.RangeOwner;
-import io.effonce.sink.store.RangeRecord;
-import io.effonce.sink.store.StaleAttemptException;
-import io.effonce.sink.store.StoredRow;
-import io.effonce.sink.store.Takeover;
-import io.effonce.sink.store.TotalsStore;
+import io.effonce.sink.tables.Claim;
+import io.effonce.sink.tables.KeyGroupSpan;
+import io.effonce.sink.tables.Progress;
+import io.effonce.sink.tables.RangeOwner;
+import io.effonce.sink.tables.RangeRecord;
+import io.effonce.sink.tables.StaleAttemptException;
+import io.effonce.sink.tables.StoredRow;
+import io.effonce.sink.tables.Takeover;
+import io.effonce.sink.tables.TotalsStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

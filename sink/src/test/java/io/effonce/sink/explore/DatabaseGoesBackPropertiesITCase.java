@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.LostWritesException;
-import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresStores;
+import io.effonce.sink.tables.LostWritesException;
+import io.effonce.sink.tables.PostgresStoreConfig;
+import io.effonce.sink.tables.PostgresStores;
 import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;

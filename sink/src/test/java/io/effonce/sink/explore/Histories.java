@@ -52,6 +52,33 @@ final class Histories {
                         });
     }
 
+    /**
+     * Histories in which keys are deleted after a checkpoint whose notice every subtask got: drawn
+     * steps, the subtasks open, every key set, a checkpoint taken and completed, two drawn keys
+     * deleted, drawn steps again (a crash among them restores that checkpoint, and only the record
+     * of deletions keeps its flush from being incremental).
+     */
+    static Arbitrary<History> deletingAfterACompletedCheckpoint() {
+        Arbitrary<List<Step>> some = Step.any().list().ofMaxSize(12);
+        Arbitrary<Integer> key = Arbitraries.integers().between(0, Step.KEYS - 1);
+        return Combinators.combine(Arbitraries.integers().between(1, 2), some, key, key, some)
+                .as(
+                        (parallelism, before, first, second, after) -> {
+                            List<Step> steps = new ArrayList<>(before);
+                            steps.add(new Step.Open(0));
+                            steps.add(new Step.Open(1));
+                            for (int k = 0; k < Step.KEYS; k++) {
+                                steps.add(new Step.Upsert(k, 10));
+                            }
+                            steps.add(new Step.Barrier());
+                            steps.add(new Step.Complete(true));
+                            steps.add(new Step.Delete(first));
+                            steps.add(new Step.Delete(second));
+                            steps.addAll(after);
+                            return new History(parallelism, steps);
+                        });
+    }
+
     /** Whether to play the histories with the takeover from before the start protocol. */
     static boolean unconditional() {
         return Boolean.getBoolean("effonce.explore.unconditional");

@@ -9,15 +9,15 @@ import net.jqwik.api.Tuple;
 import net.jqwik.api.Tuple.Tuple2;
 
 /**
- * One thing that happens to a job with one or two sink subtasks: input reaches a live attempt, a
- * checkpoint is taken or completes, the JobManager gives up on an attempt (it crashed, or it is
- * only paused and will wake up later), an attempt is paused at its next store calls, a paused one
- * wakes up, an operator restores an older checkpoint as a new run (at one or two subtasks: a
- * deployment's parallelism is drawn, so a restore also rescales). A subtask index is taken modulo
- * the parallelism of the moment. A store call's connection can be cut at its COMMIT. The sink's
- * database can go back in time to a copy kept earlier (where the explored store can). A step that
- * does not apply in the state it meets is skipped, so every list of steps is a valid history and
- * shrinking keeps it one.
+ * One thing that happens to a job with one or two sink subtasks: input (an upsert, a retire, a
+ * delete) reaches a live attempt, a checkpoint is taken or completes, the JobManager gives up on an
+ * attempt (it crashed, or it is only paused and will wake up later), an attempt is paused at its
+ * next store calls, a paused one wakes up, an operator restores an older checkpoint as a new run
+ * (at one or two subtasks: a deployment's parallelism is drawn, so a restore also rescales). A
+ * subtask index is taken modulo the parallelism of the moment. A store call's connection can be cut
+ * at its COMMIT. The sink's database can go back in time to a copy kept earlier (where the explored
+ * store can). A step that does not apply in the state it meets is skipped, so every list of steps
+ * is a valid history and shrinking keeps it one.
  */
 sealed interface Step {
 
@@ -28,6 +28,9 @@ sealed interface Step {
 
     /** The key's day closes: its total is final. */
     record Retire(int key) implements Step {}
+
+    /** The key is deleted (its total goes; a later upsert starts it again from nothing). */
+    record Delete(int key) implements Step {}
 
     /** A checkpoint barrier passes the live attempt (the checkpoint is not complete yet). */
     record Barrier() implements Step {}
@@ -109,6 +112,7 @@ sealed interface Step {
                 List.of(
                         weighted(5, Combinators.combine(key, amount).as(Upsert::new)),
                         weighted(1, key.map(Retire::new)),
+                        weighted(2, key.map(Delete::new)),
                         weighted(3, Arbitraries.just(new Barrier())),
                         weighted(3, flag.map(Complete::new)),
                         weighted(3, Combinators.combine(subtask, flag).as(Fail::new)),

@@ -12,9 +12,9 @@ import io.effonce.sink.SinkChange;
 import io.effonce.sink.explore.Attempt.Ended;
 import io.effonce.sink.internal.FlushReport;
 import io.effonce.sink.internal.FlushableSinkOperator;
-import io.effonce.sink.store.FencedException;
-import io.effonce.sink.store.LostWritesException;
-import io.effonce.sink.store.StaleAttemptException;
+import io.effonce.sink.tables.FencedException;
+import io.effonce.sink.tables.LostWritesException;
+import io.effonce.sink.tables.StaleAttemptException;
 import io.effonce.sink.testutils.ConnectionCut;
 import io.effonce.sink.testutils.GatedStore;
 import java.util.ArrayDeque;
@@ -40,11 +40,11 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
  * reports the first thing that went wrong.
  *
  * <p>The model is the job's logical history, {@code lineage}: each key's total, and whether its day
- * closed. A restore sets it back to the lineage at the restored checkpoint, as the replay of the
- * source would; a closed day keeps its final total. After the history settles (the live attempts
- * open, every frozen attempt wakes up, one more checkpoint completes) the live and the committed
- * table must both equal the lineage, and no committed value may have stepped back at any step
- * except across an operator's restore of an older checkpoint.
+ * closed; a deleted key has none. A restore sets it back to the lineage at the restored checkpoint,
+ * as the replay of the source would; a closed day keeps its final total. After the history settles
+ * (the live attempts open, every frozen attempt wakes up, one more checkpoint completes) the live
+ * and the committed table must both equal the lineage, and no committed value may have stepped back
+ * at any step except across an operator's restore of an older checkpoint.
  */
 final class TakeoverExplorer<K, V> {
 
@@ -207,6 +207,18 @@ final class TakeoverExplorer<K, V> {
                     owner,
                     step,
                     h -> h.processElement(new StreamRecord<>(SinkChange.retire(key(r.key())))));
+        } else if (step instanceof Step.Delete d) {
+            Total was = lineage.get(d.key());
+            Attempt<K, V> owner = ownerOf(d.key());
+            // A closed day is final: the job never deletes it (sink/README.md, "Deletes").
+            if (busy(owner) || (was != null && was.closed())) {
+                return;
+            }
+            lineage.remove(d.key());
+            onLive(
+                    owner,
+                    step,
+                    h -> h.processElement(new StreamRecord<>(SinkChange.delete(key(d.key())))));
         } else if (step instanceof Step.Barrier) {
             barrier(step);
         } else if (step instanceof Step.Complete c) {
@@ -596,6 +608,9 @@ final class TakeoverExplorer<K, V> {
         }
         for (Map.Entry<K, Long> seen : committedSeen.entrySet()) {
             Long id = now.get(seen.getKey());
+            if (id == null && deletedAtTheLatestCompletedCheckpoint(seen.getKey())) {
+                continue;
+            }
             if (id == null || id < seen.getValue()) {
                 return "committed value of "
                         + seen.getKey()
@@ -607,6 +622,15 @@ final class TakeoverExplorer<K, V> {
         }
         committedSeen = now;
         return null;
+    }
+
+    /**
+     * Whether the lineage at the latest completed checkpoint lacks {@code key}: a commit deletes
+     * it.
+     */
+    private boolean deletedAtTheLatestCompletedCheckpoint(K key) {
+        return completed != null
+                && completed.lineage().keySet().stream().noneMatch(k -> key(k).equals(key));
     }
 
     /** Whether an attempt cannot take input: not open, frozen, or no longer live. */

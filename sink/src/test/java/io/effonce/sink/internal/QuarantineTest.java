@@ -9,9 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.jdbc.RefusedRowsException;
-import io.effonce.sink.store.KeyGroupSpan;
-import io.effonce.sink.store.StoredRow;
-import io.effonce.sink.store.TotalsStore;
+import io.effonce.sink.tables.KeyGroupSpan;
+import io.effonce.sink.tables.StoredRow;
+import io.effonce.sink.tables.TotalsStore;
 import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.InMemoryTable;
 import io.effonce.sink.testutils.InMemoryTotalsStore;

@@ -2,9 +2,9 @@ package io.effonce.sink.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.effonce.sink.store.Claim;
-import io.effonce.sink.store.RangeOwner;
-import io.effonce.sink.store.RangeRecord;
+import io.effonce.sink.tables.Claim;
+import io.effonce.sink.tables.RangeOwner;
+import io.effonce.sink.tables.RangeRecord;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.StaleAttemptException;
-import io.effonce.sink.store.TotalsStoreFactory;
+import io.effonce.sink.tables.StaleAttemptException;
+import io.effonce.sink.tables.TotalsStoreFactory;
 import io.effonce.sink.testutils.GatedStore;
 import io.effonce.sink.testutils.PauseGate;
 import io.effonce.sink.testutils.SinkHarnesses;

@@ -1,8 +1,8 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.store.Claim;
-import io.effonce.sink.store.KeyGroupSpan;
-import io.effonce.sink.store.TotalsStore;
+import io.effonce.sink.tables.Claim;
+import io.effonce.sink.tables.KeyGroupSpan;
+import io.effonce.sink.tables.TotalsStore;
 import java.util.OptionalLong;
 
 /** Claims for store-level tests that drive a store without the operator's start protocol. */

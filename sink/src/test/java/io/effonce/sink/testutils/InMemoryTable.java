@@ -1,7 +1,7 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.store.RangeOwner;
-import io.effonce.sink.store.StoredRow;
+import io.effonce.sink.tables.RangeOwner;
+import io.effonce.sink.tables.StoredRow;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,10 +1,10 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.store.Column;
-import io.effonce.sink.store.PostgresStoreConfig;
-import io.effonce.sink.store.PostgresStores;
-import io.effonce.sink.store.RowMapping;
-import io.effonce.sink.store.TotalsStoreFactory;
+import io.effonce.sink.tables.Column;
+import io.effonce.sink.tables.PostgresStoreConfig;
+import io.effonce.sink.tables.PostgresStores;
+import io.effonce.sink.tables.RowMapping;
+import io.effonce.sink.tables.TotalsStoreFactory;
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.ResultSet;
 import java.sql.SQLException;

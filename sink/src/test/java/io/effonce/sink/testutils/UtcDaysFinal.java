@@ -1,7 +1,7 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.store.Progress;
-import io.effonce.sink.store.ProgressRule;
+import io.effonce.sink.tables.Progress;
+import io.effonce.sink.tables.ProgressRule;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -31,6 +31,7 @@ public final class SinkDatabaseRollback {
                     "sink_progress",
                     "sink_superseded_runs",
                     "sink_repairs",
+                    "sink_live_deletes",
                     "late_events",
                     "dead_letters");
 

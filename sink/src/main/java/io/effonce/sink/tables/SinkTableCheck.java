@@ -1,0 +1,95 @@
+package io.effonce.sink.tables;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * What a sink's tables lack against its {@link RowMapping}, read from the catalog when a store
+ * opens: a missing table, a missing column (the mapping's, or the sink's own {@code barrier_tag},
+ * {@code key_group}, {@code checkpoint_id}, {@code deleted}), or no index on the live table led by
+ * {@code barrier_tag} (the restore flush reads the rows tagged after a checkpoint through it). A
+ * sink refused here names them all at once, instead of failing on the first statement that needs
+ * one.
+ */
+final class SinkTableCheck {
+
+    private static final String COLUMNS =
+            "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(?) AND attnum > 0"
+                    + " AND NOT attisdropped";
+
+    /** An index of the table whose first column is barrier_tag. */
+    private static final String TAG_INDEX =
+            "SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid"
+                    + " AND a.attnum = i.indkey[0] WHERE i.indrelid = to_regclass(?)"
+                    + " AND a.attname = 'barrier_tag'";
+
+    private SinkTableCheck() {}
+
+    /** Each thing the tables of {@code table} lack, as a phrase; empty when nothing is missing. */
+    static List<String> missing(Connection c, String table, RowMapping<?, ?> mapping)
+            throws SQLException {
+        List<String> data =
+                Stream.concat(mapping.keyColumns().stream(), mapping.valueColumns().stream())
+                        .map(Column::name)
+                        .toList();
+        List<String> missing = new ArrayList<>();
+        boolean liveExists = check(c, table, data, List.of("barrier_tag", "key_group"), missing);
+        check(c, table + "_committed", data, List.of("checkpoint_id", "key_group"), missing);
+        check(
+                c,
+                table + "_staged",
+                data,
+                List.of("checkpoint_id", "key_group", "deleted"),
+                missing);
+        if (liveExists && !hasTagIndex(c, table)) {
+            missing.add("an index on " + table + " (barrier_tag, key_group)");
+        }
+        return missing;
+    }
+
+    /** Adds what {@code table} lacks to {@code missing}; returns whether the table exists. */
+    private static boolean check(
+            Connection c, String table, List<String> data, List<String> own, List<String> missing)
+            throws SQLException {
+        Set<String> present = columns(c, table);
+        if (present.isEmpty()) {
+            missing.add("table " + table);
+            return false;
+        }
+        for (String column : Stream.concat(data.stream(), own.stream()).toList()) {
+            if (!present.contains(column)) {
+                missing.add("column " + table + "." + column);
+            }
+        }
+        return true;
+    }
+
+    private static Set<String> columns(Connection c, String table) throws SQLException {
+        Set<String> columns = new HashSet<>();
+        try (PreparedStatement s = c.prepareStatement(COLUMNS)) {
+            s.setString(1, table);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    columns.add(rs.getString(1));
+                }
+            }
+        }
+        return columns;
+    }
+
+    private static boolean hasTagIndex(Connection c, String table) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(TAG_INDEX)) {
+            s.setString(1, table);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package io.effonce.sink.tables;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.jdbc.TransactionFailedException;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+
+/** A JDBC URL goes into logs and exception messages: what it may carry of a secret must not. */
+class PostgresStoreConfigTest {
+
+    private static final String URL =
+            "jdbc:postgresql://db:5432/ledger?user=sink&password=s3cr3t&sslmode=require"
+                    + "&sslpassword=k3y&ApplicationName=x";
+
+    @Test
+    void theUrlIsPrintedWithoutItsSecrets() {
+        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
+
+        assertThat(config.toString())
+                .doesNotContain("s3cr3t", "k3y", "direct")
+                .contains("password=***", "sslpassword=***", "sslmode=require", "db:5432/ledger");
+    }
+
+    @Test
+    void anErrorOfTheStoreNamesTheUrlWithoutItsSecrets() {
+        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
+        TransactionFailedException e =
+                new TransactionFailedException(
+                        "Writing 1 rows", config, new SQLException("refused", "28P01"), 0);
+
+        assertThat(e.getMessage()).doesNotContain("s3cr3t", "k3y").contains("db:5432/ledger");
+    }
+}
