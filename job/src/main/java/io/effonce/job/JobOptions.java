@@ -191,7 +191,7 @@ public final class JobOptions {
                     "pipeline.layout",
                     "was removed in 0.3.0: the job has one layout, one stage keyed by merchant"
                             + " (MERCHANT, the default since 0.2.0; drop the option). A savepoint"
-                            + " of the two-stage layout (0.1.0, or pipeline.layout=TWO_STAGE) is"
+                            + " of the two-stage layout (0.1.0, or 0.2.x run with that layout) is"
                             + " migrated once with MigrateToMerchantLayout (job/README.md,"
                             + " \"Upgrades\") and the migrated savepoint restored.");
 

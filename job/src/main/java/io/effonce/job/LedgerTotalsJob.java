@@ -88,15 +88,15 @@ public final class LedgerTotalsJob {
     static PostgresStoreConfig postgres(ReadableConfig config) {
         String url = require(JobOptions.PG_URL.key(), config.get(JobOptions.PG_URL));
         String file = config.get(JobOptions.PG_PASSWORD_FILE);
-        return new PostgresStoreConfig(
-                url,
-                config.get(JobOptions.PG_USER),
-                file == null ? config.get(JobOptions.PG_PASSWORD_ENV) : null,
-                file,
-                null,
-                config.get(JobOptions.SINK_TABLE),
-                config.get(FlushableSinkOptions.MAX_RETRIES),
-                config.get(FlushableSinkOptions.RETRY_BACKOFF));
+        String user = config.get(JobOptions.PG_USER);
+        String table = config.get(JobOptions.SINK_TABLE);
+        return (file != null
+                        ? PostgresStoreConfig.withPasswordFile(url, user, file, table)
+                        : PostgresStoreConfig.withPasswordEnv(
+                                url, user, config.get(JobOptions.PG_PASSWORD_ENV), table))
+                .withRetries(
+                        config.get(FlushableSinkOptions.MAX_RETRIES),
+                        config.get(FlushableSinkOptions.RETRY_BACKOFF));
     }
 
     static OffsetsInitializer startingOffsets(JobOptions.StartingOffsets where) {

@@ -119,9 +119,9 @@ final class MerchantTotalsOperator
     /**
      * Whether the restored checkpoint held this stage's state. The stage records its settings from
      * its first start, so a restore without them had no state for its uid: a savepoint of the
-     * two-stage layout (0.1.0, or 0.2.x with {@code pipeline.layout=TWO_STAGE}) restored with
-     * {@code --allowNonRestoredState}. Its totals would start from zero and overwrite the open
-     * days' totals in the sink with partial ones, so that is refused unless {@link
+     * two-stage layout (0.1.0, or 0.2.x run with that layout) restored with {@code
+     * --allowNonRestoredState}. Its totals would start from zero and overwrite the open days'
+     * totals in the sink with partial ones, so that is refused unless {@link
      * JobOptions#ALLOW_EMPTY_MERCHANT_STAGE} asks for it.
      */
     private boolean stateWasRestored(StateInitializationContext context) throws Exception {

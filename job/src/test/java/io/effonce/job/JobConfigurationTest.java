@@ -100,7 +100,7 @@ class JobConfigurationTest {
                         () ->
                                 JobConfiguration.merge(
                                         new Configuration(),
-                                        new String[] {"--pipeline.layout", "TWO_STAGE"}))
+                                        new String[] {"--pipeline.layout", "MERCHANT"}))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Option --pipeline.layout was removed in 0.3.0")
                 .hasMessageContaining("MigrateToMerchantLayout");

@@ -47,11 +47,12 @@ final class SimulatedWatermarkPath implements AutoCloseable {
     static final int BUNDLE = 3;
 
     /**
-     * What counts: the job's merchant stage, or the two-stage layout it replaced (dedup keyed by
-     * event id, then {@link DailyTotals}), kept as the reference the merchant stage must equal.
+     * What counts: the job's merchant stage, or the reference it must equal: the dedup module's
+     * operator keyed by event id, then {@link DailyTotals} (the layout the merchant stage
+     * replaced).
      */
     enum Model {
-        TWO_STAGE,
+        REFERENCE,
         MERCHANT
     }
 
@@ -105,12 +106,12 @@ final class SimulatedWatermarkPath implements AutoCloseable {
             Map<MerchantDayKey, Long> table) {}
 
     SimulatedWatermarkPath(int partitionCount) throws Exception {
-        this(partitionCount, TOLERANCE, Model.TWO_STAGE);
+        this(partitionCount, TOLERANCE, Model.REFERENCE);
     }
 
     /** With another tolerance: a huge one switches the bound off (the counterfactual). */
     SimulatedWatermarkPath(int partitionCount, Duration tolerance) throws Exception {
-        this(partitionCount, tolerance, Model.TWO_STAGE);
+        this(partitionCount, tolerance, Model.REFERENCE);
     }
 
     SimulatedWatermarkPath(int partitionCount, Duration tolerance, Model layout) throws Exception {

@@ -87,7 +87,7 @@ class WatermarkPathPropertiesTest {
             @ForAll("histories") List<Step> history) throws Exception {
         Expected expected = new Expected();
         SimulatedWatermarkPath path =
-                play(history, SimulatedWatermarkPath.Model.TWO_STAGE, expected);
+                play(history, SimulatedWatermarkPath.Model.REFERENCE, expected);
         assertThat(path.deadLetters.keySet()).isEqualTo(expected.refused);
         assertThat(path.deadLetters.values()).allMatch(r -> r.startsWith("event-time-ahead"));
         Set<String> lateSane = new HashSet<>(path.lateIds);
@@ -135,11 +135,11 @@ class WatermarkPathPropertiesTest {
      * out.)
      */
     @Property(tries = 200)
-    void theMerchantLayoutEndsExactlyAsTheTwoStageLayout(@ForAll("histories") List<Step> history)
+    void theMerchantStageEndsExactlyAsTheReference(@ForAll("histories") List<Step> history)
             throws Exception {
         Expected expected = new Expected();
         SimulatedWatermarkPath twoStage =
-                play(history, SimulatedWatermarkPath.Model.TWO_STAGE, expected);
+                play(history, SimulatedWatermarkPath.Model.REFERENCE, expected);
         SimulatedWatermarkPath merchant =
                 play(history, SimulatedWatermarkPath.Model.MERCHANT, new Expected());
         assertThat(merchant.table()).as("totals").isEqualTo(twoStage.table());

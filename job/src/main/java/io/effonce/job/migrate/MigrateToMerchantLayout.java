@@ -188,15 +188,12 @@ public final class MigrateToMerchantLayout {
 
     private static PostgresStoreConfig ledger(ReadableConfig config) {
         String file = config.get(MigrationOptions.LEDGER_PASSWORD_FILE);
-        return new PostgresStoreConfig(
-                require(config, MigrationOptions.LEDGER_URL),
-                config.get(MigrationOptions.LEDGER_USER),
-                file == null ? config.get(MigrationOptions.LEDGER_PASSWORD_ENV) : null,
-                file,
-                null,
-                "payments",
-                5,
-                Duration.ofMillis(200));
+        String url = require(config, MigrationOptions.LEDGER_URL);
+        String user = config.get(MigrationOptions.LEDGER_USER);
+        return file != null
+                ? PostgresStoreConfig.withPasswordFile(url, user, file, "payments")
+                : PostgresStoreConfig.withPasswordEnv(
+                        url, user, config.get(MigrationOptions.LEDGER_PASSWORD_ENV), "payments");
     }
 
     private static String require(ReadableConfig config, ConfigOption<String> option) {

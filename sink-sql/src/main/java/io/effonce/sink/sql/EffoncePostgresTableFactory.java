@@ -105,15 +105,15 @@ public final class EffoncePostgresTableFactory implements DynamicTableSinkFactor
                             + " table's options would be in every plan and log that prints them.");
         }
         try {
-            return new PostgresStoreConfig(
-                    options.get(EffoncePostgresOptions.URL),
-                    options.get(EffoncePostgresOptions.USERNAME),
-                    file == null ? env : null,
-                    file,
-                    null,
-                    options.get(EffoncePostgresOptions.TABLE_NAME),
-                    options.get(FlushableSinkOptions.MAX_RETRIES),
-                    options.get(FlushableSinkOptions.RETRY_BACKOFF));
+            String url = options.get(EffoncePostgresOptions.URL);
+            String user = options.get(EffoncePostgresOptions.USERNAME);
+            String tableName = options.get(EffoncePostgresOptions.TABLE_NAME);
+            return (file != null
+                            ? PostgresStoreConfig.withPasswordFile(url, user, file, tableName)
+                            : PostgresStoreConfig.withPasswordEnv(url, user, env, tableName))
+                    .withRetries(
+                            options.get(FlushableSinkOptions.MAX_RETRIES),
+                            options.get(FlushableSinkOptions.RETRY_BACKOFF));
         } catch (IllegalArgumentException e) {
             throw new ValidationException(
                     "Table " + table + ": " + e.getMessage().replace("sink.table", "'table-name'"),

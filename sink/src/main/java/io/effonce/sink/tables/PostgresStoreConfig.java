@@ -10,24 +10,35 @@ import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * Where the sink's PostgreSQL is and how to log in. The password travels as a reference (a file or
- * an environment variable, resolved in the task) unless a caller hands one over directly; it never
- * appears in {@link #toString()}.
+ * an environment variable, resolved in the task) unless a caller hands one over directly ({@link
+ * #of}: tests, embedded databases); no accessor returns it, and it never appears in {@link
+ * #toString()}.
  */
 @PublicEvolving
-public record PostgresStoreConfig(
-        String jdbcUrl,
-        String user,
-        String passwordEnv,
-        String passwordFile,
-        String password,
-        String table,
-        int maxRetries,
-        Duration retryBackoff)
-        implements Serializable, SessionSettings {
+public final class PostgresStoreConfig implements Serializable, SessionSettings {
 
-    public PostgresStoreConfig {
-        Objects.requireNonNull(jdbcUrl, "jdbcUrl");
-        Objects.requireNonNull(user, "user");
+    private static final long serialVersionUID = 1L;
+
+    private final String jdbcUrl;
+    private final String user;
+    private final String passwordEnv;
+    private final String passwordFile;
+    private final String password;
+    private final String table;
+    private final int maxRetries;
+    private final Duration retryBackoff;
+
+    private PostgresStoreConfig(
+            String jdbcUrl,
+            String user,
+            String passwordEnv,
+            String passwordFile,
+            String password,
+            String table,
+            int maxRetries,
+            Duration retryBackoff) {
+        this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+        this.user = Objects.requireNonNull(user, "user");
         SqlIdentifier.require("sink.table", table);
         String name = table.substring(table.indexOf('.') + 1);
         if (name.length() + COMMITTED_SUFFIX.length() > 63) {
@@ -43,7 +54,75 @@ public record PostgresStoreConfig(
             throw new IllegalArgumentException(
                     "sink.max-retries must be 0 or more, was " + maxRetries);
         }
-        Objects.requireNonNull(retryBackoff, "retryBackoff");
+        this.passwordEnv = passwordEnv;
+        this.passwordFile = passwordFile;
+        this.password = password;
+        this.table = table;
+        this.maxRetries = maxRetries;
+        this.retryBackoff = Objects.requireNonNull(retryBackoff, "retryBackoff");
+    }
+
+    /** The password from the first line of {@code passwordFile}, read in the task. */
+    public static PostgresStoreConfig withPasswordFile(
+            String jdbcUrl, String user, String passwordFile, String table) {
+        return new PostgresStoreConfig(
+                jdbcUrl,
+                user,
+                null,
+                Objects.requireNonNull(passwordFile, "passwordFile"),
+                null,
+                table,
+                DEFAULT_RETRIES,
+                DEFAULT_BACKOFF);
+    }
+
+    /** The password from the environment variable {@code passwordEnv} of the task's process. */
+    public static PostgresStoreConfig withPasswordEnv(
+            String jdbcUrl, String user, String passwordEnv, String table) {
+        return new PostgresStoreConfig(
+                jdbcUrl,
+                user,
+                Objects.requireNonNull(passwordEnv, "passwordEnv"),
+                null,
+                null,
+                table,
+                DEFAULT_RETRIES,
+                DEFAULT_BACKOFF);
+    }
+
+    /** A config with the password given directly (tests, embedded databases). */
+    public static PostgresStoreConfig of(
+            String jdbcUrl, String user, String password, String table) {
+        return new PostgresStoreConfig(
+                jdbcUrl, user, null, null, password, table, DEFAULT_RETRIES, DEFAULT_BACKOFF);
+    }
+
+    private static final int DEFAULT_RETRIES = 5;
+    private static final Duration DEFAULT_BACKOFF = Duration.ofMillis(200);
+
+    @Override
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    @Override
+    public String user() {
+        return user;
+    }
+
+    /** The live table's name; the committed and staged tables' names follow from it. */
+    public String table() {
+        return table;
+    }
+
+    @Override
+    public int maxRetries() {
+        return maxRetries;
+    }
+
+    @Override
+    public Duration retryBackoff() {
+        return retryBackoff;
     }
 
     /** What the committed table's name adds to the totals table's (the longest suffix). */
@@ -57,13 +136,6 @@ public record PostgresStoreConfig(
     /** Each key's value as of the latest completed checkpoint: the committed read contract. */
     public String committedTable() {
         return table + COMMITTED_SUFFIX;
-    }
-
-    /** A config with the password given directly (tests, embedded databases). */
-    public static PostgresStoreConfig of(
-            String jdbcUrl, String user, String password, String table) {
-        return new PostgresStoreConfig(
-                jdbcUrl, user, null, null, password, table, 5, Duration.ofMillis(200));
     }
 
     public PostgresStoreConfig withRetries(int retries, Duration backoff) {

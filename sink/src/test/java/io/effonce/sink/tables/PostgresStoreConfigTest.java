@@ -3,6 +3,8 @@ package io.effonce.sink.tables;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.jdbc.TransactionFailedException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +22,23 @@ class PostgresStoreConfigTest {
         assertThat(config.toString())
                 .doesNotContain("s3cr3t", "k3y", "direct")
                 .contains("password=***", "sslpassword=***", "sslmode=require", "db:5432/ledger");
+    }
+
+    /** Only the session resolves the password: no accessor hands it to a caller or a log line. */
+    @Test
+    void noAccessorButTheSessionsReturnsThePassword() throws Exception {
+        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
+        for (Method m : PostgresStoreConfig.class.getMethods()) {
+            if (m.getParameterCount() == 0
+                    && !Modifier.isStatic(m.getModifiers())
+                    && !m.getName().equals("resolvePassword")
+                    && m.getDeclaringClass() == PostgresStoreConfig.class) {
+                assertThat(String.valueOf(m.invoke(config)))
+                        .as(m.getName())
+                        .doesNotContain("direct");
+            }
+        }
+        assertThat(config.resolvePassword()).isEqualTo("direct");
     }
 
     @Test

@@ -33,15 +33,7 @@ public record AdClicksSettings(
 
     /** Where the sink writes: the table and the login, the password from its file. */
     public PostgresStoreConfig store() {
-        return new PostgresStoreConfig(
-                postgresUrl,
-                postgresUser,
-                null,
-                passwordFile,
-                null,
-                table,
-                5,
-                Duration.ofMillis(200));
+        return PostgresStoreConfig.withPasswordFile(postgresUrl, postgresUser, passwordFile, table);
     }
 
     private static String required(ParameterTool p, String name) {
