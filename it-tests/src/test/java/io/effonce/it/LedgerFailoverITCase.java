@@ -41,6 +41,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -263,16 +264,33 @@ class LedgerFailoverITCase {
         LedgerOracle ledgerOracle = new LedgerOracle(newPrimary);
         LedgerOracle sinkOracle = new LedgerOracle(sinkDb);
         AtomicReference<Comparison> last = new AtomicReference<>();
-        await("the sink equal to the promoted standby's ledger")
-                .atMost(TotalsInvariant.TIMEOUT)
-                .pollInterval(Duration.ofMillis(500))
-                .until(
-                        () -> {
-                            last.set(
-                                    Comparison.of(
-                                            ledgerOracle.ledgerTotals(), sinkOracle.sinkTotals()));
-                            return last.get().matches();
-                        });
+        try {
+            await("the sink equal to the promoted standby's ledger")
+                    .atMost(TotalsInvariant.TIMEOUT)
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(
+                            () -> {
+                                last.set(
+                                        Comparison.of(
+                                                ledgerOracle.ledgerTotals(),
+                                                sinkOracle.sinkTotals()));
+                                return last.get().matches();
+                            });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(
+                    e.getMessage()
+                            + "; last comparison (ledger, sink): "
+                            + last.get()
+                            + "; relay running: "
+                            + relay.isRunning()
+                            + ", failure: "
+                            + relay.failure().map(Throwable::toString).orElse("none")
+                            + ", changes published: "
+                            + relay.metrics().changesPublished()
+                            + "; job: "
+                            + job.getJobStatus().get(),
+                    e);
+        }
         recovery.exact();
         report.figure("payments", first + second.started());
         report.figure("result", last.get().summary());
