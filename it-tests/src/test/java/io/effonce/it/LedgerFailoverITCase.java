@@ -137,14 +137,7 @@ class LedgerFailoverITCase {
                         new Relays(ledger, kafka.servers(), "nofailover", dir.resolve("way-back"));
                 try (LedgerRelay relay =
                         wayBack.start("--slot-failover", "off", "--snapshot-mode", "initial")) {
-                    Workloads.runAsync(
-                                    Workloads.options(
-                                            "nofailover2",
-                                            3_000,
-                                            0,
-                                            Workloads.START.plus(Duration.ofDays(2))),
-                                    ledger)
-                            .join();
+                    Workloads.runAfterFault("nofailover2", 3_000, ledger);
                     LedgerOracle oracle = new LedgerOracle(ledger);
                     AtomicReference<Comparison> last = new AtomicReference<>();
                     await("the final view equal to the promoted standby's ledger after recounts")
@@ -251,15 +244,7 @@ class LedgerFailoverITCase {
             report.figure("kill -> relay streaming ms", resumedMillis);
         }
         // The workload goes on against the new primary, found by the same multi-host URL.
-        WorkloadReport second =
-                Workloads.runAsync(
-                                Workloads.options(
-                                        "failover2",
-                                        3_000,
-                                        0,
-                                        Workloads.START.plus(Duration.ofDays(2))),
-                                ledger)
-                        .join();
+        WorkloadReport second = Workloads.runAfterFault("failover2", 3_000, ledger);
         PostgresEndpoint newPrimary = standby.server().endpoint();
         LedgerOracle ledgerOracle = new LedgerOracle(newPrimary);
         LedgerOracle sinkOracle = new LedgerOracle(sinkDb);
@@ -288,7 +273,11 @@ class LedgerFailoverITCase {
                             + ", changes published: "
                             + relay.metrics().changesPublished()
                             + "; job: "
-                            + job.getJobStatus().get(),
+                            + job.getJobStatus().get()
+                            + "; late events: "
+                            + sink.lateEventsSummary()
+                            + "; dead letters: "
+                            + sink.deadLetters(),
                     e);
         }
         recovery.exact();

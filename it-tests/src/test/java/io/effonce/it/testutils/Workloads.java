@@ -5,8 +5,14 @@ import io.effonce.testing.workload.EventClock;
 import io.effonce.testing.workload.LedgerWorkload;
 import io.effonce.testing.workload.WorkloadOptions;
 import io.effonce.testing.workload.WorkloadReport;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -52,11 +58,31 @@ public final class Workloads {
     }
 
     /**
-     * A second, unpaced workload of {@code count} payments whose event time starts two days after
-     * {@link #START}: after a fault, the first part's watermark is already hours past its events.
+     * A second, unpaced workload of {@code count} payments whose event time starts at {@link
+     * #afterNewestChange}: after a fault, the first part's watermark is already hours past its
+     * events.
      */
     public static WorkloadReport runAfterFault(String scope, long count, PostgresEndpoint db) {
-        return runAsync(options(scope, count, 0, START.plus(Duration.ofDays(2))), db).join();
+        return runAsync(options(scope, count, 0, afterNewestChange(db)), db).join();
+    }
+
+    /**
+     * The midnight after the newest {@code updated_at} in {@code db}'s ledger. A workload that ran
+     * until a fault stopped it went as far in event time as the machine's speed allowed (5 s per
+     * payment: a slow run's first part can span days), and the job's watermark went with it; event
+     * time after that is never judged late.
+     */
+    public static Instant afterNewestChange(PostgresEndpoint db) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT max(updated_at) FROM payments")) {
+            rs.next();
+            Timestamp newest = rs.getTimestamp(1);
+            Instant from = newest == null ? START : newest.toInstant();
+            return from.truncatedTo(ChronoUnit.DAYS).plus(Duration.ofDays(1));
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot read the ledger's newest change", e);
+        }
     }
 
     /** Whether the long soak run was asked for ({@code -Deffonce.soak=true}). */
