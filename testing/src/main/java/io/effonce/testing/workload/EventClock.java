@@ -71,6 +71,15 @@ public final class EventClock {
         return start.plusNanos((long) ((nanos - startNanos) * speed));
     }
 
+    /**
+     * This clock as a workload that starts counting payments from zero sees it after {@code
+     * paymentsStarted} of another: a simulated clock goes on from where that one left off, an
+     * accelerated clock is already wall time.
+     */
+    public EventClock continuedAfter(long paymentsStarted) {
+        return stepPerPayment != null ? simulated(now(paymentsStarted), stepPerPayment) : this;
+    }
+
     public Instant start() {
         return start;
     }

@@ -21,6 +21,15 @@ class EventClockTest {
     }
 
     @Test
+    void aSimulatedClockContinuedAfterSomePaymentsGoesOnWhereTheyLeftOff() {
+        EventClock clock = EventClock.simulated(START, Duration.ofSeconds(10));
+        EventClock rest = clock.continuedAfter(360);
+        // A second workload counts its payments from zero: its first is an hour after START.
+        assertThat(rest.now(0)).isEqualTo(START.plus(Duration.ofHours(1)));
+        assertThat(rest.now(6)).isEqualTo(clock.now(366));
+    }
+
+    @Test
     void acceleratedClockRunsSpeedTimesFasterThanWallTime() {
         AtomicLong nanos = new AtomicLong(5_000);
         EventClock clock = EventClock.accelerated(START, 3_600, nanos::get);
