@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -451,8 +452,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
             return;
         }
         List<StoredRow<K, V>> drained = buffer.drain(barrierTag, this::keyGroupOf);
-        List<StoredRow<K, V>> rows = drained.stream().filter(r -> !r.isTombstone()).toList();
-        List<StoredRow<K, V>> tombstones = drained.stream().filter(StoredRow::isTombstone).toList();
+        Map<Boolean, List<StoredRow<K, V>>> split = StoredRow.byTombstone(drained);
+        List<StoredRow<K, V>> rows = split.get(false);
+        List<StoredRow<K, V>> tombstones = split.get(true);
         long start = System.nanoTime();
         int quarantined;
         try {

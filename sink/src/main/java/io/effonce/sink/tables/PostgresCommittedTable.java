@@ -11,6 +11,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The committed read contract in PostgreSQL: values staged per checkpoint, moved to the committed
@@ -46,8 +47,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
             return;
         }
         batch.forEach(row -> fence.requireOwned(row.keyGroup()));
-        List<StoredRow<K, V>> values = batch.stream().filter(r -> !r.isTombstone()).toList();
-        List<StoredRow<K, V>> tombstones = batch.stream().filter(StoredRow::isTombstone).toList();
+        Map<Boolean, List<StoredRow<K, V>>> split = StoredRow.byTombstone(batch);
+        List<StoredRow<K, V>> values = split.get(false);
+        List<StoredRow<K, V>> tombstones = split.get(true);
         fence.guarded(
                 "Staging " + batch.size() + " values of checkpoint " + checkpointId,
                 c -> {

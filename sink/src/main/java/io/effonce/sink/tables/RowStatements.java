@@ -72,19 +72,13 @@ final class RowStatements<K, V> {
             throws SQLException {
         int n = rows.size();
         int width = keys.size() + values.size();
-        Object[][] columns = new Object[width][n];
-        long[] tags = new long[n];
-        int[] groups = new int[n];
-        for (int i = 0; i < n; i++) {
-            StoredRow<K, V> row = rows.get(i);
-            for (int k = 0; k < keys.size(); k++) {
-                columns[k][i] = mapping.keyColumn(row.key(), k);
+        Object[][] columns = new Object[width][];
+        System.arraycopy(keyColumns(keysOf(rows)), 0, columns, 0, keys.size());
+        for (int v = 0; v < values.size(); v++) {
+            columns[keys.size() + v] = new Object[n];
+            for (int i = 0; i < n; i++) {
+                columns[keys.size() + v][i] = mapping.valueColumn(rows.get(i).value(), v);
             }
-            for (int v = 0; v < values.size(); v++) {
-                columns[keys.size() + v][i] = mapping.valueColumn(row.value(), v);
-            }
-            tags[i] = row.barrierTag();
-            groups[i] = row.keyGroup();
         }
         String time = timeColumn == null ? "" : ", " + timeColumn;
         String timeValue = timeColumn == null ? "" : ", now()";
@@ -119,8 +113,8 @@ final class RowStatements<K, V> {
             for (int i = 0; i < width; i++) {
                 s.setObject(i + 1, all.get(i).type().bind(c, columns[i]));
             }
-            s.setObject(width + 1, tags);
-            s.setObject(width + 2, groups);
+            s.setObject(width + 1, tags(rows));
+            s.setObject(width + 2, keyGroups(rows));
             return s.executeUpdate();
         }
     }
@@ -131,18 +125,7 @@ final class RowStatements<K, V> {
      */
     int stageTombstones(Connection c, String staged, List<StoredRow<K, V>> tombstones)
             throws SQLException {
-        int n = tombstones.size();
-        Object[][] columns = new Object[keys.size()][n];
-        long[] tags = new long[n];
-        int[] groups = new int[n];
-        for (int i = 0; i < n; i++) {
-            StoredRow<K, V> row = tombstones.get(i);
-            for (int k = 0; k < keys.size(); k++) {
-                columns[k][i] = mapping.keyColumn(row.key(), k);
-            }
-            tags[i] = row.barrierTag();
-            groups[i] = row.keyGroup();
-        }
+        Object[][] columns = keyColumns(keysOf(tombstones));
         String noValue =
                 values.stream().map(v -> v.name() + " = NULL, ").collect(Collectors.joining());
         String sql =
@@ -165,8 +148,8 @@ final class RowStatements<K, V> {
             for (int k = 0; k < keys.size(); k++) {
                 s.setObject(k + 1, keys.get(k).type().bind(c, columns[k]));
             }
-            s.setObject(keys.size() + 1, tags);
-            s.setObject(keys.size() + 2, groups);
+            s.setObject(keys.size() + 1, tags(tombstones));
+            s.setObject(keys.size() + 2, keyGroups(tombstones));
             return s.executeUpdate();
         }
     }
@@ -178,13 +161,6 @@ final class RowStatements<K, V> {
     static void recordDeletions(
             Connection c, String table, List<? extends StoredRow<?, ?>> tombstones)
             throws SQLException {
-        int n = tombstones.size();
-        long[] tags = new long[n];
-        int[] groups = new int[n];
-        for (int i = 0; i < n; i++) {
-            tags[i] = tombstones.get(i).barrierTag();
-            groups[i] = tombstones.get(i).keyGroup();
-        }
         try (PreparedStatement s =
                 c.prepareStatement(
                         "INSERT INTO sink_live_deletes AS d (sink_table, key_group, barrier_tag)"
@@ -193,8 +169,8 @@ final class RowStatements<K, V> {
                                 + " DO UPDATE SET barrier_tag = GREATEST(d.barrier_tag,"
                                 + " EXCLUDED.barrier_tag), deleted_at = now()")) {
             s.setString(1, table);
-            s.setObject(2, groups);
-            s.setObject(3, tags);
+            s.setObject(2, keyGroups(tombstones));
+            s.setObject(3, tags(tombstones));
             s.executeUpdate();
         }
     }
@@ -202,14 +178,7 @@ final class RowStatements<K, V> {
     /** Deletes these keys' rows from {@code table}, within {@code span}. */
     int delete(Connection c, String table, Collection<K> toDelete, KeyGroupSpan span)
             throws SQLException {
-        Object[][] columns = new Object[keys.size()][toDelete.size()];
-        int i = 0;
-        for (K key : toDelete) {
-            for (int k = 0; k < keys.size(); k++) {
-                columns[k][i] = mapping.keyColumn(key, k);
-            }
-            i++;
-        }
+        Object[][] columns = keyColumns(toDelete);
         StringBuilder match = new StringBuilder();
         for (int k = 0; k < keys.size(); k++) {
             match.append(" AND t.")
@@ -279,6 +248,43 @@ final class RowStatements<K, V> {
             }
             return s.executeUpdate();
         }
+    }
+
+    /** The key columns of {@code keysToBind}: one array per column, the keys in their order. */
+    private Object[][] keyColumns(Collection<K> keysToBind) {
+        Object[][] columns = new Object[keys.size()][keysToBind.size()];
+        int i = 0;
+        for (K key : keysToBind) {
+            for (int k = 0; k < keys.size(); k++) {
+                columns[k][i] = mapping.keyColumn(key, k);
+            }
+            i++;
+        }
+        return columns;
+    }
+
+    private List<K> keysOf(List<StoredRow<K, V>> rows) {
+        List<K> found = new ArrayList<>(rows.size());
+        for (StoredRow<K, V> row : rows) {
+            found.add(row.key());
+        }
+        return found;
+    }
+
+    private static long[] tags(List<? extends StoredRow<?, ?>> rows) {
+        long[] tags = new long[rows.size()];
+        for (int i = 0; i < tags.length; i++) {
+            tags[i] = rows.get(i).barrierTag();
+        }
+        return tags;
+    }
+
+    private static int[] keyGroups(List<? extends StoredRow<?, ?>> rows) {
+        int[] groups = new int[rows.size()];
+        for (int i = 0; i < groups.length; i++) {
+            groups[i] = rows.get(i).keyGroup();
+        }
+        return groups;
     }
 
     private static String names(List<Column> columns) {

@@ -1,5 +1,8 @@
 package io.effonce.sink.tables;
 
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.apache.flink.annotation.Internal;
 
 /**
@@ -17,5 +20,13 @@ public record StoredRow<K, V>(K key, V value, int keyGroup, long barrierTag) {
 
     public boolean isTombstone() {
         return value == null;
+    }
+
+    /**
+     * {@code rows} in one pass: under {@code false} the values, under {@code true} the tombstones.
+     */
+    public static <K, V> Map<Boolean, List<StoredRow<K, V>>> byTombstone(
+            List<StoredRow<K, V>> rows) {
+        return rows.stream().collect(Collectors.partitioningBy(StoredRow::isTombstone));
     }
 }
