@@ -324,6 +324,7 @@ class JobManagerKilledWithHighAvailabilityITCase {
                                             .taskManagers(TASK_MANAGERS)
                                             .highAvailability()
                                             .fastFailover()
+                                            .quickStartJvms()
                                             .config("execution.checkpointing.interval", "1h")
                                             .build());
                     LedgerRelay relay = relays.start()) {

@@ -60,6 +60,7 @@ class JobManagerKilledWithoutHighAvailabilityITCase {
                                 ClusterSpec.builder(dir.resolve("flink"))
                                         .taskManagers(2)
                                         .fastFailover()
+                                        .quickStartJvms()
                                         .config("execution.checkpointing.interval", "500ms")
                                         .build());
                 LedgerRelay relay = relays.start();

@@ -43,6 +43,7 @@ class LocalFlinkClusterITCase {
                         ClusterSpec.builder(workDir)
                                 .taskManagers(2)
                                 .fastFailover()
+                                .quickStartJvms()
                                 .config("execution.checkpointing.interval", "1s")
                                 .config("execution.checkpointing.min-pause", "200ms")
                                 .build());

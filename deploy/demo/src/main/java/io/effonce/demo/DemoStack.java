@@ -333,6 +333,7 @@ public final class DemoStack implements AutoCloseable {
                         .taskManagers(2)
                         .slotsPerTaskManager(2)
                         .fastFailover()
+                        .quickStartJvms()
                         .config("execution.checkpointing.interval", "2s");
         if (highAvailability) {
             spec.highAvailability();

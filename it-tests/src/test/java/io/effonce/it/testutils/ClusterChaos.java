@@ -37,6 +37,7 @@ public final class ClusterChaos {
         return ClusterSpec.builder(dir)
                 .taskManagers(taskManagers)
                 .fastFailover()
+                .quickStartJvms()
                 .config("execution.checkpointing.interval", "500ms")
                 .config("execution.checkpointing.min-pause", "200ms");
     }
