@@ -215,7 +215,7 @@ class JobJarOnLocalClusterITCase {
 
     /**
      * Debian's Prometheus scrapes the cluster and the relay and evaluates deploy/prometheus's alert
-     * rules (the committed-view-behind threshold lowered to 45 s, its {@code for} to 5 s, so that a
+     * rules (the committed-view-behind threshold lowered to 25 s, its {@code for} to 5 s, so that a
      * test can wait for it). A TaskManager killed mid-checkpoint shows as a restart and a restore
      * flush; the relay stopped makes the committed view fall behind in event time until the alert
      * fires (and the relay's scrape fails), and the relay back makes it clear.
@@ -250,7 +250,7 @@ class JobJarOnLocalClusterITCase {
             Files.writeString(
                     testRules,
                     rules.replace(
-                            BEHIND_RULE, BEHIND_RULE.replace("> 600", "> 45").replace("2m", "5s")));
+                            BEHIND_RULE, BEHIND_RULE.replace("> 600", "> 25").replace("2m", "5s")));
             LedgerRelay relay = relays.start(relayArgs);
             try (LocalPrometheus prometheus =
                             LocalPrometheus.start(
@@ -371,7 +371,7 @@ class JobJarOnLocalClusterITCase {
             }
         }
 
-        /** Awaits the behind alert neither pending nor firing (the lag back under 45 s). */
+        /** Awaits the behind alert neither pending nor firing (the lag back under 25 s). */
         private void whileTheCommittedViewIsCurrent(LocalPrometheus prometheus, String when) {
             await("EffonceCommittedViewBehind neither pending nor firing " + when)
                     .atMost(TotalsInvariant.TIMEOUT)
