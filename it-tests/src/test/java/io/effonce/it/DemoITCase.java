@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.demo.Demo;
 import io.effonce.it.testutils.WorkDirs;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -43,8 +44,10 @@ class DemoITCase {
     /**
      * {@code --ledger-failover}: the ledger's primary killed mid-workload, its standby promoted,
      * the relay started again on its failover slot, the workload going on against the new primary.
+     * Tagged {@code long}: {@code LedgerFailoverITCase} runs the same failover every time.
      */
     @Test
+    @Tag("long")
     void theDemoWhoseLedgerFailsOverEndsExact() {
         int exit =
                 new CommandLine(new Demo())
