@@ -89,7 +89,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON sink_live_deletes TO effonce_sink;
 -- middle of a transaction would otherwise hold its fence locks until TCP notices (about 2 h 11 min
 -- by default), and the next attempt's takeover would wait that long. The server ends a transaction
 -- left idle for 20 s, a lock wait gives up after 60 s (the sink retries it), and keepalives find a
--- silent peer in about 30 s. The sink's connections ask for the same (PostgresStoreConfig).
+-- silent peer in about 30 s. The sink's connections ask for the same (RetryingSession; the first
+-- bound is the job's sink.idle-in-transaction-timeout, 20 s unless set).
 ALTER ROLE effonce_sink SET idle_in_transaction_session_timeout = '20s';
 ALTER ROLE effonce_sink SET lock_timeout = '60s';
 ALTER ROLE effonce_sink SET tcp_keepalives_idle = 10;

@@ -15,7 +15,10 @@ import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
 import io.effonce.job.JobOptions;
+import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SchemaTool;
+import io.effonce.testing.SoakRun;
 import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
@@ -26,7 +29,12 @@ import io.effonce.testing.workload.EventClock;
 import io.effonce.testing.workload.LedgerWorkload;
 import io.effonce.testing.workload.WorkloadOptions;
 import io.effonce.testing.workload.WorkloadReport;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
@@ -38,6 +46,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * effonce started on a ledger that already holds {@value #DEFAULT_HISTORY} payments (5 s of event
  * time apart: 5.8 days; {@value #SOAK_HISTORY}, 11.6 days, in the soak run): the relay's initial
  * snapshot sends the history in primary-key order, then streams. Each nested class has a database
- * of its own.
+ * of its own, its ledger a copy of the history written once for the class.
  *
  * <p>{@code -Deffonce.bootstrap.payments=N} sets the history's size (for measuring, e.g.
  * 1,000,000).
@@ -59,8 +68,7 @@ class ExistingLedgerBootstrapITCase {
     private static final long SOAK_HISTORY = 200_000;
     private static final long HISTORY =
             Long.getLong(
-                    "effonce.bootstrap.payments",
-                    Workloads.soak() ? SOAK_HISTORY : DEFAULT_HISTORY);
+                    "effonce.bootstrap.payments", SoakRun.asked() ? SOAK_HISTORY : DEFAULT_HISTORY);
 
     /**
      * Event-time days the sink must hold at least: every whole day of history, and the live one.
@@ -84,16 +92,48 @@ class ExistingLedgerBootstrapITCase {
 
     @RegisterExtension static final MiniClusterExtension FLINK = MiniClusters.taskManagers(2);
 
-    /** The history, written before any relay exists: {@code HISTORY} payments, all final. */
-    private static WorkloadReport writeHistory(PostgresEndpoint db) {
-        long started = System.nanoTime();
-        WorkloadReport history =
-                new LedgerWorkload(Workloads.options("history", HISTORY, 0).build()).run(db);
-        LOG.info(
-                "History: {} payments written in {} s",
-                history.started(),
-                (System.nanoTime() - started) / 1_000_000_000);
-        return history;
+    /** The history, written once into a database of its own; each test's ledger gets a copy. */
+    private static PostgresEndpoint historySource;
+
+    private static WorkloadReport historyReport;
+
+    /**
+     * The history, before any relay exists: {@code HISTORY} payments, all final, copied into {@code
+     * db}'s empty ledger (PostgreSQL's COPY, rows as they are) from the one written for the class.
+     */
+    private static synchronized WorkloadReport writeHistory(PostgresEndpoint db) {
+        if (historySource == null) {
+            PostgresEndpoint source = LocalServices.newDatabase(db, "history");
+            SchemaTool.applyAll(source);
+            long started = System.nanoTime();
+            historyReport =
+                    new LedgerWorkload(Workloads.options("history", HISTORY, 0).build())
+                            .run(source);
+            LOG.info(
+                    "History: {} payments written in {} s",
+                    historyReport.started(),
+                    (System.nanoTime() - started) / 1_000_000_000);
+            historySource = source;
+        }
+        copyPayments(historySource, db);
+        return historyReport;
+    }
+
+    private static void copyPayments(PostgresEndpoint from, PostgresEndpoint to) {
+        try (Connection source = from.connect();
+                Connection target = to.connect()) {
+            ByteArrayOutputStream rows = new ByteArrayOutputStream();
+            source.unwrap(PGConnection.class)
+                    .getCopyAPI()
+                    .copyOut("COPY payments TO STDOUT (FORMAT binary)", rows);
+            target.unwrap(PGConnection.class)
+                    .getCopyAPI()
+                    .copyIn(
+                            "COPY payments FROM STDIN (FORMAT binary)",
+                            new ByteArrayInputStream(rows.toByteArray()));
+        } catch (SQLException | IOException e) {
+            throw new IllegalStateException("Copying the history to " + to + " failed", e);
+        }
     }
 
     /** Payments until the test stops them, event times after the history's. */

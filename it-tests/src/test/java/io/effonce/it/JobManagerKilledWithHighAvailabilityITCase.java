@@ -10,6 +10,7 @@ import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.FlinkProcess;
 import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.it.testutils.ChaosClusterExtension;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.ClusterChaos;
 import io.effonce.it.testutils.JobJar;
@@ -23,6 +24,7 @@ import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SoakRun;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
@@ -31,11 +33,15 @@ import io.effonce.testing.workload.WorkloadReport;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The leading JobManager killed with {@code kill -9} while a checkpoint is in progress, on the real
@@ -43,7 +49,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * standby JobManager, two TaskManagers), a new standby started after each kill; once together with
  * a TaskManager. The standby takes over, recovers the job (same job id) from the latest completed
  * checkpoint, every sink subtask flushes its range again, and the totals end equal to the ledger.
- * Each nested class has its own database, relay and cluster.
+ * Each nested class has its own database and relay; the first three share one cluster, made whole
+ * again after each (the fourth configures its own).
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class JobManagerKilledWithHighAvailabilityITCase {
@@ -55,12 +62,17 @@ class JobManagerKilledWithHighAvailabilityITCase {
      * that last one: it is the leader's kill and more (CI's budget); the soak adds 8 of the leader
      * alone.
      */
-    private static final int LEADER_KILLS = Workloads.soak() ? 8 : 0;
+    private static final int LEADER_KILLS = SoakRun.asked() ? 8 : 0;
 
     /** Payments committed before each kill (and after the last recovery): changes in flight. */
     private static final long BETWEEN_FAULTS = 2_000;
 
     private final Path dir = WorkDirs.fresh("jm-kill-ha");
+
+    @RegisterExtension
+    static final ChaosClusterExtension CLUSTER =
+            ChaosClusterExtension.highlyAvailable(
+                    WorkDirs.fresh("jm-kill-ha-cluster"), TASK_MANAGERS);
 
     @Nested
     class LeaderKilledMidCheckpoint {
@@ -70,14 +82,11 @@ class JobManagerKilledWithHighAvailabilityITCase {
                 PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
             Relays relays = new Relays(db, kafka.servers(), "jmkill", dir);
             SinkTables tables = new SinkTables(db);
-            try (LocalFlinkCluster cluster =
-                            LocalFlinkCluster.start(
-                                    ClusterChaos.chaosCluster(dir.resolve("flink"), TASK_MANAGERS)
-                                            .highAvailability()
-                                            .build());
-                    LedgerRelay relay = relays.start()) {
-                ClusterChaos chaos = new ClusterChaos(cluster, TASK_MANAGERS);
+            LocalFlinkCluster cluster = CLUSTER.cluster();
+            ClusterChaos chaos = CLUSTER.chaos();
+            try (LedgerRelay relay = relays.start()) {
                 FlinkJobs jobs = cluster.jobs();
+                Set<String> earlier = cluster.rest().jobs().keySet();
                 String jobId =
                         jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), dir));
                 jobs.awaitAllTasksRunning(jobId);
@@ -124,7 +133,7 @@ class JobManagerKilledWithHighAvailabilityITCase {
                 report.figure("result", comparison.summary());
                 report.close();
 
-                assertThat(cluster.rest().jobs())
+                assertThat(jobsSince(cluster, earlier))
                         .as("the job keeps its id across leaders, and no other job appears")
                         .containsOnlyKeys(jobId);
                 for (JobManagerKill k : kills) {
@@ -156,15 +165,11 @@ class JobManagerKilledWithHighAvailabilityITCase {
         void totalsAreExactAfterTheOldLeadersAttemptsWakeUnderTheNewOne(
                 PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
             Relays relays = new Relays(db, kafka.servers(), "jmpause", dir);
-            try (LocalFlinkCluster cluster =
-                            LocalFlinkCluster.start(
-                                    ClusterChaos.chaosCluster(
-                                                    dir.resolve("flink-pause"), TASK_MANAGERS)
-                                            .highAvailability()
-                                            .build());
-                    LedgerRelay relay = relays.start()) {
-                ClusterChaos chaos = new ClusterChaos(cluster, TASK_MANAGERS);
+            LocalFlinkCluster cluster = CLUSTER.cluster();
+            ClusterChaos chaos = CLUSTER.chaos();
+            try (LedgerRelay relay = relays.start()) {
                 FlinkJobs jobs = cluster.jobs();
+                Set<String> earlier = cluster.rest().jobs().keySet();
                 String jobId =
                         jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), dir));
                 jobs.awaitAllTasksRunning(jobId);
@@ -191,7 +196,7 @@ class JobManagerKilledWithHighAvailabilityITCase {
                                 || woken.contains("Refusing a stale attempt"));
                 report.figure("result", comparison.summary());
                 report.close();
-                assertThat(cluster.rest().jobs()).containsOnlyKeys(jobId);
+                assertThat(jobsSince(cluster, earlier)).containsOnlyKeys(jobId);
                 jobs.cancel(jobId);
             } finally {
                 relays.dropSlot();
@@ -214,14 +219,10 @@ class JobManagerKilledWithHighAvailabilityITCase {
         void theNewLeaderRestoresTheOlderCheckpointAndTheJobEndsExact(
                 PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
             Relays relays = new Relays(db, kafka.servers(), "jmstop", dir);
-            try (LocalFlinkCluster cluster =
-                            LocalFlinkCluster.start(
-                                    ClusterChaos.chaosCluster(
-                                                    dir.resolve("flink-stop"), TASK_MANAGERS)
-                                            .highAvailability()
-                                            .build());
-                    LedgerRelay relay = relays.start()) {
+            LocalFlinkCluster cluster = CLUSTER.cluster();
+            try (LedgerRelay relay = relays.start()) {
                 FlinkJobs jobs = cluster.jobs();
+                Set<String> earlier = cluster.rest().jobs().keySet();
                 String jobId =
                         jobs.submit(JobJar.submission(db, kafka.servers(), relays.topic(), dir));
                 jobs.awaitAllTasksRunning(jobId);
@@ -288,7 +289,7 @@ class JobManagerKilledWithHighAvailabilityITCase {
                 Comparison comparison = TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT);
                 report.figure("result", comparison.summary());
                 report.close();
-                assertThat(cluster.rest().jobs())
+                assertThat(jobsSince(cluster, earlier))
                         .as("the job ran on by itself under its id")
                         .containsOnlyKeys(jobId);
                 jobs.cancel(jobId);
@@ -296,6 +297,13 @@ class JobManagerKilledWithHighAvailabilityITCase {
                 relays.dropSlot();
             }
         }
+    }
+
+    /** The jobs the cluster lists, but for those of the tests before on the shared cluster. */
+    private static Map<String, String> jobsSince(LocalFlinkCluster cluster, Set<String> earlier) {
+        Map<String, String> jobs = new HashMap<>(cluster.rest().jobs());
+        jobs.keySet().removeAll(earlier);
+        return jobs;
     }
 
     // A variant of the failover above: run with -Deffonce.soak=true (the root pom's "long").

@@ -20,6 +20,7 @@ import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SoakRun;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
@@ -53,7 +54,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LivePageUnderTaskManagerKillsITCase {
 
     private static final int TASK_MANAGERS = 2;
-    private static final int KILLS = Workloads.soak() ? 4 : 1;
+    private static final int KILLS = SoakRun.asked() ? 4 : 1;
     private static final int TOP = 10;
 
     /** Payments committed before each kill, and after the last recovery: changes in flight. */

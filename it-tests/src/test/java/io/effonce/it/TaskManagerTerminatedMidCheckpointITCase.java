@@ -14,6 +14,7 @@ import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SoakRun;
 import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
@@ -39,8 +40,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class TaskManagerTerminatedMidCheckpointITCase {
 
-    private static final int KILLS = Workloads.soak() ? 10 : 3;
-    private static final double RATE = Workloads.soak() ? 3_000 : 1_000;
+    private static final int KILLS = SoakRun.asked() ? 10 : 3;
+    private static final double RATE = SoakRun.asked() ? 3_000 : 1_000;
 
     /** Payments committed before each kill (and after the last recovery): changes in flight. */
     private static final long BETWEEN_FAULTS = 2_000;

@@ -1,10 +1,12 @@
 package io.effonce.jdbc;
 
 import java.sql.Connection;
+import java.sql.Driver;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.ServiceLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,16 +29,21 @@ public final class RetryingSession implements AutoCloseable {
 
     /**
      * Server-side bounds on every session, as roles.sql sets them for the sink's role: a task cut
-     * from the database mid-transaction loses its transaction and locks after 20 s idle, a lock
-     * wait (a takeover behind such a task) gives up after 60 s and is retried, and keepalives find
-     * a silent peer in about 30 s instead of hours.
+     * from the database mid-transaction loses its transaction and locks once it was idle for the
+     * settings' bound (20 s unless configured), a lock wait (a takeover behind such a task) gives
+     * up after 60 s and is retried, and keepalives find a silent peer in about 30 s instead of
+     * hours.
      */
-    static final String SESSION_OPTIONS =
-            "-c idle_in_transaction_session_timeout=20s -c lock_timeout=60s"
-                    + " -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5"
-                    + " -c tcp_keepalives_count=4";
+    static String sessionOptions(Duration idleInTransactionTimeout) {
+        return "-c idle_in_transaction_session_timeout="
+                + idleInTransactionTimeout.toMillis()
+                + "ms -c lock_timeout=60s"
+                + " -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5"
+                + " -c tcp_keepalives_count=4";
+    }
 
     private final SessionSettings config;
+    private Driver driver;
     private Connection connection;
 
     public RetryingSession(SessionSettings config) {
@@ -88,14 +95,34 @@ public final class RetryingSession implements AutoCloseable {
             props.setProperty("connectTimeout", "10");
             props.setProperty("socketTimeout", "120");
             props.setProperty("tcpKeepAlive", "true");
-            props.setProperty("options", SESSION_OPTIONS);
+            props.setProperty("options", sessionOptions(config.idleInTransactionTimeout()));
             // A batch of inserts (late_events, dead_letters) becomes multi-row INSERTs: a few
             // statements for PostgreSQL to parse and plan instead of one per row.
             props.setProperty("reWriteBatchedInserts", "true");
-            connection = DriverManager.getConnection(config.jdbcUrl(), props);
+            connection = driver().connect(config.jdbcUrl(), props);
             connection.setAutoCommit(false);
         }
         return connection;
+    }
+
+    /**
+     * The driver for the URL from this class's own class loader. In a Flink process that is the
+     * job's user-code class loader: DriverManager would skip the driver another job's loader
+     * registered and, at a job's first connection, fail with "No suitable driver" before it
+     * registered this loader's own. A driver registered only in code comes from DriverManager.
+     */
+    private Driver driver() throws SQLException {
+        if (driver == null) {
+            ClassLoader loader = RetryingSession.class.getClassLoader();
+            for (Driver candidate : ServiceLoader.load(Driver.class, loader)) {
+                if (candidate.acceptsURL(config.jdbcUrl())) {
+                    driver = candidate;
+                    return driver;
+                }
+            }
+            driver = DriverManager.getDriver(config.jdbcUrl());
+        }
+        return driver;
     }
 
     private static void rollbackQuietly(Connection c) {

@@ -20,4 +20,10 @@ public interface SessionSettings {
 
     /** The wait before the first retry; it doubles with each retry, up to 5 s. */
     Duration retryBackoff();
+
+    /**
+     * How long the server keeps one of this session's transactions open while the session is silent
+     * (its task paused or cut from the network) before it ends it and frees its locks.
+     */
+    Duration idleInTransactionTimeout();
 }

@@ -78,6 +78,11 @@ class SqlErrorsTest {
                     public Duration retryBackoff() {
                         return Duration.ZERO;
                     }
+
+                    @Override
+                    public Duration idleInTransactionTimeout() {
+                        return Duration.ofSeconds(20);
+                    }
                 };
         SQLException e = new SQLException("column \"owner_graph\" does not exist", "42703");
         assertThat(new TransactionFailedException("Taking a range", settings, e, 0))

@@ -90,13 +90,12 @@ public final class LedgerTotalsJob {
         String file = config.get(JobOptions.PG_PASSWORD_FILE);
         String user = config.get(JobOptions.PG_USER);
         String table = config.get(JobOptions.SINK_TABLE);
-        return (file != null
+        return FlushableSinkOptions.withSessionOptions(
+                file != null
                         ? PostgresStoreConfig.withPasswordFile(url, user, file, table)
                         : PostgresStoreConfig.withPasswordEnv(
-                                url, user, config.get(JobOptions.PG_PASSWORD_ENV), table))
-                .withRetries(
-                        config.get(FlushableSinkOptions.MAX_RETRIES),
-                        config.get(FlushableSinkOptions.RETRY_BACKOFF));
+                                url, user, config.get(JobOptions.PG_PASSWORD_ENV), table),
+                config);
     }
 
     static OffsetsInitializer startingOffsets(JobOptions.StartingOffsets where) {

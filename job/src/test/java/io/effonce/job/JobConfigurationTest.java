@@ -3,8 +3,10 @@ package io.effonce.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.effonce.sink.tables.PostgresStoreConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +56,8 @@ class JobConfigurationTest {
                             Map.entry("sink.retired-retention", "30 min"),
                             Map.entry("sink.table", "totals_eu"),
                             Map.entry("sink.max-retries", "9"),
-                            Map.entry("sink.retry-backoff", "300 ms")));
+                            Map.entry("sink.retry-backoff", "300 ms"),
+                            Map.entry("sink.idle-in-transaction-timeout", "7 s")));
 
     @TempDir Path dir;
 
@@ -113,6 +116,23 @@ class JobConfigurationTest {
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("Option pipeline.layout was removed in 0.3.0")
                 .hasMessageContaining("drop the option");
+    }
+
+    @Test
+    void theSinksSessionOptionsReachItsStoreConfig() {
+        Configuration merged =
+                JobConfiguration.merge(
+                        new Configuration(),
+                        new String[] {
+                            "--postgres.url", "jdbc:postgresql://db:5432/ledger",
+                            "--sink.max-retries", "9",
+                            "--sink.retry-backoff", "300 ms",
+                            "--sink.idle-in-transaction-timeout", "7 s"
+                        });
+        PostgresStoreConfig store = LedgerTotalsJob.postgres(merged);
+        assertThat(store.maxRetries()).isEqualTo(9);
+        assertThat(store.retryBackoff()).isEqualTo(Duration.ofMillis(300));
+        assertThat(store.idleInTransactionTimeout()).isEqualTo(Duration.ofSeconds(7));
     }
 
     @Test

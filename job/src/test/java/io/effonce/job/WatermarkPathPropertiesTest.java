@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.job.SimulatedWatermarkPath.KafkaRecord;
 import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.testing.jqwik.SoakTries;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -82,7 +83,8 @@ class WatermarkPathPropertiesTest {
     /** A sane change as published: what a redated copy repeats. */
     private record Sane(int partition, String id, String merchant, long amount, long at) {}
 
-    @Property(tries = 200)
+    @Property(tries = 100)
+    @SoakTries(200)
     void noHostileTimeMovesEventTimeOrADayAndEverySaneChangeCountsOnce(
             @ForAll("histories") List<Step> history) throws Exception {
         Expected expected = new Expected();
@@ -134,7 +136,8 @@ class WatermarkPathPropertiesTest {
      * watermark; when it does depends on timing, bundles or not, so erased judgements are compared
      * out.)
      */
-    @Property(tries = 200)
+    @Property(tries = 100)
+    @SoakTries(200)
     void theMerchantStageEndsExactlyAsTheReference(@ForAll("histories") List<Step> history)
             throws Exception {
         Expected expected = new Expected();

@@ -1,9 +1,11 @@
 package io.effonce.sink;
 
+import io.effonce.sink.tables.PostgresStoreConfig;
 import java.time.Duration;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.ReadableConfig;
 
 /** Options of the flushable sink, readable from Flink configuration or the command line. */
 @PublicEvolving
@@ -76,4 +78,25 @@ public final class FlushableSinkOptions {
                     .durationType()
                     .defaultValue(Duration.ofMillis(200))
                     .withDescription("First wait before a retry; it doubles up to 5 s.");
+
+    public static final ConfigOption<Duration> IDLE_IN_TRANSACTION_TIMEOUT =
+            ConfigOptions.key("sink.idle-in-transaction-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(20))
+                    .withDescription(
+                            "How long PostgreSQL keeps a transaction of the sink open while its"
+                                    + " task is silent (paused, or cut from the network) before it"
+                                    + " ends it and frees its locks: the longest a restored"
+                                    + " attempt's takeover waits behind such a writer. At least"
+                                    + " 1 s; an ended transaction of a live task is retried.");
+
+    /**
+     * {@code config} with the session options {@code options} holds: retries, their backoff, and
+     * the idle-in-transaction bound.
+     */
+    public static PostgresStoreConfig withSessionOptions(
+            PostgresStoreConfig config, ReadableConfig options) {
+        return config.withRetries(options.get(MAX_RETRIES), options.get(RETRY_BACKOFF))
+                .withIdleInTransactionTimeout(options.get(IDLE_IN_TRANSACTION_TIMEOUT));
+    }
 }

@@ -36,10 +36,12 @@ public final class StreamingStandby implements AutoCloseable {
 
     private final EmbeddedPostgres server;
     private final Path dataDir;
+    private final PostgresEndpoint primary;
 
-    private StreamingStandby(EmbeddedPostgres server, Path dataDir) {
+    private StreamingStandby(EmbeddedPostgres server, Path dataDir, PostgresEndpoint primary) {
         this.server = server;
         this.dataDir = dataDir;
+        this.primary = primary;
     }
 
     /**
@@ -88,7 +90,7 @@ public final class StreamingStandby implements AutoCloseable {
                 primary.port(),
                 standby.port(),
                 failoverSlots ? "on" : "off");
-        return new StreamingStandby(standby, copy);
+        return new StreamingStandby(standby, copy, p);
     }
 
     /**
@@ -110,8 +112,19 @@ public final class StreamingStandby implements AutoCloseable {
         return server;
     }
 
-    /** Whether the standby holds {@code slot}, synchronized from the primary and ready to use. */
+    /**
+     * Whether the standby holds {@code slot}, synchronized from the primary and ready to use. Asked
+     * while the primary runs, it first logs a standby snapshot there: the standby can only sync a
+     * new slot once the slot's catalog xmin moved past its own, which happens at such a record, and
+     * the primary writes one by itself only every 15 s (meanwhile the standby's sync worker backs
+     * off to 30 s between tries).
+     */
     public boolean hasSyncedSlot(String slot) {
+        try {
+            execute(primary, "SELECT pg_log_standby_snapshot()");
+        } catch (RuntimeException primaryGone) {
+            // Killed or promoted away: the slot is synced or it is not; nothing more to move.
+        }
         return query(
                 "SELECT synced AND NOT temporary AND invalidation_reason IS NULL"
                         + " FROM pg_replication_slots WHERE slot_name = '"

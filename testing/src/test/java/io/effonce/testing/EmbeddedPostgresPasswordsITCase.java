@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,21 @@ class EmbeddedPostgresPasswordsITCase {
             }
             assertRefused(role.as("effonce_someone", "wrong"));
             assertRefused(admin.as("postgres", "wrong"));
+            try (Connection c = admin.connect();
+                    Statement s = c.createStatement();
+                    ResultSet rs =
+                            s.executeQuery(
+                                    "SELECT rolname, rolpassword FROM pg_authid WHERE rolname IN"
+                                            + " ('postgres', 'effonce_someone') ORDER BY 1")) {
+                int verifiers = 0;
+                while (rs.next()) {
+                    verifiers++;
+                    assertThat(rs.getString(2))
+                            .as("%s's password: a SCRAM verifier of 16 iterations", rs.getString(1))
+                            .startsWith("SCRAM-SHA-256$16:");
+                }
+                assertThat(verifiers).isEqualTo(2);
+            }
 
             server.restart();
             try (Connection c = admin.connect()) {

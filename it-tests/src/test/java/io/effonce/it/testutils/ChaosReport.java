@@ -40,11 +40,12 @@ public final class ChaosReport implements AutoCloseable {
     private final List<Recovery> recoveries = new ArrayList<>();
     private final Map<String, Object> figures = new LinkedHashMap<>();
     private final ScheduledExecutorService sampler;
+    private final LedgerOracle oracle;
 
     /** Starts sampling {@code db} for the run {@code name}. */
     public ChaosReport(String name, PostgresEndpoint db) {
         this.name = name;
-        LedgerOracle oracle = new LedgerOracle(db);
+        this.oracle = LedgerOracle.keepingSession(db);
         SinkTables tables = new SinkTables(db);
         this.sampler =
                 Executors.newSingleThreadScheduledExecutor(
@@ -53,10 +54,10 @@ public final class ChaosReport implements AutoCloseable {
                             t.setDaemon(true);
                             return t;
                         });
-        sampler.scheduleWithFixedDelay(() -> sample(oracle, tables), 0, 500, TimeUnit.MILLISECONDS);
+        sampler.scheduleWithFixedDelay(() -> sample(tables), 0, 500, TimeUnit.MILLISECONDS);
     }
 
-    private void sample(LedgerOracle oracle, SinkTables tables) {
+    private void sample(SinkTables tables) {
         try {
             long ledger = TotalsInvariant.grandTotal(oracle.ledgerTotals());
             long actual =
@@ -177,6 +178,7 @@ public final class ChaosReport implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        oracle.close();
         Path dir = Path.of(System.getProperty("effonce.report.dir", "target/chaos-reports"));
         try {
             Files.createDirectories(dir);

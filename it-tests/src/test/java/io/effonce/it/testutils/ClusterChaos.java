@@ -31,14 +31,16 @@ public final class ClusterChaos {
 
     /**
      * The cluster the chaos tests run on: {@code taskManagers} TaskManagers, fast failure
-     * detection, a checkpoint every 500 ms (at least 200 ms apart) so faults find one in flight.
+     * detection, a checkpoint every second (at least 200 ms apart) so faults find one in flight.
+     * Every 500 ms cost the whole local-cluster class a fifth more CPU (420 s against 342 s) for
+     * nothing a fault needs.
      */
     public static ClusterSpec.Builder chaosCluster(Path dir, int taskManagers) {
         return ClusterSpec.builder(dir)
                 .taskManagers(taskManagers)
                 .fastFailover()
                 .quickStartJvms()
-                .config("execution.checkpointing.interval", "500ms")
+                .config("execution.checkpointing.interval", "1s")
                 .config("execution.checkpointing.min-pause", "200ms");
     }
 

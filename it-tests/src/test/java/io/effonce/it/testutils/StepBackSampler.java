@@ -30,7 +30,7 @@ public final class StepBackSampler implements AutoCloseable {
 
     /** Starts reading both tables of {@code db}, one after the other, every 100 ms. */
     public StepBackSampler(PostgresEndpoint db) {
-        this.oracle = new LedgerOracle(db);
+        this.oracle = LedgerOracle.keepingSession(db);
         this.reader =
                 Executors.newSingleThreadScheduledExecutor(
                         r -> {
@@ -91,5 +91,6 @@ public final class StepBackSampler implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        oracle.close();
     }
 }

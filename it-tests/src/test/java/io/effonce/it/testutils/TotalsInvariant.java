@@ -43,12 +43,13 @@ public final class TotalsInvariant {
 
     /** Waits until the invariant holds; fails with the last differences if it never does. */
     public static Comparison awaitHolds(PostgresEndpoint db, Duration timeout) {
-        LedgerOracle oracle = new LedgerOracle(db);
-        return awaitMatch(
-                db,
-                "sink + late_events equal to the ledger",
-                oracle::compareWithSinkAndLate,
-                timeout);
+        try (LedgerOracle oracle = LedgerOracle.keepingSession(db)) {
+            return awaitMatch(
+                    db,
+                    "sink + late_events equal to the ledger",
+                    oracle::compareWithSinkAndLate,
+                    timeout);
+        }
     }
 
     /**
@@ -56,9 +57,10 @@ public final class TotalsInvariant {
      * of changes that were counted (a late duplicate), which the recount matches by id.
      */
     public static Comparison awaitSinkAloneHolds(PostgresEndpoint db, Duration timeout) {
-        LedgerOracle oracle = new LedgerOracle(db);
-        return awaitMatch(
-                db, "the sink alone equal to the ledger", oracle::compareWithSink, timeout);
+        try (LedgerOracle oracle = LedgerOracle.keepingSession(db)) {
+            return awaitMatch(
+                    db, "the sink alone equal to the ledger", oracle::compareWithSink, timeout);
+        }
     }
 
     /**
@@ -66,15 +68,17 @@ public final class TotalsInvariant {
      * completed after the live table caught up, the committed table has caught up too.
      */
     public static Comparison awaitCommittedHolds(PostgresEndpoint db, Duration timeout) {
-        LedgerOracle oracle = new LedgerOracle(db);
-        return awaitMatch(
-                db,
-                "committed + late_events equal to the ledger",
-                () ->
-                        Comparison.of(
-                                oracle.ledgerTotals(),
-                                LedgerOracle.sum(oracle.committedTotals(), oracle.lateTotals())),
-                timeout);
+        try (LedgerOracle oracle = LedgerOracle.keepingSession(db)) {
+            return awaitMatch(
+                    db,
+                    "committed + late_events equal to the ledger",
+                    () ->
+                            Comparison.of(
+                                    oracle.ledgerTotals(),
+                                    LedgerOracle.sum(
+                                            oracle.committedTotals(), oracle.lateTotals())),
+                    timeout);
+        }
     }
 
     private static Comparison awaitMatch(

@@ -84,9 +84,4 @@ public final class Workloads {
             throw new IllegalStateException("Cannot read the ledger's newest change", e);
         }
     }
-
-    /** Whether the long soak run was asked for ({@code -Deffonce.soak=true}). */
-    public static boolean soak() {
-        return Boolean.getBoolean("effonce.soak");
-    }
 }

@@ -47,7 +47,8 @@ public final class EffoncePostgresTableFactory implements DynamicTableSinkFactor
                 FlushableSinkOptions.RESTORE_FLUSH,
                 FlushableSinkOptions.RETIRED_RETENTION,
                 FlushableSinkOptions.MAX_RETRIES,
-                FlushableSinkOptions.RETRY_BACKOFF);
+                FlushableSinkOptions.RETRY_BACKOFF,
+                FlushableSinkOptions.IDLE_IN_TRANSACTION_TIMEOUT);
     }
 
     @Override
@@ -108,12 +109,11 @@ public final class EffoncePostgresTableFactory implements DynamicTableSinkFactor
             String url = options.get(EffoncePostgresOptions.URL);
             String user = options.get(EffoncePostgresOptions.USERNAME);
             String tableName = options.get(EffoncePostgresOptions.TABLE_NAME);
-            return (file != null
+            return FlushableSinkOptions.withSessionOptions(
+                    file != null
                             ? PostgresStoreConfig.withPasswordFile(url, user, file, tableName)
-                            : PostgresStoreConfig.withPasswordEnv(url, user, env, tableName))
-                    .withRetries(
-                            options.get(FlushableSinkOptions.MAX_RETRIES),
-                            options.get(FlushableSinkOptions.RETRY_BACKOFF));
+                            : PostgresStoreConfig.withPasswordEnv(url, user, env, tableName),
+                    options);
         } catch (IllegalArgumentException e) {
             throw new ValidationException(
                     "Table " + table + ": " + e.getMessage().replace("sink.table", "'table-name'"),

@@ -27,6 +27,7 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
     private final String table;
     private final int maxRetries;
     private final Duration retryBackoff;
+    private final Duration idleInTransactionTimeout;
 
     private PostgresStoreConfig(
             String jdbcUrl,
@@ -36,7 +37,8 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
             String password,
             String table,
             int maxRetries,
-            Duration retryBackoff) {
+            Duration retryBackoff,
+            Duration idleInTransactionTimeout) {
         this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         this.user = Objects.requireNonNull(user, "user");
         SqlIdentifier.require("sink.table", table);
@@ -60,6 +62,13 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
         this.table = table;
         this.maxRetries = maxRetries;
         this.retryBackoff = Objects.requireNonNull(retryBackoff, "retryBackoff");
+        if (idleInTransactionTimeout.compareTo(MIN_IDLE_IN_TRANSACTION) < 0) {
+            throw new IllegalArgumentException(
+                    "sink.idle-in-transaction-timeout must be at least 1 s (a shorter bound ends"
+                            + " the transactions of live tasks), was "
+                            + idleInTransactionTimeout);
+        }
+        this.idleInTransactionTimeout = idleInTransactionTimeout;
     }
 
     /** The password from the first line of {@code passwordFile}, read in the task. */
@@ -73,7 +82,8 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
                 null,
                 table,
                 DEFAULT_RETRIES,
-                DEFAULT_BACKOFF);
+                DEFAULT_BACKOFF,
+                DEFAULT_IDLE_IN_TRANSACTION);
     }
 
     /** The password from the environment variable {@code passwordEnv} of the task's process. */
@@ -87,18 +97,29 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
                 null,
                 table,
                 DEFAULT_RETRIES,
-                DEFAULT_BACKOFF);
+                DEFAULT_BACKOFF,
+                DEFAULT_IDLE_IN_TRANSACTION);
     }
 
     /** A config with the password given directly (tests, embedded databases). */
     public static PostgresStoreConfig of(
             String jdbcUrl, String user, String password, String table) {
         return new PostgresStoreConfig(
-                jdbcUrl, user, null, null, password, table, DEFAULT_RETRIES, DEFAULT_BACKOFF);
+                jdbcUrl,
+                user,
+                null,
+                null,
+                password,
+                table,
+                DEFAULT_RETRIES,
+                DEFAULT_BACKOFF,
+                DEFAULT_IDLE_IN_TRANSACTION);
     }
 
     private static final int DEFAULT_RETRIES = 5;
     private static final Duration DEFAULT_BACKOFF = Duration.ofMillis(200);
+    private static final Duration DEFAULT_IDLE_IN_TRANSACTION = Duration.ofSeconds(20);
+    private static final Duration MIN_IDLE_IN_TRANSACTION = Duration.ofSeconds(1);
 
     @Override
     public String jdbcUrl() {
@@ -125,6 +146,11 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
         return retryBackoff;
     }
 
+    @Override
+    public Duration idleInTransactionTimeout() {
+        return idleInTransactionTimeout;
+    }
+
     /** What the committed table's name adds to the totals table's (the longest suffix). */
     static final String COMMITTED_SUFFIX = "_committed";
 
@@ -140,7 +166,28 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
 
     public PostgresStoreConfig withRetries(int retries, Duration backoff) {
         return new PostgresStoreConfig(
-                jdbcUrl, user, passwordEnv, passwordFile, password, table, retries, backoff);
+                jdbcUrl,
+                user,
+                passwordEnv,
+                passwordFile,
+                password,
+                table,
+                retries,
+                backoff,
+                idleInTransactionTimeout);
+    }
+
+    public PostgresStoreConfig withIdleInTransactionTimeout(Duration timeout) {
+        return new PostgresStoreConfig(
+                jdbcUrl,
+                user,
+                passwordEnv,
+                passwordFile,
+                password,
+                table,
+                maxRetries,
+                retryBackoff,
+                Objects.requireNonNull(timeout, "timeout"));
     }
 
     public PostgresStoreConfig withTable(String otherTable) {
@@ -152,7 +199,8 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
                 password,
                 otherTable,
                 maxRetries,
-                retryBackoff);
+                retryBackoff,
+                idleInTransactionTimeout);
     }
 
     /** The password: from the file if one is named, else the environment variable, else given. */

@@ -14,6 +14,7 @@ import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.faults.SinkDatabaseRollback;
+import io.effonce.testing.jqwik.SoakTries;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -72,7 +73,8 @@ class DatabaseGoesBackPropertiesITCase {
     /** Steps; the copy is taken after step {@code copyAt}, put back after step {@code backAt}. */
     record History(List<Op> ops, int copyAt, int backAt) {}
 
-    @Property(tries = 40)
+    @Property(tries = 20)
+    @SoakTries(40)
     void afterTheRestoreLiveAndCommittedHoldTheLastCompletedCheckpoint(
             @ForAll("histories") History history) throws Exception {
         TotalsTable<TestKey> table = new TotalsTable<>(db, TestRows.MAPPING);

@@ -1,5 +1,6 @@
 package io.effonce.sink.explore;
 
+import io.effonce.testing.jqwik.SoakTries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -13,7 +14,8 @@ import net.jqwik.api.Provide;
  */
 class InMemoryTakeoverPropertiesTest {
 
-    @Property(tries = 400)
+    @Property(tries = 200)
+    @SoakTries(400)
     void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") Histories.History history) {
         Histories.check(new InMemoryExplored(), history);
     }

@@ -2,6 +2,7 @@ package io.effonce.sink.explore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.testing.jqwik.SoakTries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -19,7 +20,8 @@ import net.jqwik.api.statistics.Statistics;
  */
 class IncrementalFlushPropertiesTest {
 
-    @Property(tries = 300)
+    @Property(tries = 150)
+    @SoakTries(300)
     void theIncrementalFlushLeavesTheSameTablesAsTheFullOne(
             @ForAll("histories") Histories.History history) {
         playBoth(history);
@@ -30,7 +32,8 @@ class IncrementalFlushPropertiesTest {
      * incrementally, since the deleted rows left no tag (a counterfactual without the record of
      * deletions fails here).
      */
-    @Property(tries = 150)
+    @Property(tries = 75)
+    @SoakTries(150)
     void deletesAfterACompletedCheckpointLeaveTheSameTablesAsTheFullFlush(
             @ForAll("deleting") Histories.History history) {
         playBoth(history);

@@ -1,6 +1,7 @@
 package io.effonce.sink.explore;
 
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.jqwik.SoakTries;
 import java.util.List;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -31,7 +32,8 @@ class PostgresTakeoverPropertiesITCase {
         database.close();
     }
 
-    @Property(tries = 100)
+    @Property(tries = 50)
+    @SoakTries(100)
     void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") Histories.History history) {
         Histories.check(new PostgresExplored(db), history);
     }
@@ -40,7 +42,8 @@ class PostgresTakeoverPropertiesITCase {
      * The sink's database goes back (a standby promoted, a backup restored) at least once: a live
      * attempt notices at its next write, Flink restores, and the tables end equal to the model.
      */
-    @Property(tries = 40)
+    @Property(tries = 20)
+    @SoakTries(40)
     void aDatabaseThatWentBackIsRepairedByTheRestore(
             @ForAll("goingBack") Histories.History history) {
         Histories.check(new PostgresExplored(db), history);

@@ -3,6 +3,7 @@ package io.effonce.sink.tables;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.effonce.jdbc.RetryingSession;
 import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * A writer cut from PostgreSQL between its fence check ({@code FOR SHARE}) and its COMMIT: the
  * server keeps the session idle in transaction, holding the fence rows, and the next attempt's
  * takeover ({@code FOR UPDATE}) must wait for it. Without bounds it would wait until TCP notices,
- * about 2 h 11 min; the sink's sessions end such a transaction after 20 s.
+ * about 2 h 11 min; the sink's sessions end such a transaction after {@code
+ * sink.idle-in-transaction-timeout} (20 s unless configured; here {@link #IDLE_BOUND}).
  */
 @ExtendWith(PostgresExtension.class)
 class PostgresLinkCutITCase {
@@ -39,6 +41,31 @@ class PostgresLinkCutITCase {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresLinkCutITCase.class);
     private static final KeyGroupSpan SPAN = new KeyGroupSpan(0, 127);
     private static final Duration AWAIT = Duration.ofMinutes(3);
+    private static final Duration IDLE_BOUND = Duration.ofSeconds(4);
+
+    @Test
+    void eachSessionCarriesTheConfiguredIdleInTransactionBound(PostgresEndpoint db) {
+        PostgresStoreConfig config =
+                PostgresStoreConfig.of(
+                                db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
+                        .withIdleInTransactionTimeout(IDLE_BOUND);
+        try (RetryingSession session = new RetryingSession(config)) {
+            String bound =
+                    session.inTransaction(
+                            "Reading the session's bound",
+                            c -> {
+                                try (Statement s = c.createStatement();
+                                        ResultSet rs =
+                                                s.executeQuery(
+                                                        "SELECT current_setting("
+                                                                + "'idle_in_transaction_session_timeout')")) {
+                                    rs.next();
+                                    return rs.getString(1);
+                                }
+                            });
+            assertThat(bound).isEqualTo("4s");
+        }
+    }
 
     @Test
     void theNextTakeoverWaitsForACutOffWriterOnlyUntilTheServerEndsItsTransaction(
@@ -52,10 +79,11 @@ class PostgresLinkCutITCase {
                 var cutOff =
                         new PostgresTotalsStore<>(
                                 PostgresStoreConfig.of(
-                                        link.jdbcUrl(db.jdbcUrl()),
-                                        db.user(),
-                                        db.password(),
-                                        "merchant_daily_totals"),
+                                                link.jdbcUrl(db.jdbcUrl()),
+                                                db.user(),
+                                                db.password(),
+                                                "merchant_daily_totals")
+                                        .withIdleInTransactionTimeout(IDLE_BOUND),
                                 TestRows.MAPPING)) {
             Claims.take(cutOff, SPAN, "run", "attempt 0");
             link.cutAfter(sql -> sql.contains("sink_fences") && sql.contains("FOR SHARE"));

@@ -16,7 +16,8 @@ import java.util.logging.Logger;
  * armed on the calling thread: the transaction commits or not, the connection is closed, and the
  * caller sees the I/O error a lost connection gives ({@code 08006}). While the attempt's database
  * is down ({@link PauseGate#databaseDown()}), new connections are refused ({@code 08001}). The
- * store's own session retries, as in production.
+ * store's own session retries, as in production. Listed as a {@code java.sql.Driver} service (this
+ * module's test resources), where the store finds drivers as it finds PostgreSQL's.
  */
 public final class CuttingDriver implements Driver {
 
@@ -24,14 +25,6 @@ public final class CuttingDriver implements Driver {
     private static final ThreadLocal<Armed> ARMED = new ThreadLocal<>();
 
     private record Armed(PauseGate gate, ConnectionCut cut) {}
-
-    static {
-        try {
-            DriverManager.registerDriver(new CuttingDriver());
-        } catch (SQLException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** {@code jdbcUrl} (a PostgreSQL URL) through this driver. */
     public static String url(String jdbcUrl) {

@@ -16,8 +16,12 @@ import java.util.TreeMap;
  * computed by SQL over {@code payments}, and their comparison with what the job wrote to {@code
  * merchant_daily_totals}. The invariant (DESIGN.md section 6): for every key, sink total + late
  * total = ledger total, and the sink has no key the ledger lacks.
+ *
+ * <p>Each query opens a session of its own, unless the oracle {@linkplain #keepingSession keeps
+ * one}: what polls or samples many times a second should, since every new session costs PostgreSQL
+ * a process and both sides a password exchange (a few milliseconds of CPU).
  */
-public final class LedgerOracle {
+public final class LedgerOracle implements AutoCloseable {
 
     private static final String LEDGER =
             "SELECT merchant_id, (updated_at AT TIME ZONE ?)::date AS day, currency,"
@@ -37,6 +41,8 @@ public final class LedgerOracle {
 
     private final PostgresEndpoint db;
     private final ZoneId zone;
+    private final boolean keepSession;
+    private Connection session;
 
     /** An oracle over {@code db}, with days in UTC. */
     public LedgerOracle(PostgresEndpoint db) {
@@ -45,8 +51,22 @@ public final class LedgerOracle {
 
     /** An oracle over {@code db}, with days as dates in {@code zone} (the job's zone). */
     public LedgerOracle(PostgresEndpoint db, ZoneId zone) {
+        this(db, zone, false);
+    }
+
+    private LedgerOracle(PostgresEndpoint db, ZoneId zone, boolean keepSession) {
         this.db = db;
         this.zone = zone;
+        this.keepSession = keepSession;
+    }
+
+    /**
+     * An oracle over {@code db}, days in UTC, whose queries share one session (autocommit: each
+     * reads what is committed when it runs); a query whose session has gone runs again on a new
+     * one. Close it.
+     */
+    public static LedgerOracle keepingSession(PostgresEndpoint db) {
+        return new LedgerOracle(db, ZoneId.of("UTC"), true);
     }
 
     /** The ledger's SUCCEEDED payments, summed per merchant, day and currency. */
@@ -101,10 +121,35 @@ public final class LedgerOracle {
         return result;
     }
 
-    private SortedMap<MerchantDay, Total> query(String sql, String parameter) {
+    private synchronized SortedMap<MerchantDay, Total> query(String sql, String parameter) {
+        try {
+            if (!keepSession) {
+                try (Connection connection = db.connect()) {
+                    return query(connection, sql, parameter);
+                }
+            }
+            if (session != null) {
+                try {
+                    return query(session, sql, parameter);
+                } catch (SQLException e) {
+                    // The kept session may have gone with a restart between two queries: the
+                    // query runs again on a new one, and fails only if that fails too.
+                    close();
+                }
+            }
+            session = db.connect();
+            return query(session, sql, parameter);
+        } catch (SQLException e) {
+            close();
+            throw new IllegalStateException(
+                    "The oracle could not read " + db + ": " + e.getMessage(), e);
+        }
+    }
+
+    private SortedMap<MerchantDay, Total> query(Connection connection, String sql, String parameter)
+            throws SQLException {
         SortedMap<MerchantDay, Total> totals = new TreeMap<>();
-        try (Connection connection = db.connect();
-                PreparedStatement statement = connection.prepareStatement(sql)) {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
             if (parameter != null) {
                 statement.setString(1, parameter);
             }
@@ -118,11 +163,21 @@ public final class LedgerOracle {
                     totals.put(key, new Total(rs.getLong(4), rs.getLong(5)));
                 }
             }
-        } catch (SQLException e) {
-            throw new IllegalStateException(
-                    "The oracle could not read " + db + ": " + e.getMessage(), e);
         }
         return totals;
+    }
+
+    /** Closes the kept session, if any; a later query opens a new one. */
+    @Override
+    public synchronized void close() {
+        if (session != null) {
+            try {
+                session.close();
+            } catch (SQLException ignored) {
+                // A broken session: closing it is all that was left to do.
+            }
+            session = null;
+        }
     }
 
     public ZoneId zone() {

@@ -8,11 +8,14 @@ import io.effonce.testing.oracle.Comparison.Difference;
 import io.effonce.testing.oracle.Comparison.Kind;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -88,6 +91,51 @@ class LedgerOracleITCase {
         Comparison withLate = oracle.compareWithSinkAndLate();
         assertThat(withLate.matches()).as(withLate.summary()).isTrue();
         assertThat(withLate.summary()).isEqualTo("3 merchant-days, 0 differences");
+    }
+
+    /**
+     * An oracle that keeps its session reads what is committed at each query, not a snapshot, and
+     * answers on a new session after its own was ended (a database restarted between two polls).
+     */
+    @Test
+    void anOracleKeepingItsSessionReadsEachCommitAndOutlivesTheSession(PostgresEndpoint db)
+            throws SQLException {
+        execute(db, "DELETE FROM merchant_daily_totals");
+        execute(db, "DELETE FROM late_events");
+        try (LedgerOracle oracle = LedgerOracle.keepingSession(db)) {
+            assertThat(oracle.sinkTotals()).isEmpty();
+            sink(db, M2, 500, 1);
+            assertThat(oracle.sinkTotals()).containsOnlyKeys(M2);
+            List<Integer> sessions = otherSessions(db);
+            assertThat(sessions).as("the oracle's session, open between queries").hasSize(1);
+            oracle.sinkTotals();
+            assertThat(otherSessions(db)).as("the same session, not a new one").isEqualTo(sessions);
+
+            execute(
+                    db,
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname ="
+                            + " current_database() AND pid <> pg_backend_pid() AND state = 'idle'");
+            assertThat(oracle.sinkTotals())
+                    .as("answered on a new session, the ended one not reported")
+                    .containsOnlyKeys(M2);
+        }
+    }
+
+    /** The process ids of this database's client sessions other than the asking one. */
+    private static List<Integer> otherSessions(PostgresEndpoint db) throws SQLException {
+        List<Integer> pids = new ArrayList<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT pid FROM pg_stat_activity WHERE datname ="
+                                        + " current_database() AND pid <> pg_backend_pid()"
+                                        + " AND backend_type = 'client backend' ORDER BY pid")) {
+            while (rs.next()) {
+                pids.add(rs.getInt(1));
+            }
+        }
+        return pids;
     }
 
     private static void payment(
