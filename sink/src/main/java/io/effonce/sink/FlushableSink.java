@@ -48,10 +48,12 @@ public final class FlushableSink<K, V> {
         this.storeFactory = storeFactory;
         this.valueType = valueType;
         this.settings = settings;
-        String unique = UUID.randomUUID().toString();
+        UUID unique = UUID.randomUUID();
         OptionalLong number = storeFactory.numberDeployment();
         this.runId =
-                number.isPresent() ? DeploymentOrder.runId(number.getAsLong(), unique) : unique;
+                number.isPresent()
+                        ? DeploymentOrder.runId(number.getAsLong(), unique)
+                        : unique.toString();
     }
 
     public static <K, V> Builder<K, V> builder() {

@@ -57,12 +57,14 @@ public final class FlushableSinkOptions {
                     .durationType()
                     .defaultValue(Duration.ofHours(1))
                     .withDescription(
-                            "How long a retired key's final value stays in state after its live"
-                                    + " state went. A database that goes back in time (an"
-                                    + " asynchronous standby promoted, a backup restored) can lose"
-                                    + " the final row written shortly before; the repair after the"
-                                    + " restore writes it again from here. Rows retired longer ago"
-                                    + " are rebuilt only by a recount. 0 keeps none.");
+                            "How long a retired key's final value, and a deleted key's"
+                                    + " tombstone, stay in state after its live state went. A"
+                                    + " database that goes back in time (an asynchronous standby"
+                                    + " promoted, a backup restored) can lose the final row written"
+                                    + " shortly before, or bring back a row deleted shortly before;"
+                                    + " the repair after the restore writes the one again and"
+                                    + " deletes the other from here. Rows retired longer ago are"
+                                    + " rebuilt only by a recount. 0 keeps none.");
 
     public static final ConfigOption<Integer> MAX_RETRIES =
             ConfigOptions.key("sink.max-retries")

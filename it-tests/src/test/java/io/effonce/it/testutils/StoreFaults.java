@@ -94,8 +94,8 @@ public final class StoreFaults {
         }
 
         @Override
-        public void recordRestore(long checkpointId) {
-            store.recordRestore(checkpointId);
+        public void recordRestore(long checkpointId, boolean repaired) {
+            store.recordRestore(checkpointId, repaired);
         }
 
         @Override

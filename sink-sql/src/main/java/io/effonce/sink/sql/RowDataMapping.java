@@ -28,6 +28,9 @@ final class RowDataMapping implements RowMapping<RowData, RowData> {
     private transient RowDataSerializer valueSerializer;
 
     RowDataMapping(RowType keyType, RowType valueType) {
+        for (RowType.RowField field : keyType.getFields()) {
+            SqlColumns.requireExactKey(field.getName(), field.getType());
+        }
         this.key = new SqlColumns(keyType);
         this.value = new SqlColumns(valueType);
     }

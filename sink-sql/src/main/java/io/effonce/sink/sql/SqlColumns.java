@@ -18,8 +18,10 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimestampType;
 
 /**
  * The columns of one part of a table's rows (its primary key, or the rest) and how each Flink SQL
@@ -130,6 +132,48 @@ final class SqlColumns implements Serializable {
                     default -> throw new IllegalStateException("unsupported type " + field);
                 };
         return rs.wasNull() ? null : value;
+    }
+
+    /**
+     * Refuses a primary-key column whose values PostgreSQL would not give back as the same key. The
+     * restore flush reads keys back from the table and assigns them key groups by their bytes: a
+     * key that comes back different lands in another key group (the restore fails for good) or is
+     * deleted as a key state does not hold.
+     */
+    static void requireExactKey(String column, LogicalType field) {
+        String why =
+                switch (field.getTypeRoot()) {
+                    case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
+                            precision(field) > 6
+                                    ? "PostgreSQL keeps microseconds, so its nanoseconds would not"
+                                            + " read back; declare it "
+                                            + (field instanceof TimestampType
+                                                    ? "TIMESTAMP"
+                                                    : "TIMESTAMP_LTZ")
+                                            + "(6) or less"
+                                    : null;
+                    case FLOAT, DOUBLE ->
+                            "PostgreSQL gives every NaN back as one NaN and holds 0.0 and -0.0 as"
+                                    + " the same key, which Flink keeps apart; use DECIMAL or BIGINT"
+                                    + " for a key";
+                    default -> null;
+                };
+        if (why != null) {
+            throw new IllegalArgumentException(
+                    "primary-key column "
+                            + column
+                            + " has type "
+                            + field.asSummaryString()
+                            + ", which the effonce-postgres sink cannot read back as the same key: "
+                            + why
+                            + ".");
+        }
+    }
+
+    private static int precision(LogicalType field) {
+        return field instanceof TimestampType t
+                ? t.getPrecision()
+                : ((LocalZonedTimestampType) field).getPrecision();
     }
 
     /** The sink's column type for a Flink SQL type; refuses the others, naming the column. */

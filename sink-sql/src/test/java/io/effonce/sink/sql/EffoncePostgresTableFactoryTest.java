@@ -2,8 +2,11 @@ package io.effonce.sink.sql;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
 import org.junit.jupiter.api.Test;
 
 /** A table the sink cannot write is refused when the query is planned, naming what to change. */
@@ -34,6 +37,34 @@ class EffoncePostgresTableFactoryTest {
     }
 
     @Test
+    void aKeyColumnPostgresCannotGiveBackAsTheSameKeyIsRefusedNamingIt() {
+        String options = OPTIONS + ", 'password-env' = 'P'";
+        assertThatThrownBy(() -> plan(keyedBy("k TIMESTAMP(9)"), options))
+                .hasStackTraceContaining("primary-key column k has type TIMESTAMP(9)")
+                .hasStackTraceContaining("TIMESTAMP(6) or less");
+        assertThatThrownBy(() -> plan(keyedBy("k TIMESTAMP_LTZ(7)"), options))
+                .hasStackTraceContaining("TIMESTAMP_LTZ(6) or less");
+        assertThatThrownBy(() -> plan(keyedBy("k DOUBLE"), options))
+                .hasStackTraceContaining("primary-key column k has type DOUBLE")
+                .hasStackTraceContaining("NaN");
+        // Timestamps PostgreSQL keeps whole make keys; the refused types make values.
+        new RowDataMapping(row("k", DataTypes.TIMESTAMP(6)), row("v", DataTypes.BIGINT()));
+        new RowDataMapping(row("k", DataTypes.TIMESTAMP_LTZ(3)), row("v", DataTypes.BIGINT()));
+        new RowDataMapping(row("k", DataTypes.STRING()), row("v", DataTypes.TIMESTAMP(9)));
+        new RowDataMapping(row("k", DataTypes.STRING()), row("v", DataTypes.DOUBLE()));
+    }
+
+    @Test
+    void aColumnNamedAfterAReservedWordOrTheSinksOwnColumnsIsRefusedAtPlanning() {
+        String options = OPTIONS + ", 'password-env' = 'P'";
+        assertThatThrownBy(() -> plan(keyed("`order` BIGINT"), options))
+                .hasStackTraceContaining("'order'")
+                .hasStackTraceContaining("PostgreSQL reserves");
+        assertThatThrownBy(() -> plan(keyed("barrier_tag BIGINT"), options))
+                .hasStackTraceContaining("the sink adds a column of that name");
+    }
+
+    @Test
     void anUnknownOptionIsRefusedByName() {
         assertThatThrownBy(
                         () ->
@@ -54,6 +85,15 @@ class EffoncePostgresTableFactoryTest {
                                         OPTIONS.replace("'totals'", "'totals; drop'")
                                                 + ", 'password-env' = 'P'"))
                 .hasStackTraceContaining("'table-name'");
+    }
+
+    private static RowType row(String name, DataType type) {
+        return (RowType) DataTypes.ROW(DataTypes.FIELD(name, type)).getLogicalType();
+    }
+
+    /** A table keyed by {@code key} (a column named k), with a BIGINT value. */
+    private static String keyedBy(String key) {
+        return "(" + key + ", v BIGINT, PRIMARY KEY (k) NOT ENFORCED)";
     }
 
     private static String keyed(String value) {

@@ -10,29 +10,24 @@ import io.effonce.sink.tables.SinkMisconfiguredException;
 import io.effonce.sink.tables.StoredRow;
 import io.effonce.sink.tables.TotalsStore;
 import io.effonce.sink.tables.TotalsStoreFactory;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.BiConsumer;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.TaskInfo;
-import org.apache.flink.api.common.state.StateTtlConfig;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
@@ -60,13 +55,16 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private static final Logger LOG = LoggerFactory.getLogger(FlushableSinkOperator.class);
 
     /** Name of the keyed state holding each live key's last value. Fixed for savepoints. */
-    public static final String LAST_VALUE_STATE = "flushable-sink-last-value";
+    public static final String LAST_VALUE_STATE = SinkKeyedState.LAST_VALUE_STATE;
 
     /**
      * Name of the keyed state holding a retired key's final value for {@code
      * sink.retired-retention}. Fixed for savepoints.
      */
-    public static final String RETIRED_VALUE_STATE = "flushable-sink-retired-value";
+    public static final String RETIRED_VALUE_STATE = SinkKeyedState.RETIRED_VALUE_STATE;
+
+    /** Name of the operator state holding the state's {@link RunLineage}. Fixed for savepoints. */
+    static final String LINEAGE_STATE = "flushable-sink-lineage";
 
     private final TotalsStoreFactory<K, V> storeFactory;
     private final TypeInformation<V> valueType;
@@ -75,10 +73,14 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     /** The run this operator belongs to: see {@code FlushableSink}'s run id. */
     private final String runId;
 
-    private transient ValueState<V> lastValue;
+    private transient SinkKeyedState<K, V> keyedState;
 
-    /** A retired key's final value, until its retention ends; absent when retention is 0. */
-    private transient ValueState<V> retiredValue;
+    /** The runs the restored state descends from, in operator state; then this run too. */
+    private transient ListState<String> lineageState;
+
+    private transient RunLineage restoredLineage;
+
+    private transient RunLineage lineage;
 
     private transient ChangesSinceBarrier<K, V> changedSinceBarrier;
 
@@ -123,11 +125,17 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        lastValue = context.getKeyedStateStore().getState(valueDescriptor());
-        retiredValue =
-                settings.retiredRetention().isZero()
-                        ? null
-                        : context.getKeyedStateStore().getState(retiredValueDescriptor());
+        keyedState =
+                new SinkKeyedState<>(
+                        context.getKeyedStateStore(),
+                        getKeyedStateBackend(),
+                        valueType,
+                        settings.retiredRetention());
+        lineageState =
+                context.getOperatorStateStore()
+                        .getUnionListState(new ListStateDescriptor<>(LINEAGE_STATE, Types.STRING));
+        restoredLineage =
+                context.isRestored() ? RunLineage.of(lineageState.get()) : RunLineage.UNKNOWN;
         restoredCheckpointId =
                 context.isRestored() ? context.getRestoredCheckpointId() : OptionalLong.empty();
         barrierTag = restoredCheckpointId.orElse(0L);
@@ -161,7 +169,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         restoredCheckpointId,
                         ExecutionGraphOf.attempt(
                                 getContainingTask().getEnvironment().getExecutionId()),
-                        OptionalLong.empty());
+                        OptionalLong.empty(),
+                        restoredLineage.lastRun().orElse(""));
+        lineage = restoredLineage.continuedBy(claim.run(), claim.restoredOrZero());
         DeploymentConfig deployment = DeploymentConfig.of(getContainingTask().getEnvironment());
         deployment.refuseRescalingWithinARun();
         checkpointsDir = deployment.checkpointsDir();
@@ -169,7 +179,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
             store = storeFactory.create();
             writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
             protocol = new RestoreProtocol<>(store, writer, this::keyGroupOf, settings, metrics);
-            awaitingFirstBarrier = !protocol.start(span, claim, restoredState(), checkpointsDir);
+            awaitingFirstBarrier =
+                    !protocol.start(
+                            span, claim, keyedState.restored(restoredLineage), checkpointsDir);
         } catch (TransactionFailedException e) {
             // A login refused or a table missing at start: no restart makes it work.
             throw e.misconfiguration()
@@ -177,83 +189,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                     : e;
         }
         scheduleFlushTimer();
-    }
-
-    /**
-     * The keyed state as the start protocol reads it: each live key's last value, and each retired
-     * key's final value while it is retained (a key live again is read from its live state).
-     */
-    private RestoredState<K, V> restoredState() {
-        return new RestoredState<>() {
-            @Override
-            public void forEach(BiConsumer<K, V> action) {
-                forEachValue(LAST_VALUE_STATE, valueDescriptor(), action);
-                if (retiredValue != null) {
-                    forEachValue(
-                            RETIRED_VALUE_STATE,
-                            retiredValueDescriptor(),
-                            (key, value) -> {
-                                if (valueIn(lastValue, key) == null) {
-                                    action.accept(key, value);
-                                }
-                            });
-                }
-            }
-
-            @Override
-            public V valueOf(K key) {
-                V live = valueIn(lastValue, key);
-                return live != null || retiredValue == null ? live : valueIn(retiredValue, key);
-            }
-        };
-    }
-
-    private V valueIn(ValueState<V> state, K key) {
-        setCurrentKey(key);
-        try {
-            return state.value();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private void forEachValue(
-            String state, ValueStateDescriptor<V> descriptor, BiConsumer<K, V> action) {
-        try {
-            FlushableSinkOperator.this
-                    .<K>getKeyedStateBackend()
-                    .applyToAllKeys(
-                            VoidNamespace.INSTANCE,
-                            VoidNamespaceSerializer.INSTANCE,
-                            descriptor,
-                            (K key, ValueState<V> value) -> {
-                                V v = value.value();
-                                if (v != null) {
-                                    action.accept(key, v);
-                                }
-                            });
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot read the sink's restored state " + state, e);
-        }
-    }
-
-    private ValueStateDescriptor<V> valueDescriptor() {
-        return new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType);
-    }
-
-    /**
-     * Retired values expire by processing time: the retention covers how far back a database can
-     * lose acknowledged writes, which is wall-clock time.
-     */
-    private ValueStateDescriptor<V> retiredValueDescriptor() {
-        ValueStateDescriptor<V> descriptor =
-                new ValueStateDescriptor<>(RETIRED_VALUE_STATE, valueType);
-        descriptor.enableTimeToLive(
-                StateTtlConfig.newBuilder(settings.retiredRetention())
-                        .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-                        .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-                        .build());
-        return descriptor;
     }
 
     /** What this attempt's restore flush did ({@link FlushReport#NONE} when it ran none). */
@@ -295,12 +230,12 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                     protocol.start(
                             span,
                             claim.atFirstBarrier(checkpointId),
-                            restoredState(),
+                            keyedState.restored(restoredLineage),
                             checkpointsDir),
                     "A claim made at a barrier is decided");
             awaitingFirstBarrier = false;
         }
-        writeChangedState();
+        keyedState.apply(changedSinceBarrier);
         // Everything tagged below checkpointId is durable before this subtask acknowledges it.
         writeBuffer();
         writer.stage(checkpointId, changedSinceBarrier.staged(checkpointId, this::keyGroupOf));
@@ -313,37 +248,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     public void processWatermark(Watermark mark) throws Exception {
         super.processWatermark(mark);
         watermarks.passed(mark.getTimestamp());
-    }
-
-    /**
-     * Writes each changed key's last value to state; a retired key's live state goes, and its final
-     * value is kept for the retention; a deleted key's state goes entirely.
-     */
-    private void writeChangedState() {
-        changedSinceBarrier.forEachState(
-                (key, last, retired, deleted) -> {
-                    setCurrentKey(key);
-                    try {
-                        if (deleted) {
-                            lastValue.clear();
-                            if (retiredValue != null) {
-                                retiredValue.clear();
-                            }
-                            return;
-                        }
-                        if (!retired) {
-                            lastValue.update(last);
-                            return;
-                        }
-                        V finalValue = last != null ? last : lastValue.value();
-                        lastValue.clear();
-                        if (retiredValue != null && finalValue != null) {
-                            retiredValue.update(finalValue);
-                        }
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                });
     }
 
     /**
@@ -406,6 +310,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                 checkpointId,
                 barrierTag);
         barrierTag = checkpointId;
+        lineageState.update(lineage.entries());
     }
 
     @Override
@@ -419,7 +324,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
             super.finish();
             return;
         }
-        writeChangedState();
+        keyedState.apply(changedSinceBarrier);
         writeBuffer();
         super.finish();
     }
@@ -458,8 +363,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         long start = System.nanoTime();
         int quarantined;
         try {
-            quarantined = rows.isEmpty() ? 0 : writer.write(rows);
-            store.delete(tombstones);
+            quarantined = writer.write(rows) + writer.delete(tombstones);
         } catch (FencedException e) {
             metrics.fencedWrites.inc();
             throw e;

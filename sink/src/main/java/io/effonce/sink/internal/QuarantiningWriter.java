@@ -10,11 +10,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes batches through the store. A batch the database refuses for what its rows contain is split
- * in halves until the refused rows are found; each is quarantined in {@code dead_letters} and
- * counted, and every other row is written. A clean batch costs one statement; k bad rows in a batch
- * of n cost about 2·k·log2(n) more. Any other failure (connection, fencing) propagates: the task
- * fails and Flink restores, so nothing is dropped silently.
+ * Writes and deletes batches through the store. A batch the database refuses for what its rows
+ * contain is split in halves until the refused rows are found; each is quarantined in {@code
+ * dead_letters} and counted, and every other row is written. A clean batch costs one statement; k
+ * bad rows in a batch of n cost about 2·k·log2(n) more. Any other failure (connection, fencing)
+ * propagates: the task fails and Flink restores, so nothing is dropped silently.
  *
  * <p>Quarantining one key is right for an absolute-SET sink: each row is a key's whole value, so
  * leaving one key behind changes no other key's total, and the next SET of that key (after the
@@ -35,6 +35,15 @@ final class QuarantiningWriter<K, V> {
     /** Writes {@code rows}; returns how many were quarantined instead. */
     int write(List<StoredRow<K, V>> rows) {
         return RefusedRows.writeSplitting(rows, store::write, this::quarantine);
+    }
+
+    /**
+     * Deletes the rows of {@code tombstones}' keys; returns how many were quarantined instead. A
+     * key the database refuses to hold (a NUL character, say) was quarantined when it was set, and
+     * the delete of it is refused in the same way: outside the quarantine it failed every replay.
+     */
+    int delete(List<StoredRow<K, V>> tombstones) {
+        return RefusedRows.writeSplitting(tombstones, store::delete, this::quarantine);
     }
 
     /**

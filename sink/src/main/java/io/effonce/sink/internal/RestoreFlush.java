@@ -52,6 +52,21 @@ import org.slf4j.LoggerFactory;
  * with them. The flush then also stages every key it sets at {@code c} ({@code restage}), so that
  * the commit of {@code c} that follows it rewrites the committed table from state as well.
  *
+ * <p>A database that went back past a delete brings the deleted key's row back, tagged before
+ * {@code c}, and restored state holds nothing of it: neither step 1 nor step 2 would find it. The
+ * state keeps a deleted key's tombstone for the retention (as it keeps a retired key's final
+ * value), and the full flush deletes each such key again, in the live table and, when it restages,
+ * in the committed table too.
+ *
+ * <p>Checkpoint ids are not one timeline: a run deployed from an older checkpoint numbers its own
+ * from there. A database that went back to a copy holding an ancestor run's progress (the restored
+ * state's {@link RunLineage} names it) holds that run's writes after the fork as well, tagged from
+ * the fork on and below {@code c}, and a committed table of that run. The flush then also deletes
+ * every key tagged from the fork ({@code forkFrom}) that restored state does not hold, in the live
+ * and the committed table. The lineage's own rows from after the fork are not in such a copy: its
+ * first commit follows its first flush, so a copy that holds the ancestor's progress was taken
+ * before the lineage wrote anything but that flush.
+ *
  * <p>An attempt outside the restored checkpoint's lineage can only have written in the range if the
  * database went back in time and forgot the fence that kept it out: a frozen attempt of the past,
  * woken, found the range as the copy left it and took it. Its writes carry tags from the checkpoint
@@ -119,23 +134,18 @@ public final class RestoreFlush<K, V> {
 
     /**
      * Runs the flush from {@code checkpointId} against {@code restoredState}; {@code restage}
-     * stages every key it sets at {@code checkpointId} too (only with {@link Mode#FULL}).
-     */
-    FlushReport run(
-            long checkpointId, RestoredState<K, V> restoredState, Mode mode, boolean restage) {
-        return run(checkpointId, restoredState, mode, restage, checkpointId);
-    }
-
-    /**
-     * As above; {@code suspectFrom}, below {@code checkpointId}, is the oldest tag an attempt
-     * outside the restored checkpoint's lineage may have written with (see the class comment).
+     * stages every key it sets at {@code checkpointId} too (only with {@link Mode#FULL}). {@code
+     * suspectFrom}, below {@code checkpointId}, is the oldest tag an attempt outside the restored
+     * checkpoint's lineage may have written with; {@code forkFrom}, below it, the checkpoint after
+     * which a run the database's progress names wrote outside the lineage (see the class comment).
      */
     FlushReport run(
             long checkpointId,
             RestoredState<K, V> restoredState,
             Mode mode,
             boolean restage,
-            long suspectFrom) {
+            long suspectFrom,
+            long forkFrom) {
         if (restage && mode != Mode.FULL) {
             throw new IllegalArgumentException("Only a full flush rewrites the committed table");
         }
@@ -148,8 +158,18 @@ public final class RestoreFlush<K, V> {
 
         Batches batches = new Batches(checkpointId, restage);
         List<K> stale = new ArrayList<>();
+        // Keys whose rows the database may hold though the lineage deleted or never wrote them.
+        List<K> notOfTheLineage = new ArrayList<>();
         if (mode == Mode.FULL) {
             restoredState.forEach(batches::add);
+            restoredState.forEachDeleted(notOfTheLineage::add);
+        }
+        if (forkFrom < checkpointId) {
+            for (K key : live.keysTaggedSince(forkFrom)) {
+                if (restoredState.valueOf(key) == null) {
+                    notOfTheLineage.add(key);
+                }
+            }
         }
         for (K key : taggedSinceRestore) {
             V value = restoredState.valueOf(key);
@@ -165,6 +185,15 @@ public final class RestoreFlush<K, V> {
             }
         }
         batches.writeRest();
+        Set<K> staleKeys = new HashSet<>(stale);
+        for (K key : notOfTheLineage) {
+            if (staleKeys.add(key)) {
+                stale.add(key);
+            }
+        }
+        if (restage && deleteStale) {
+            stageDeletions(checkpointId, notOfTheLineage);
+        }
         if (deleteStale) {
             // Recorded under the tag before checkpointId: a later restore from checkpointId finds
             // these keys absent from state too, one from an older checkpoint may not.
@@ -203,6 +232,25 @@ public final class RestoreFlush<K, V> {
                 report.keysDeleted(),
                 report.durationMillis());
         return report;
+    }
+
+    /**
+     * Stages the deletion of each key at the restored checkpoint: the committed table the database
+     * went back to may hold its value, and the commit of that checkpoint removes it.
+     */
+    private void stageDeletions(long checkpointId, List<K> deleted) {
+        List<StoredRow<K, V>> tombstones =
+                deleted.stream()
+                        .map(
+                                key ->
+                                        StoredRow.<K, V>tombstone(
+                                                key, keyGroupOf.applyAsInt(key), checkpointId))
+                        .toList();
+        for (int from = 0; from < tombstones.size(); from += batchSize) {
+            writer.stage(
+                    checkpointId,
+                    tombstones.subList(from, Math.min(tombstones.size(), from + batchSize)));
+        }
     }
 
     /**

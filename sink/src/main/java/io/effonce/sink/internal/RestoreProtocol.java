@@ -127,19 +127,38 @@ final class RestoreProtocol<K, V> {
                 boolean restage =
                         lacksCommit || (found.deletedSince(c) && found.lastCommitted() > c);
                 long outsideFrom = lacksCommit ? outsideTheLineageFrom(c, found) : c;
-                if (outsideFrom < c) {
+                // The database holds an ancestor run's progress: that run went on writing after
+                // the fork, outside this lineage, and nothing in the tables says which rows.
+                long forkFrom =
+                        lacksCommit
+                                ? Math.min(
+                                        c,
+                                        state.lineage().forkAfter(found.committedRuns()).orElse(c))
+                                : c;
+                if (Math.min(outsideFrom, forkFrom) < c) {
                     // What an attempt outside c's lineage staged goes too (it never completed a
                     // checkpoint); the flush stages every key of state at c again.
-                    store.discardStagedAfter(outsideFrom);
+                    store.discardStagedAfter(Math.min(outsideFrom, forkFrom));
                 }
-                metrics.flushed(flush(c, state, flushMode(c, found, span), restage, outsideFrom));
-                reconcileCommitted(c, state);
+                if (forkFrom < c) {
+                    LOG.warn(
+                            "{}: the database holds the progress of {}, a run this state's lineage"
+                                    + " forked from at checkpoint {}; every row of {} tagged from"
+                                    + " there that state does not hold is that run's, and goes",
+                            claim.task(),
+                            found.committedRuns(),
+                            forkFrom,
+                            span);
+                }
+                metrics.flushed(
+                        flush(c, state, flushMode(c, found, span), restage, outsideFrom, forkFrom));
+                reconcileCommitted(c, state, lacksCommit);
             }
             case FLUSH_ERASED_RUN -> {
                 // Everything in the range is the erased run's (it completed no checkpoint), or left
                 // by a reset of this run that was cut before it deleted: a flush from "checkpoint
                 // 0" with empty state removes the live rows, and the reset, done again, the rest.
-                metrics.flushed(flush(0L, state, RestoreFlush.Mode.INCREMENTAL, false));
+                metrics.flushed(flush(0L, state, RestoreFlush.Mode.INCREMENTAL, false, 0L, 0L));
                 long left = store.deleteAll();
                 LOG.info(
                         "{}: the erased run's start is done again; {} rows were left in the live"
@@ -153,7 +172,10 @@ final class RestoreProtocol<K, V> {
                             store.deleteAll(),
                             store.tableName(),
                             span);
-            case BEGIN -> {}
+            case BEGIN ->
+                    // No row in the range, but perhaps an earlier run's progress, acknowledged
+                    // savepoints and deletions: they speak of totals this run has not counted.
+                    store.deleteAll();
         }
         return true;
     }
@@ -214,16 +236,12 @@ final class RestoreProtocol<K, V> {
     }
 
     private FlushReport flush(
-            long checkpointId, RestoredState<K, V> state, RestoreFlush.Mode mode, boolean restage) {
-        return flush(checkpointId, state, mode, restage, checkpointId);
-    }
-
-    private FlushReport flush(
             long checkpointId,
             RestoredState<K, V> state,
             RestoreFlush.Mode mode,
             boolean restage,
-            long suspectFrom) {
+            long suspectFrom,
+            long forkFrom) {
         return new RestoreFlush<>(
                         store,
                         store,
@@ -232,7 +250,7 @@ final class RestoreProtocol<K, V> {
                         keyGroupOf,
                         settings.batchSize(),
                         settings.deleteStaleOnFlush())
-                .run(checkpointId, state, mode, restage, suspectFrom);
+                .run(checkpointId, state, mode, restage, suspectFrom, forkFrom);
     }
 
     /**
@@ -241,9 +259,10 @@ final class RestoreProtocol<K, V> {
      * from a later checkpoint — only after an operator restored an older savepoint — is rolled back
      * to restored state, or removed where state holds no value.
      */
-    private void reconcileCommitted(long checkpointId, RestoredState<K, V> state) {
+    private void reconcileCommitted(
+            long checkpointId, RestoredState<K, V> state, boolean repaired) {
         store.discardStagedAfter(checkpointId);
-        store.recordRestore(checkpointId);
+        store.recordRestore(checkpointId, repaired);
         metrics.committed(
                 checkpointId, store.commit(checkpointId, Progress.UNKNOWN), Progress.UNKNOWN);
         List<StoredRow<K, V>> set = new ArrayList<>();

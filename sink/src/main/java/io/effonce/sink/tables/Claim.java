@@ -22,6 +22,9 @@ import org.apache.flink.annotation.Internal;
  * @param firstBarrier the first checkpoint barrier the attempt passed, when it asks for its range
  *     at that barrier instead of at its start; the checkpoint-id counter survives a JobManager
  *     failover, so a barrier of the current JobManager is newer than any barrier of an earlier one
+ * @param restoredRun the run that took the restored checkpoint ({@code <job id>/<run id>}), which
+ *     differs from {@code run} after a new deployment; empty when there is no restored state or it
+ *     predates the record (then any run's commit counts as the proof it once was)
  */
 @Internal
 public record Claim(
@@ -32,7 +35,8 @@ public record Claim(
         int attempt,
         OptionalLong restoredCheckpoint,
         String graph,
-        OptionalLong firstBarrier) {
+        OptionalLong firstBarrier,
+        String restoredRun) {
 
     public Claim {
         Objects.requireNonNull(run, "run");
@@ -40,6 +44,20 @@ public record Claim(
         Objects.requireNonNull(restoredCheckpoint, "restoredCheckpoint");
         Objects.requireNonNull(graph, "graph");
         Objects.requireNonNull(firstBarrier, "firstBarrier");
+        Objects.requireNonNull(restoredRun, "restoredRun");
+    }
+
+    /** A claim whose restored checkpoint's run is not known. */
+    public Claim(
+            String run,
+            String task,
+            int subtask,
+            int parallelism,
+            int attempt,
+            OptionalLong restoredCheckpoint,
+            String graph,
+            OptionalLong firstBarrier) {
+        this(run, task, subtask, parallelism, attempt, restoredCheckpoint, graph, firstBarrier, "");
     }
 
     /** A claim made at the attempt's start, by an attempt whose execution graph is not known. */
@@ -71,7 +89,8 @@ public record Claim(
                 attempt,
                 restoredCheckpoint,
                 graph,
-                OptionalLong.of(barrier));
+                OptionalLong.of(barrier),
+                restoredRun);
     }
 
     /** The restored checkpoint, or 0 (before every checkpoint) on a start without state. */

@@ -30,19 +30,21 @@ public interface CommittedTable<K, V> {
      * Records that savepoint {@code savepointId} completed for this range, without committing it:
      * the writes before its barrier are durable, as a commit would prove, but Flink may still
      * restore an older checkpoint by itself (a stop-with-savepoint that fails after its savepoint
-     * completed), so its staged values stay staged. Only key groups that committed before carry the
-     * mark.
+     * completed), so its staged values stay staged. Only key groups whose latest commit is this
+     * writer's run's carry the mark, and a commit of another run clears it: the mark speaks of this
+     * run's timeline of checkpoint ids only.
      */
     void acknowledgeSavepoint(long savepointId);
 
     /**
      * Records a restore from {@code checkpointId} in the range's progress. Before a restored
      * checkpoint is committed again: if the range had committed a later one (an older savepoint was
-     * restored), the event time it was complete through is no longer known. If the range had not
-     * committed it in every key group (its tables were rewritten from state), also records the
-     * repair and the last final day the range had recorded, for the recount.
+     * restored), the event time it was complete through is no longer known. If {@code repaired}
+     * (the range lacked the proof that it holds every write before the checkpoint, so its tables
+     * were rewritten from state), also records the repair and the last final day the range had
+     * recorded, for the recount.
      */
-    void recordRestore(long checkpointId);
+    void recordRestore(long checkpointId, boolean repaired);
 
     /**
      * Drops what was staged after {@code checkpointId}: a restore erased the run that staged it.

@@ -19,13 +19,14 @@ final class FenceRows {
     private FenceRows() {}
 
     /**
-     * Locks the range's fence rows and reads the range's record for a claim of {@code run}; {@code
+     * Locks the range's fence rows and reads the range's record for {@code claim}; {@code
      * rowTables} are the live, staged and committed tables, any of which can hold another run's
      * rows; the live table comes first, so a range with live rows costs one query, as before.
      */
     static RangeRecord read(
-            Connection c, String table, List<String> rowTables, KeyGroupSpan span, String run)
+            Connection c, String table, List<String> rowTables, KeyGroupSpan span, Claim claim)
             throws SQLException {
+        String run = claim.run();
         Set<RangeOwner> owners = new HashSet<>();
         try (PreparedStatement s =
                 c.prepareStatement(
@@ -55,24 +56,35 @@ final class FenceRows {
         long committedByRun;
         long lastCommitted;
         long committedEverywhere;
+        Set<String> committedRuns = new HashSet<>();
+        // The proof counts only commits of the run that took the restored checkpoint, or of the
+        // claimant's own run, whose lineage holds it (any run's, for a state that does not name
+        // its run): another run's checkpoint ids are another timeline.
         try (PreparedStatement s =
                 c.prepareStatement(
                         "SELECT coalesce(max(checkpoint_id) FILTER (WHERE committed_run = ?), 0),"
                                 + " coalesce(max(checkpoint_id), 0),"
-                                + " CASE WHEN count(*) = ? THEN min(GREATEST(checkpoint_id,"
-                                + " acknowledged_savepoint)) ELSE 0 END"
+                                + " CASE WHEN count(*) = ? THEN min(CASE WHEN ? = ''"
+                                + " OR committed_run IN (?, ?) THEN GREATEST(checkpoint_id,"
+                                + " acknowledged_savepoint) ELSE 0 END) ELSE 0 END,"
+                                + " coalesce(array_remove(array_agg(DISTINCT committed_run),"
+                                + " NULL), '{}')"
                                 + " FROM sink_progress"
                                 + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
             s.setString(1, run);
             s.setInt(2, span.last() - span.first() + 1);
-            s.setString(3, table);
-            s.setInt(4, span.first());
-            s.setInt(5, span.last());
+            s.setString(3, claim.restoredRun());
+            s.setString(4, claim.restoredRun());
+            s.setString(5, run);
+            s.setString(6, table);
+            s.setInt(7, span.first());
+            s.setInt(8, span.last());
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 committedByRun = rs.getLong(1);
                 lastCommitted = rs.getLong(2);
                 committedEverywhere = rs.getLong(3);
+                committedRuns.addAll(List.of((String[]) rs.getArray(4).getArray()));
             }
         }
         boolean superseded;
@@ -108,7 +120,8 @@ final class FenceRows {
                 committedEverywhere,
                 superseded,
                 hasRows,
-                newestDeletion);
+                newestDeletion,
+                committedRuns);
     }
 
     /**

@@ -32,7 +32,8 @@ public interface LiveTable<K, V> {
      * Deletes the rows of these tombstones' keys, in one transaction that also records, per key
      * group, the newest tag under which a row was deleted ({@link RangeRecord#deletedSince}): a
      * deleted row leaves no tag for the incremental flush to find, so a restore from a checkpoint
-     * no newer than that runs the full flush.
+     * no newer than that runs the full flush. Throws {@link RefusedRowsException} if the database
+     * refuses a key for what it contains; nothing of the batch is deleted then.
      */
     void delete(List<StoredRow<K, V>> tombstones);
 }

@@ -161,6 +161,8 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                                 + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                 + " SET checkpoint_id = EXCLUDED.checkpoint_id,"
                                 + " committed_run = EXCLUDED.committed_run,"
+                                + " acknowledged_savepoint = CASE WHEN p.committed_run"
+                                + " = EXCLUDED.committed_run THEN p.acknowledged_savepoint END,"
                                 + " watermark = GREATEST(p.watermark, EXCLUDED.watermark),"
                                 + " final_through = GREATEST(p.final_through, EXCLUDED.final_through),"
                                 + " day_zone = COALESCE(EXCLUDED.day_zone, p.day_zone),"
@@ -198,23 +200,27 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                             c.prepareStatement(
                                     "UPDATE sink_progress SET acknowledged_savepoint ="
                                             + " GREATEST(acknowledged_savepoint, ?)"
-                                            + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
+                                            + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?"
+                                            + " AND committed_run = ?")) {
                         s.setLong(1, savepointId);
                         s.setString(2, table);
                         s.setInt(3, fence.span().first());
                         s.setInt(4, fence.span().last());
+                        s.setString(5, fence.run());
                         return s.executeUpdate();
                     }
                 });
     }
 
     @Override
-    public void recordRestore(long checkpointId) {
+    public void recordRestore(long checkpointId, boolean repaired) {
         fence.requireOwner();
         fence.guarded(
                 "Recording the restore from checkpoint " + checkpointId + " of " + fence.span(),
                 c -> {
-                    recordRepair(c, checkpointId);
+                    if (repaired) {
+                        recordRepair(c, checkpointId);
+                    }
                     try (PreparedStatement s =
                             c.prepareStatement(
                                     "INSERT INTO sink_progress AS p (sink_table, key_group,"
@@ -240,9 +246,8 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     }
 
     /**
-     * When the range had not committed {@code checkpointId} in every key group (the restore rewrote
-     * it from state), records the repair in {@code sink_repairs} with the last final day the range
-     * had recorded: final rows after it that state no longer holds can only come from the recount.
+     * Records the restore's repair in {@code sink_repairs} with the last final day the range had
+     * recorded: final rows after it that state no longer holds can only come from the recount.
      */
     private void recordRepair(Connection c, long checkpointId) throws SQLException {
         try (PreparedStatement s =
@@ -251,8 +256,6 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                                 + " restored_checkpoint, final_through_found)"
                                 + " SELECT ?, ?, ?, ?, min(final_through) FROM sink_progress"
                                 + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?"
-                                + " HAVING count(*) < ? OR min(GREATEST(checkpoint_id,"
-                                + " coalesce(acknowledged_savepoint, 0))) < ?"
                                 + " ON CONFLICT DO NOTHING")) {
             s.setString(1, table);
             s.setInt(2, fence.span().first());
@@ -261,8 +264,6 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
             s.setString(5, table);
             s.setInt(6, fence.span().first());
             s.setInt(7, fence.span().last());
-            s.setInt(8, fence.span().size());
-            s.setLong(9, checkpointId);
             s.executeUpdate();
         }
     }

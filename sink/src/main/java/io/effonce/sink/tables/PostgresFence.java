@@ -79,8 +79,7 @@ final class PostgresFence implements RangeFence {
                                 s.setString(1, "sink_fences:" + table);
                                 s.execute();
                             }
-                            RangeRecord found =
-                                    FenceRows.read(c, table, rowTables, span, claim.run());
+                            RangeRecord found = FenceRows.read(c, table, rowTables, span, claim);
                             if (!mayTake.test(found)) {
                                 return new Takeover(found, false, -1);
                             }

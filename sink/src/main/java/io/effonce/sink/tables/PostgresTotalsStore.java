@@ -108,8 +108,8 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
-    public void recordRestore(long checkpointId) {
-        committed.recordRestore(checkpointId);
+    public void recordRestore(long checkpointId, boolean repaired) {
+        committed.recordRestore(checkpointId, repaired);
     }
 
     @Override

@@ -12,13 +12,17 @@ import org.apache.flink.annotation.Internal;
  * @param committedByClaimantRun the newest checkpoint the claimant's own run committed in the
  *     range, 0 when none
  * @param lastCommitted the newest checkpoint any run committed in the range, 0 when none
- * @param committedInEveryKeyGroup the oldest checkpoint committed in the range's key groups when
- *     every one of them has committed one, else 0: a restore from a checkpoint no newer than this
- *     finds every write before that checkpoint's barrier in the table (see {@code RestoreFlush})
+ * @param committedInEveryKeyGroup the oldest checkpoint committed (or savepoint acknowledged) in
+ *     the range's key groups by the run that took the claim's restored checkpoint or by the
+ *     claimant's own run (whose lineage holds that checkpoint), when every one of them has such a
+ *     commit, else 0: a restore from a checkpoint no newer than this finds every write before that
+ *     checkpoint's barrier in the table (see {@code RestoreFlush}); another run's checkpoint ids
+ *     are another timeline and prove nothing
  * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
  * @param hasRows whether the live, staged or committed table holds a row in the range
  * @param newestDeletion the newest barrier tag under which a live row of the range was deleted (a
  *     delete, or a flush's stale key), 0 when none
+ * @param committedRuns the runs whose commit is the latest in some key group of the range
  */
 @Internal
 public record RangeRecord(
@@ -28,10 +32,32 @@ public record RangeRecord(
         long committedInEveryKeyGroup,
         boolean claimantRunSuperseded,
         boolean hasRows,
-        long newestDeletion) {
+        long newestDeletion,
+        Set<String> committedRuns) {
 
     public RangeRecord {
         owners = Set.copyOf(owners);
+        committedRuns = Set.copyOf(committedRuns);
+    }
+
+    /** A record that names no committing run. */
+    public RangeRecord(
+            Set<RangeOwner> owners,
+            long committedByClaimantRun,
+            long lastCommitted,
+            long committedInEveryKeyGroup,
+            boolean claimantRunSuperseded,
+            boolean hasRows,
+            long newestDeletion) {
+        this(
+                owners,
+                committedByClaimantRun,
+                lastCommitted,
+                committedInEveryKeyGroup,
+                claimantRunSuperseded,
+                hasRows,
+                newestDeletion,
+                Set.of());
     }
 
     /**

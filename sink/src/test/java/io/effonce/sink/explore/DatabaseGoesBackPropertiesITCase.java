@@ -34,14 +34,15 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * The sink's database goes back in time at any point of a history of upserts, retirements and
- * checkpoints (some completed, some not), by any number of steps: its tables and sequences are put
- * back to a copy taken earlier and its sessions end. Whatever the history, either the sink notices
- * at its next write transaction ({@link LostWritesException}) and, after Flink's restore of the
- * last completed checkpoint, live and committed both hold exactly that checkpoint's values, retired
- * keys included; or the database lost nothing of the writer's and the tables are right as they are.
- * With the check switched off ({@code PostgresTotalsStore.factoryWithoutLostWriteCheckForTesting})
- * the property fails: the lost values stay.
+ * The sink's database goes back in time at any point of a history of upserts, retirements, deletes
+ * and checkpoints (some completed, some not), by any number of steps: its tables and sequences are
+ * put back to a copy taken earlier and its sessions end. Whatever the history, either the sink
+ * notices at its next write transaction ({@link LostWritesException}) and, after Flink's restore of
+ * the last completed checkpoint, live and committed both hold exactly that checkpoint's values,
+ * retired keys included and deleted keys absent; or the database lost nothing of the writer's and
+ * the tables are right as they are. With the check switched off ({@code
+ * PostgresTotalsStore.factoryWithoutLostWriteCheckForTesting}) the property fails: the lost values
+ * stay.
  */
 class DatabaseGoesBackPropertiesITCase {
 
@@ -66,6 +67,8 @@ class DatabaseGoesBackPropertiesITCase {
         record Upsert(int key, long value) implements Op {}
 
         record Retire(int key) implements Op {}
+
+        record Delete(int key) implements Op {}
 
         record Checkpoint(boolean completes) implements Op {}
     }
@@ -117,6 +120,9 @@ class DatabaseGoesBackPropertiesITCase {
                         if (current.containsKey(key(r.key()))) {
                             h.processElement(new StreamRecord<>(SinkChange.retire(key(r.key()))));
                         }
+                    } else if (op instanceof Op.Delete d) {
+                        h.processElement(new StreamRecord<>(SinkChange.delete(key(d.key()))));
+                        current.remove(key(d.key()));
                     } else if (op instanceof Op.Checkpoint c) {
                         OperatorSubtaskState state = SinkHarnesses.checkpoint(h, ++checkpoint);
                         if (c.completes()) {
@@ -186,6 +192,8 @@ class DatabaseGoesBackPropertiesITCase {
                                         .as(Op.Upsert::new)),
                         net.jqwik.api.Tuple.of(
                                 1, Arbitraries.integers().between(0, 5).map(Op.Retire::new)),
+                        net.jqwik.api.Tuple.of(
+                                1, Arbitraries.integers().between(0, 5).map(Op.Delete::new)),
                         net.jqwik.api.Tuple.of(
                                 3, Arbitraries.of(true, true, false).map(Op.Checkpoint::new)));
         return op.list()

@@ -1,6 +1,7 @@
 package io.effonce.sink.internal;
 
 import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
+import static io.effonce.sink.testutils.SinkHarnesses.delete;
 import static io.effonce.sink.testutils.SinkHarnesses.fresh;
 import static io.effonce.sink.testutils.SinkHarnesses.restored;
 import static io.effonce.sink.testutils.SinkHarnesses.sink;
@@ -108,6 +109,26 @@ class CommittedProgressTest {
             checkpoint(restored, 4);
             restored.notifyOfCompletedCheckpoint(4);
             assertThat(progress().watermark()).isEqualTo(NOV_29_01H);
+        }
+    }
+
+    @Test
+    void aFreshStartOnARangeWithoutRowsBeginsItsOwnProgress() throws Exception {
+        try (var earlier = fresh(sink(table).progress(UtcDaysFinal.RULE).build())) {
+            upsert(earlier, "m1", 100);
+            earlier.processWatermark(NOV_29_02H);
+            checkpoint(earlier, 1);
+            earlier.notifyOfCompletedCheckpoint(1);
+            delete(earlier, "m1"); // a query that retracted every row
+            checkpoint(earlier, 2);
+            earlier.notifyOfCompletedCheckpoint(2);
+            assertThat(table.values()).isEmpty();
+        }
+        try (var h = fresh(sink(table).progress(UtcDaysFinal.RULE).build())) {
+            assertThat(table.progress()).as("the earlier run's progress is gone").isEmpty();
+            checkpoint(h, 1);
+            h.notifyOfCompletedCheckpoint(1);
+            assertThat(progress()).isEqualTo(new ProgressRow(1, Long.MIN_VALUE, null));
         }
     }
 

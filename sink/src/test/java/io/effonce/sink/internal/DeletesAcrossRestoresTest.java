@@ -6,6 +6,7 @@ import static io.effonce.sink.testutils.SinkHarnesses.fresh;
 import static io.effonce.sink.testutils.SinkHarnesses.harness;
 import static io.effonce.sink.testutils.SinkHarnesses.repartition;
 import static io.effonce.sink.testutils.SinkHarnesses.restored;
+import static io.effonce.sink.testutils.SinkHarnesses.restoredInJob;
 import static io.effonce.sink.testutils.SinkHarnesses.retire;
 import static io.effonce.sink.testutils.SinkHarnesses.sink;
 import static io.effonce.sink.testutils.SinkHarnesses.subtaskOf;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
@@ -148,10 +150,12 @@ class DeletesAcrossRestoresTest {
             upsert(run, "k", 5); // after barrier c, erased
             checkpoint(run, C + 1);
         }
-        try (var after = restored(sink, checkpointC, C, 1, 0)) {
+        // Restored twice in one job, as a failover right after the first restore does.
+        JobID job = new JobID();
+        try (var after = restoredInJob(sink, checkpointC, C, job, 0)) {
             assertThat(table.values()).as("k is stale at c").doesNotContainKey("k");
         }
-        try (var again = restored(sink, checkpointC, C, 1, 0)) {
+        try (var again = restoredInJob(sink, checkpointC, C, job, 1)) {
             assertThat(lastFlush(again).mode())
                     .as("restoring c again needs no full flush")
                     .isEqualTo(RestoreFlush.Mode.INCREMENTAL);

@@ -1,6 +1,7 @@
 package io.effonce.sink.internal;
 
 import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
+import static io.effonce.sink.testutils.SinkHarnesses.delete;
 import static io.effonce.sink.testutils.SinkHarnesses.fresh;
 import static io.effonce.sink.testutils.SinkHarnesses.restored;
 import static io.effonce.sink.testutils.SinkHarnesses.sink;
@@ -55,6 +56,49 @@ class QuarantineTest {
     }
 
     @Test
+    void theDeleteOfARefusedKeyIsQuarantinedAndTheOtherDeletesOfItsBatchLand() throws Exception {
+        table.refuse(key -> key.equals("poison"));
+        OperatorSubtaskState state;
+        try (var h = fresh(sink(table).build())) {
+            upsert(h, "m1", 100);
+            upsert(h, "m2", 200);
+            upsert(h, "poison", 5);
+            state = checkpoint(h, 1);
+        }
+        assertThat(table.quarantined()).containsOnlyKeys("poison");
+
+        // Every replay of the retraction reaches the same refused delete: it must not fail them.
+        for (int replay = 0; replay < 2; replay++) {
+            try (var h = restored(sink(table).build(), state, 1, 1, 0)) {
+                delete(h, "m1");
+                delete(h, "poison");
+                upsert(h, "m3", 300);
+                h.prepareSnapshotPreBarrier(2);
+                assertThat(table.values()).containsOnlyKeys("m2", "m3").containsEntry("m2", 200L);
+            }
+        }
+        assertThat(table.quarantined()).containsOnlyKeys("poison");
+    }
+
+    @Test
+    void withoutQuarantineTheRefusedDeleteWouldFailItsWholeBatch() {
+        TotalsStore<String, Long> store = new InMemoryTotalsStore<>(table);
+        Claims.take(store, new KeyGroupSpan(0, 127), "job", "task");
+        store.write(rows("a", 3));
+        table.refuse(key -> key.equals("a1"));
+        // The counterfactual: the store alone refuses the batch, so a0's delete never lands.
+        assertThatThrownBy(() -> store.delete(tombstones("a", 3)))
+                .isInstanceOf(RefusedRowsException.class);
+        assertThat(table.values()).containsOnlyKeys("a0", "a1", "a2");
+
+        QuarantiningWriter<String, Long> writer =
+                new QuarantiningWriter<>(store, new SimpleCounter());
+        assertThat(writer.delete(tombstones("a", 3))).isEqualTo(1);
+        assertThat(table.values()).containsOnlyKeys("a1");
+        assertThat(table.quarantined()).containsOnlyKeys("a1");
+    }
+
+    @Test
     void aCleanBatchCostsOneStatementAndFindingTwoBadRowsCostsFewMore() {
         TotalsStore<String, Long> store = new InMemoryTotalsStore<>(table);
         Claims.take(store, new KeyGroupSpan(0, 127), "job", "task");
@@ -100,6 +144,12 @@ class QuarantineTest {
             assertThat(table.values()).containsEntry("m1", 100L).containsEntry("m2", 200L);
             assertThat(table.quarantined()).containsOnlyKeys("poison");
         }
+    }
+
+    private static List<StoredRow<String, Long>> tombstones(String prefix, int n) {
+        return rows(prefix, n).stream()
+                .map(r -> StoredRow.<String, Long>tombstone(r.key(), r.keyGroup(), 1))
+                .toList();
     }
 
     private static List<StoredRow<String, Long>> rows(String prefix, int n) {

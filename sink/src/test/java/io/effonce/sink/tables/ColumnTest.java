@@ -23,4 +23,21 @@ class ColumnTest {
                 .hasMessageContaining("plain lower-case name")
                 .hasMessageContaining("'" + name + "'");
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"order", "user", "select", "table", "left"})
+    void refusesAWordPostgresReservesNamingIt(String name) {
+        assertThatThrownBy(() -> Column.text(name))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'" + name + "'")
+                .hasMessageContaining("PostgreSQL reserves");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"barrier_tag", "key_group", "written_at", "checkpoint_id", "deleted"})
+    void refusesTheNameOfAColumnTheSinkAddsItself(String name) {
+        assertThatThrownBy(() -> Column.bigint(name))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the sink adds a column of that name");
+    }
 }

@@ -155,6 +155,33 @@ class PostgresSinkITCase {
         assertThat(table.quarantined()).hasSize(2);
     }
 
+    @Test
+    void theDeleteOfAKeyPostgresCannotHoldIsQuarantinedNotACrashLoop() throws Exception {
+        TestKey nul = new TestKey("m\u0000x", DAY, "EUR");
+        // dead_letters is shared by the class's tests; the key may be quarantined there already.
+        int before = table.quarantined().size();
+        OperatorSubtaskState state;
+        try (var h = open(sink().build())) {
+            upsert(h, M1, 100, 1);
+            upsert(h, nul, 6, 1);
+            upsert(h, M2, 200, 2);
+            state = checkpoint(h, C);
+        }
+        // The retraction of the refused key, and of M1 beside it, in every replay of it.
+        for (int replay = 0; replay < 2; replay++) {
+            try (var h = restore(sink().build(), state)) {
+                h.processElement(new StreamRecord<>(SinkChange.delete(nul)));
+                h.processElement(new StreamRecord<>(SinkChange.delete(M1)));
+                h.prepareSnapshotPreBarrier(C + 1);
+                assertThat(table.totals()).containsOnly(Map.entry(M2, 200L));
+            }
+        }
+        assertThat(table.quarantined())
+                .as("one dead letter for the key, whichever of its SET and delete were refused")
+                .hasSizeBetween(before, before + 1)
+                .anySatisfy(q -> assertThat(q.reason()).startsWith("sink-refused: SQLSTATE 22"));
+    }
+
     /**
      * The committed contract on PostgreSQL: staged at the barrier, moved when the checkpoint
      * completes (announced on {@code effonce_committed}), untouched by a recovery's flush, rolled
@@ -249,6 +276,35 @@ class PostgresSinkITCase {
                     .as("savepoint 1 restored after checkpoint 2: how far it went is unknown")
                     .isEqualTo(new TotalsTable.CommittedProgress(1, null, null, 1L, "Z"));
             assertThat(table.finalDays()).containsExactly(Map.entry(M1, false));
+        }
+    }
+
+    /**
+     * A fresh start that finds no row in the range (a query that retracted every one) begins its
+     * own progress: the earlier run's watermark and final days speak of totals it has not counted.
+     */
+    @Test
+    void aFreshStartOnARangeWithoutRowsDoesNotInheritTheEarlierRunsProgress() throws Exception {
+        try (var earlier = open(sink().progress(UtcDaysFinal.RULE).build())) {
+            upsert(earlier, M1, 100, 1);
+            earlier.processWatermark(
+                    OffsetDateTime.parse("2026-11-30T02:00:00Z").toInstant().toEpochMilli());
+            checkpoint(earlier, 1);
+            earlier.notifyOfCompletedCheckpoint(1);
+            assertThat(table.progress().finalThrough()).isEqualTo(DAY);
+            earlier.processElement(new StreamRecord<>(SinkChange.delete(M1)));
+            checkpoint(earlier, 2);
+            earlier.notifyOfCompletedCheckpoint(2);
+            assertThat(table.totals()).isEmpty();
+            assertThat(table.committed()).isEmpty();
+        }
+        try (var fresh = open(sink().progress(UtcDaysFinal.RULE).build())) {
+            checkpoint(fresh, 1);
+            fresh.notifyOfCompletedCheckpoint(1);
+            assertThat(table.progress())
+                    .as("no watermark yet, so nothing is complete and no day final")
+                    .satisfies(p -> assertThat(p.completeThrough()).isNull())
+                    .satisfies(p -> assertThat(p.finalThrough()).isNull());
         }
     }
 

@@ -154,6 +154,30 @@ class SinkTableDdlITCase {
     }
 
     @Test
+    void everyWordThisPostgresReservesIsRefusedAsAColumnName(PostgresEndpoint server)
+            throws Exception {
+        List<String> reserved = new ArrayList<>();
+        try (Connection c = server.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT word FROM pg_get_keywords() WHERE catcode IN ('R', 'T')")) {
+            while (rs.next()) {
+                reserved.add(rs.getString(1));
+            }
+        }
+        assertThat(reserved).hasSizeGreaterThan(70);
+        assertThat(Column.RESERVED).containsAll(reserved);
+        // Why: unquoted, such a name is a syntax error in the first statement that names it.
+        try (Connection c = server.connect();
+                Statement s = c.createStatement()) {
+            assertThatThrownBy(() -> s.execute("CREATE TEMP TABLE words (order BIGINT)"))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("syntax error");
+        }
+    }
+
+    @Test
     void theSharedBlockIsTheSinksOwnTablesOnly() {
         String shared = SinkTableDdl.shared();
         assertThat(shared)

@@ -155,8 +155,8 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
-    public void recordRestore(long checkpointId) {
-        run(() -> store.recordRestore(checkpointId));
+    public void recordRestore(long checkpointId, boolean repaired) {
+        run(() -> store.recordRestore(checkpointId, repaired));
     }
 
     @Override

@@ -60,6 +60,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             long lastCommitted = 0;
             long committedEverywhere = Long.MAX_VALUE;
             long newestDeletion = 0;
+            Set<String> committedRuns = new HashSet<>();
             for (int g = span.first(); g <= span.last(); g++) {
                 newestDeletion = Math.max(newestDeletion, table.deletionTags.getOrDefault(g, 0L));
                 RangeOwner owner = table.fenceOwners.get(g);
@@ -67,8 +68,16 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                     owners.add(owner);
                 }
                 ProgressRow progress = table.progress.get(g);
+                String committedRun = table.committedRuns.get(g);
+                if (committedRun != null) {
+                    committedRuns.add(committedRun);
+                }
+                boolean ofRestoredRun =
+                        claim.restoredRun().isEmpty()
+                                || claim.restoredRun().equals(committedRun)
+                                || claim.run().equals(committedRun);
                 committedEverywhere =
-                        progress == null
+                        progress == null || !ofRestoredRun
                                 ? 0
                                 : Math.min(
                                         committedEverywhere,
@@ -94,7 +103,8 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                                             .anyMatch(r -> span.contains(r.keyGroup()))
                                     || table.committed.values().stream()
                                             .anyMatch(r -> span.contains(r.keyGroup())),
-                            newestDeletion);
+                            newestDeletion,
+                            committedRuns);
             if (!mayTake.test(found)) {
                 return new Takeover(found, false, -1);
             }
@@ -130,21 +140,26 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
         synchronized (table) {
             checkFence();
             table.writeStatements++;
-            for (StoredRow<K, V> row : rows) {
-                if (table.refused.test(row.key())) {
-                    throw new RefusedRowsException(
-                            "Writing " + rows.size() + " rows",
-                            "54000",
-                            "index row requires 11472 bytes, maximum size is 8191",
-                            null);
-                }
-            }
+            refuseWhole("Writing", rows);
             for (StoredRow<K, V> row : rows) {
                 if (!span.contains(row.keyGroup())) {
                     throw new IllegalArgumentException("key group outside " + span);
                 }
                 table.rows.put(row.key(), row);
                 table.writeLog.add(row);
+            }
+        }
+    }
+
+    /** Refuses the whole statement if any of its keys is refused, as PostgreSQL does. */
+    private void refuseWhole(String what, List<StoredRow<K, V>> rows) {
+        for (StoredRow<K, V> row : rows) {
+            if (table.refused.test(row.key())) {
+                throw new RefusedRowsException(
+                        what + " " + rows.size() + " rows",
+                        "54000",
+                        "index row requires 11472 bytes, maximum size is 8191",
+                        null);
             }
         }
     }
@@ -174,6 +189,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     public void delete(List<StoredRow<K, V>> tombstones) {
         synchronized (table) {
             checkFence();
+            refuseWhole("Deleting", tombstones);
             for (StoredRow<K, V> tombstone : tombstones) {
                 if (!span.contains(tombstone.keyGroup())) {
                     throw new IllegalArgumentException("key group outside " + span);
@@ -249,7 +265,9 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                                         checkpointId,
                                         Math.max(was.watermark(), progress.watermark()),
                                         later(was.finalThrough(), progress.finalThrough())));
-                table.committedRuns.put(g, run);
+                if (!run.equals(table.committedRuns.put(g, run))) {
+                    table.acknowledgedSavepoints.remove(g); // another run's timeline of ids
+                }
             }
             return newest.size();
         }
@@ -264,7 +282,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
         synchronized (table) {
             checkFence();
             for (int g = span.first(); g <= span.last(); g++) {
-                if (table.progress.containsKey(g)) {
+                if (table.progress.containsKey(g) && run.equals(table.committedRuns.get(g))) {
                     table.acknowledgedSavepoints.merge(g, savepointId, Math::max);
                 }
             }
@@ -272,7 +290,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     }
 
     @Override
-    public void recordRestore(long checkpointId) {
+    public void recordRestore(long checkpointId, boolean repaired) {
         synchronized (table) {
             checkFence();
             for (int g = span.first(); g <= span.last(); g++) {

@@ -87,6 +87,25 @@ public final class SinkHarnesses {
         return h;
     }
 
+    /**
+     * A started harness of attempt {@code attempt} of subtask 0 of 1 in job {@code job}, restored
+     * from checkpoint {@code checkpointId}: restores in one job are restarts of one run.
+     */
+    public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
+            restoredInJob(
+                    FlushableSink<String, Long> sink,
+                    OperatorSubtaskState state,
+                    long checkpointId,
+                    JobID job,
+                    int attempt)
+                    throws Exception {
+        var h = attempt(sink, TypeInformation.of(String.class), job, 1, 0, attempt);
+        h.setRestoredCheckpointId(checkpointId);
+        h.initializeState(state);
+        h.open();
+        return h;
+    }
+
     /** A started harness with no restored state, in the job {@code job} (a fixed job id). */
     public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
             freshInJob(FlushableSink<String, Long> sink, JobID job) throws Exception {

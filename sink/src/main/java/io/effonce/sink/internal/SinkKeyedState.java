@@ -1,0 +1,190 @@
+package io.effonce.sink.internal;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.apache.flink.api.common.state.KeyedStateStore;
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+
+/**
+ * The sink's keyed state: each live key's last value; and, for {@code sink.retired-retention}, a
+ * retired key's final value and a deleted key's tombstone. The retained two exist for one reader,
+ * the full flush after a database went back in time: it writes a retired key's final row again and
+ * deletes a deleted key's row again, when the copy the database went back to still had them.
+ *
+ * <p>Written once per changed key at each barrier ({@link #apply}); read only by the start protocol
+ * ({@link #restored}). A tombstone is not cleared when its key is set again: a key with a value is
+ * not deleted, and its tombstone, written before the value, expires before a later retired value.
+ */
+final class SinkKeyedState<K, V> {
+
+    /** Name of the keyed state holding each live key's last value. Fixed for savepoints. */
+    static final String LAST_VALUE_STATE = "flushable-sink-last-value";
+
+    /** Name of the keyed state holding a retired key's final value. Fixed for savepoints. */
+    static final String RETIRED_VALUE_STATE = "flushable-sink-retired-value";
+
+    /** Name of the keyed state marking a deleted key. Fixed for savepoints. */
+    static final String DELETED_STATE = "flushable-sink-deleted";
+
+    private final KeyedStateBackend<K> backend;
+    private final ValueStateDescriptor<V> lastDescriptor;
+    private final ValueStateDescriptor<V> retiredDescriptor;
+    private final ValueStateDescriptor<Boolean> deletedDescriptor;
+    private final ValueState<V> lastValue;
+
+    /** Absent when the retention is 0, as is {@link #deleted}. */
+    private final ValueState<V> retiredValue;
+
+    private final ValueState<Boolean> deleted;
+
+    SinkKeyedState(
+            KeyedStateStore store,
+            KeyedStateBackend<K> backend,
+            TypeInformation<V> valueType,
+            Duration retention) {
+        this.backend = backend;
+        this.lastDescriptor = new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType);
+        this.retiredDescriptor =
+                retained(new ValueStateDescriptor<>(RETIRED_VALUE_STATE, valueType), retention);
+        this.deletedDescriptor =
+                retained(new ValueStateDescriptor<>(DELETED_STATE, Types.BOOLEAN), retention);
+        this.lastValue = store.getState(lastDescriptor);
+        boolean retains = !retention.isZero();
+        this.retiredValue = retains ? store.getState(retiredDescriptor) : null;
+        this.deleted = retains ? store.getState(deletedDescriptor) : null;
+    }
+
+    /**
+     * Retained state expires by processing time: the retention covers how far back a database can
+     * lose acknowledged writes, which is wall-clock time.
+     */
+    private static <T extends StateDescriptor<?, ?>> T retained(T descriptor, Duration retention) {
+        if (!retention.isZero()) {
+            descriptor.enableTimeToLive(
+                    StateTtlConfig.newBuilder(retention)
+                            .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
+                            .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
+                            .build());
+        }
+        return descriptor;
+    }
+
+    /**
+     * Writes each changed key's last value; a retired key's live state goes and its final value is
+     * kept; a deleted key's values go and its tombstone is kept.
+     */
+    void apply(ChangesSinceBarrier<K, V> changes) {
+        changes.forEachState(
+                (key, last, retired, deletedNow) -> {
+                    backend.setCurrentKey(key);
+                    try {
+                        if (deletedNow) {
+                            lastValue.clear();
+                            if (retiredValue != null) {
+                                retiredValue.clear();
+                                deleted.update(true);
+                            }
+                            return;
+                        }
+                        if (!retired) {
+                            lastValue.update(last);
+                            return;
+                        }
+                        V finalValue = last != null ? last : lastValue.value();
+                        lastValue.clear();
+                        if (retiredValue != null && finalValue != null) {
+                            retiredValue.update(finalValue);
+                        }
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+    }
+
+    /**
+     * The state as the start protocol reads it: each live key's last value, each retired key's
+     * final value while it is retained (a key live again is read from its live state), and each
+     * retained tombstone of a key that holds no value; and the runs it descends from.
+     */
+    RestoredState<K, V> restored(RunLineage lineage) {
+        return new RestoredState<>() {
+            @Override
+            public RunLineage lineage() {
+                return lineage;
+            }
+
+            @Override
+            public void forEach(BiConsumer<K, V> action) {
+                forEachKey(LAST_VALUE_STATE, lastDescriptor, action);
+                if (retiredValue != null) {
+                    forEachKey(
+                            RETIRED_VALUE_STATE,
+                            retiredDescriptor,
+                            (key, value) -> {
+                                if (valueIn(lastValue, key) == null) {
+                                    action.accept(key, value);
+                                }
+                            });
+                }
+            }
+
+            @Override
+            public void forEachDeleted(Consumer<K> action) {
+                if (deleted != null) {
+                    forEachKey(
+                            DELETED_STATE,
+                            deletedDescriptor,
+                            (key, mark) -> {
+                                if (valueOf(key) == null) {
+                                    action.accept(key);
+                                }
+                            });
+                }
+            }
+
+            @Override
+            public V valueOf(K key) {
+                V live = valueIn(lastValue, key);
+                return live != null || retiredValue == null ? live : valueIn(retiredValue, key);
+            }
+        };
+    }
+
+    private <T> T valueIn(ValueState<T> state, K key) {
+        backend.setCurrentKey(key);
+        try {
+            return state.value();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private <T> void forEachKey(
+            String name, ValueStateDescriptor<T> descriptor, BiConsumer<K, T> action) {
+        try {
+            backend.applyToAllKeys(
+                    VoidNamespace.INSTANCE,
+                    VoidNamespaceSerializer.INSTANCE,
+                    descriptor,
+                    (K key, ValueState<T> state) -> {
+                        T v = state.value();
+                        if (v != null) {
+                            action.accept(key, v);
+                        }
+                    });
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot read the sink's restored state " + name, e);
+        }
+    }
+}
