@@ -171,10 +171,14 @@ ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS committed_run TEXT;
 -- The job's dedup.horizon: a change up to this far behind the watermark can still be accepted,
 -- so the committed totals are complete only through watermark - horizon.
 ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS horizon INTERVAL;
--- The newest savepoint that completed after checkpoint_id: acknowledged, not committed (Flink may
--- still restore an older checkpoint by itself), but every write before its barrier is durable, so
--- a restore from it may flush incrementally.
+-- The newest savepoint of committed_run that completed after checkpoint_id: acknowledged, not
+-- committed (Flink may still restore an older checkpoint by itself), but every write before its
+-- barrier is durable, so a restore from it may flush incrementally. A commit of another run clears it.
 ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS acknowledged_savepoint BIGINT;
+-- The committing run's lineage: the runs its state descends from, each with the checkpoint it began
+-- from ("<base> <run>;..."). Checkpoint ids of two runs are two timelines: a restore compares its
+-- lineage with this one to find where they forked, and what was written after that is not its own.
+ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS committed_lineage TEXT;
 
 -- Restores that found a range's commits behind the checkpoint they restored (a database that went
 -- back in time, a lost completion notice, a new table): the sink rewrote the range's live and

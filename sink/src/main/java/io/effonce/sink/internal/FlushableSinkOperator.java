@@ -6,6 +6,7 @@ import io.effonce.sink.tables.Claim;
 import io.effonce.sink.tables.FencedException;
 import io.effonce.sink.tables.KeyGroupSpan;
 import io.effonce.sink.tables.Progress;
+import io.effonce.sink.tables.RunLineage;
 import io.effonce.sink.tables.SinkMisconfiguredException;
 import io.effonce.sink.tables.StoredRow;
 import io.effonce.sink.tables.TotalsStore;
@@ -170,8 +171,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         ExecutionGraphOf.attempt(
                                 getContainingTask().getEnvironment().getExecutionId()),
                         OptionalLong.empty(),
-                        restoredLineage.lastRun().orElse(""));
-        lineage = restoredLineage.continuedBy(claim.run(), claim.restoredOrZero());
+                        restoredLineage);
+        lineage = claim.lineage();
         DeploymentConfig deployment = DeploymentConfig.of(getContainingTask().getEnvironment());
         deployment.refuseRescalingWithinARun();
         checkpointsDir = deployment.checkpointsDir();
@@ -180,8 +181,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
             writer = new QuarantiningWriter<>(store, metrics.quarantinedRows);
             protocol = new RestoreProtocol<>(store, writer, this::keyGroupOf, settings, metrics);
             awaitingFirstBarrier =
-                    !protocol.start(
-                            span, claim, keyedState.restored(restoredLineage), checkpointsDir);
+                    !protocol.start(span, claim, keyedState.restored(), checkpointsDir);
         } catch (TransactionFailedException e) {
             // A login refused or a table missing at start: no restart makes it work.
             throw e.misconfiguration()
@@ -230,7 +230,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                     protocol.start(
                             span,
                             claim.atFirstBarrier(checkpointId),
-                            keyedState.restored(restoredLineage),
+                            keyedState.restored(),
                             checkpointsDir),
                     "A claim made at a barrier is decided");
             awaitingFirstBarrier = false;

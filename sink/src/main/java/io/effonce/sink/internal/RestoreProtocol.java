@@ -6,6 +6,7 @@ import io.effonce.sink.tables.KeyGroupSpan;
 import io.effonce.sink.tables.Progress;
 import io.effonce.sink.tables.RangeOwner;
 import io.effonce.sink.tables.RangeRecord;
+import io.effonce.sink.tables.RunLineage;
 import io.effonce.sink.tables.StaleAttemptException;
 import io.effonce.sink.tables.StoredRow;
 import io.effonce.sink.tables.Takeover;
@@ -127,14 +128,10 @@ final class RestoreProtocol<K, V> {
                 boolean restage =
                         lacksCommit || (found.deletedSince(c) && found.lastCommitted() > c);
                 long outsideFrom = lacksCommit ? outsideTheLineageFrom(c, found) : c;
-                // The database holds an ancestor run's progress: that run went on writing after
-                // the fork, outside this lineage, and nothing in the tables says which rows.
-                long forkFrom =
-                        lacksCommit
-                                ? Math.min(
-                                        c,
-                                        state.lineage().forkAfter(found.committedRuns()).orElse(c))
-                                : c;
+                // The database holds the progress of a run of another lineage (a copy from before
+                // a rollback, or from an abandoned branch): it wrote after the fork, and nothing in
+                // the tables says which rows.
+                long forkFrom = lacksCommit ? forkFrom(claim, found, c) : c;
                 if (Math.min(outsideFrom, forkFrom) < c) {
                     // What an attempt outside c's lineage staged goes too (it never completed a
                     // checkpoint); the flush stages every key of state at c again.
@@ -142,11 +139,12 @@ final class RestoreProtocol<K, V> {
                 }
                 if (forkFrom < c) {
                     LOG.warn(
-                            "{}: the database holds the progress of {}, a run this state's lineage"
-                                    + " forked from at checkpoint {}; every row of {} tagged from"
-                                    + " there that state does not hold is that run's, and goes",
+                            "{}: the database holds the progress of runs whose lineages {} part"
+                                    + " from this one ({}) at checkpoint {}; every row of {} tagged"
+                                    + " from there that state does not hold is theirs, and goes",
                             claim.task(),
-                            found.committedRuns(),
+                            found.committedLineages(),
+                            claim.lineage(),
                             forkFrom,
                             span);
                 }
@@ -216,6 +214,18 @@ final class RestoreProtocol<K, V> {
                 c,
                 found.committedInEveryKeyGroup());
         return RestoreFlush.Mode.FULL;
+    }
+
+    /**
+     * The oldest checkpoint from which a run whose commit the range holds wrote outside the claim's
+     * lineage; {@code c} when none did (or the lineages are not known).
+     */
+    private static long forkFrom(Claim claim, RangeRecord found, long c) {
+        long from = c;
+        for (RunLineage other : found.committedLineages()) {
+            from = Math.min(from, claim.lineage().forkFrom(other).orElse(c));
+        }
+        return from;
     }
 
     /**

@@ -15,9 +15,6 @@ interface RestoredState<K, V> {
      */
     void forEachDeleted(Consumer<K> action);
 
-    /** The runs the state descends from ({@link RunLineage#UNKNOWN} when it does not say). */
-    RunLineage lineage();
-
     /** The key's value in state, {@code null} when the state does not hold it. */
     V valueOf(K key);
 }

@@ -115,15 +115,10 @@ final class SinkKeyedState<K, V> {
     /**
      * The state as the start protocol reads it: each live key's last value, each retired key's
      * final value while it is retained (a key live again is read from its live state), and each
-     * retained tombstone of a key that holds no value; and the runs it descends from.
+     * retained tombstone of a key that holds no value.
      */
-    RestoredState<K, V> restored(RunLineage lineage) {
+    RestoredState<K, V> restored() {
         return new RestoredState<>() {
-            @Override
-            public RunLineage lineage() {
-                return lineage;
-            }
-
             @Override
             public void forEach(BiConsumer<K, V> action) {
                 forEachKey(LAST_VALUE_STATE, lastDescriptor, action);

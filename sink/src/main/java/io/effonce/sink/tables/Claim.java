@@ -22,9 +22,10 @@ import org.apache.flink.annotation.Internal;
  * @param firstBarrier the first checkpoint barrier the attempt passed, when it asks for its range
  *     at that barrier instead of at its start; the checkpoint-id counter survives a JobManager
  *     failover, so a barrier of the current JobManager is newer than any barrier of an earlier one
- * @param restoredRun the run that took the restored checkpoint ({@code <job id>/<run id>}), which
- *     differs from {@code run} after a new deployment; empty when there is no restored state or it
- *     predates the record (then any run's commit counts as the proof it once was)
+ * @param restoredLineage the runs the restored state descends from, the last of them the one that
+ *     took the restored checkpoint (which differs from {@code run} after a new deployment); {@link
+ *     RunLineage#UNKNOWN} without restored state, or for a state that predates the record (then any
+ *     run's commit counts as the proof it once was)
  */
 @Internal
 public record Claim(
@@ -36,7 +37,7 @@ public record Claim(
         OptionalLong restoredCheckpoint,
         String graph,
         OptionalLong firstBarrier,
-        String restoredRun) {
+        RunLineage restoredLineage) {
 
     public Claim {
         Objects.requireNonNull(run, "run");
@@ -44,23 +45,13 @@ public record Claim(
         Objects.requireNonNull(restoredCheckpoint, "restoredCheckpoint");
         Objects.requireNonNull(graph, "graph");
         Objects.requireNonNull(firstBarrier, "firstBarrier");
-        Objects.requireNonNull(restoredRun, "restoredRun");
+        Objects.requireNonNull(restoredLineage, "restoredLineage");
     }
 
-    /** A claim whose restored checkpoint's run is not known. */
-    public Claim(
-            String run,
-            String task,
-            int subtask,
-            int parallelism,
-            int attempt,
-            OptionalLong restoredCheckpoint,
-            String graph,
-            OptionalLong firstBarrier) {
-        this(run, task, subtask, parallelism, attempt, restoredCheckpoint, graph, firstBarrier, "");
-    }
-
-    /** A claim made at the attempt's start, by an attempt whose execution graph is not known. */
+    /**
+     * A claim made at the attempt's start, by an attempt whose execution graph and restored lineage
+     * are not known.
+     */
     public Claim(
             String run,
             String task,
@@ -76,7 +67,8 @@ public record Claim(
                 attempt,
                 restoredCheckpoint,
                 "",
-                OptionalLong.empty());
+                OptionalLong.empty(),
+                RunLineage.UNKNOWN);
     }
 
     /** The same claim, made again at the attempt's first barrier {@code barrier}. */
@@ -90,7 +82,17 @@ public record Claim(
                 restoredCheckpoint,
                 graph,
                 OptionalLong.of(barrier),
-                restoredRun);
+                restoredLineage);
+    }
+
+    /** The run that took the restored checkpoint; empty when not known. */
+    public String restoredRun() {
+        return restoredLineage.lastRun().orElse("");
+    }
+
+    /** The lineage of this claim's run: the restored one, continued by this run. */
+    public RunLineage lineage() {
+        return restoredLineage.continuedBy(run, restoredOrZero());
     }
 
     /** The restored checkpoint, or 0 (before every checkpoint) on a start without state. */

@@ -46,6 +46,33 @@ public enum ColumnType {
         return sqlType;
     }
 
+    /**
+     * Whether a column of PostgreSQL type {@code type} (as {@code format_type} names it) holds this
+     * type's values unchanged: a narrower integer refuses some (they are quarantined), but a real,
+     * a timestamp of fewer digits, a date for a timestamp round them without a word, and a key that
+     * comes back changed is another key. {@code character(n)} is taken for text: it pads shorter
+     * values, so its values must have n characters (the job's currency codes do).
+     */
+    boolean heldBy(String type) {
+        return switch (this) {
+            case TEXT ->
+                    type.equals("text")
+                            || type.startsWith("character varying")
+                            || type.startsWith("character(");
+            case BIGINT -> type.equals("bigint") || type.equals("numeric");
+            case INTEGER ->
+                    type.equals("integer") || type.equals("bigint") || type.equals("numeric");
+            case NUMERIC -> type.equals("numeric");
+            case TIMESTAMP ->
+                    type.equals("timestamp without time zone")
+                            || type.equals("timestamp(6) without time zone");
+            case TIMESTAMPTZ ->
+                    type.equals("timestamp with time zone")
+                            || type.equals("timestamp(6) with time zone");
+            default -> type.equals(sqlType);
+        };
+    }
+
     /** The cast of the array parameter, e.g. {@code ?::text[]}. */
     String arrayCast() {
         return arrayCast;

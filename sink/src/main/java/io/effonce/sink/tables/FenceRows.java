@@ -56,7 +56,7 @@ final class FenceRows {
         long committedByRun;
         long lastCommitted;
         long committedEverywhere;
-        Set<String> committedRuns = new HashSet<>();
+        Set<RunLineage> committedLineages = new HashSet<>();
         // The proof counts only commits of the run that took the restored checkpoint, or of the
         // claimant's own run, whose lineage holds it (any run's, for a state that does not name
         // its run): another run's checkpoint ids are another timeline.
@@ -67,7 +67,7 @@ final class FenceRows {
                                 + " CASE WHEN count(*) = ? THEN min(CASE WHEN ? = ''"
                                 + " OR committed_run IN (?, ?) THEN GREATEST(checkpoint_id,"
                                 + " acknowledged_savepoint) ELSE 0 END) ELSE 0 END,"
-                                + " coalesce(array_remove(array_agg(DISTINCT committed_run),"
+                                + " coalesce(array_remove(array_agg(DISTINCT committed_lineage),"
                                 + " NULL), '{}')"
                                 + " FROM sink_progress"
                                 + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
@@ -84,7 +84,9 @@ final class FenceRows {
                 committedByRun = rs.getLong(1);
                 lastCommitted = rs.getLong(2);
                 committedEverywhere = rs.getLong(3);
-                committedRuns.addAll(List.of((String[]) rs.getArray(4).getArray()));
+                for (String lineage : (String[]) rs.getArray(4).getArray()) {
+                    committedLineages.add(RunLineage.parse(lineage));
+                }
             }
         }
         boolean superseded;
@@ -121,7 +123,7 @@ final class FenceRows {
                 superseded,
                 hasRows,
                 newestDeletion,
-                committedRuns);
+                committedLineages);
     }
 
     /**

@@ -154,13 +154,14 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                 c.prepareStatement(
                         "INSERT INTO sink_progress AS p (sink_table, key_group, checkpoint_id,"
                                 + " watermark, final_through, day_zone, committed_at, committed_run,"
-                                + " horizon)"
+                                + " horizon, committed_lineage)"
                                 + " SELECT ?, g, ?, ?, ?, ?, now(), ?,"
-                                + " CAST(? AS BIGINT) * INTERVAL '1 millisecond'"
+                                + " CAST(? AS BIGINT) * INTERVAL '1 millisecond', ?"
                                 + " FROM generate_series(?, ?) AS g"
                                 + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                 + " SET checkpoint_id = EXCLUDED.checkpoint_id,"
                                 + " committed_run = EXCLUDED.committed_run,"
+                                + " committed_lineage = EXCLUDED.committed_lineage,"
                                 + " acknowledged_savepoint = CASE WHEN p.committed_run"
                                 + " = EXCLUDED.committed_run THEN p.acknowledged_savepoint END,"
                                 + " watermark = GREATEST(p.watermark, EXCLUDED.watermark),"
@@ -184,8 +185,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                     7,
                     progress.horizon() == null ? null : progress.horizon().toMillis(),
                     Types.BIGINT);
-            s.setInt(8, fence.span().first());
-            s.setInt(9, fence.span().last());
+            s.setString(8, fence.lineage().text());
+            s.setInt(9, fence.span().first());
+            s.setInt(10, fence.span().last());
             s.executeUpdate();
         }
     }

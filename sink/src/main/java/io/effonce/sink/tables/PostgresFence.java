@@ -34,6 +34,7 @@ final class PostgresFence implements RangeFence {
     private KeyGroupSpan span;
     private long token = -1;
     private String run;
+    private RunLineage lineage;
 
     /** Write transactions of this writer the database acknowledged, counted from its takeover. */
     private long acknowledged;
@@ -90,6 +91,7 @@ final class PostgresFence implements RangeFence {
             this.span = span;
             this.token = takeover.token();
             this.run = claim.run();
+            this.lineage = claim.lineage();
             this.acknowledged = 0;
         }
         return takeover;
@@ -232,6 +234,12 @@ final class PostgresFence implements RangeFence {
     String run() {
         requireOwner();
         return run;
+    }
+
+    /** That run's lineage, as {@code sink_progress} records it with each commit. */
+    RunLineage lineage() {
+        requireOwner();
+        return lineage;
     }
 
     void requireOwner() {

@@ -22,7 +22,8 @@ import org.apache.flink.annotation.Internal;
  * @param hasRows whether the live, staged or committed table holds a row in the range
  * @param newestDeletion the newest barrier tag under which a live row of the range was deleted (a
  *     delete, or a flush's stale key), 0 when none
- * @param committedRuns the runs whose commit is the latest in some key group of the range
+ * @param committedLineages the lineages of the runs whose commit is the latest in some key group of
+ *     the range (rows from before the lineage was recorded name none)
  */
 @Internal
 public record RangeRecord(
@@ -33,14 +34,14 @@ public record RangeRecord(
         boolean claimantRunSuperseded,
         boolean hasRows,
         long newestDeletion,
-        Set<String> committedRuns) {
+        Set<RunLineage> committedLineages) {
 
     public RangeRecord {
         owners = Set.copyOf(owners);
-        committedRuns = Set.copyOf(committedRuns);
+        committedLineages = Set.copyOf(committedLineages);
     }
 
-    /** A record that names no committing run. */
+    /** A record that names no committing run's lineage. */
     public RangeRecord(
             Set<RangeOwner> owners,
             long committedByClaimantRun,

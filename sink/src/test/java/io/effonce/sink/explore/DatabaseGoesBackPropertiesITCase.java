@@ -28,10 +28,12 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
+import net.jqwik.api.statistics.Statistics;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 
 /**
  * The sink's database goes back in time at any point of a history of upserts, retirements, deletes
@@ -70,6 +72,9 @@ class DatabaseGoesBackPropertiesITCase {
 
         record Delete(int key) implements Op {}
 
+        /** A new run deployed from one of the running lineage's completed checkpoints. */
+        record Rollback(int pick) implements Op {}
+
         record Checkpoint(boolean completes) implements Op {}
     }
 
@@ -82,28 +87,17 @@ class DatabaseGoesBackPropertiesITCase {
             @ForAll("histories") History history) throws Exception {
         TotalsTable<TestKey> table = new TotalsTable<>(db, TestRows.MAPPING);
         table.truncate();
-        FlushableSink<TestKey, TestTotal> sink =
-                FlushableSink.<TestKey, TestTotal>builder()
-                        .store(
-                                PostgresStores.deployed(
-                                        PostgresStoreConfig.of(
-                                                db.jdbcUrl(),
-                                                db.user(),
-                                                db.password(),
-                                                "merchant_daily_totals"),
-                                        TestRows.MAPPING))
-                        .valueType(TypeInformation.of(TestTotal.class))
-                        .build();
+        Run run = new Run(newSink(), new JobID());
 
         Map<TestKey, Long> current = new HashMap<>(); // every key's value, retired ones included
-        Map<TestKey, Long> atCompleted = Map.of();
-        OperatorSubtaskState completedState = null;
-        long completedId = 0;
+        // The completed checkpoints of the running lineage, oldest first.
+        List<Completed> completed = new ArrayList<>();
         long checkpoint = 0;
         SinkDatabaseRollback copy = null;
         boolean noticed = false;
-        JobID job = new JobID();
-        var h = SinkHarnesses.attempt(sink, TypeInformation.of(TestKey.class), job, 1, 0, 0);
+        int rollbacks = 0;
+        int deletes = 0;
+        var h = run.attempt();
         try {
             h.initializeEmptyState();
             h.open();
@@ -123,14 +117,28 @@ class DatabaseGoesBackPropertiesITCase {
                     } else if (op instanceof Op.Delete d) {
                         h.processElement(new StreamRecord<>(SinkChange.delete(key(d.key()))));
                         current.remove(key(d.key()));
+                        deletes++;
                     } else if (op instanceof Op.Checkpoint c) {
                         OperatorSubtaskState state = SinkHarnesses.checkpoint(h, ++checkpoint);
                         if (c.completes()) {
                             h.notifyOfCompletedCheckpoint(checkpoint);
-                            completedState = state;
-                            completedId = checkpoint;
-                            atCompleted = Map.copyOf(current);
+                            completed.add(new Completed(checkpoint, state, Map.copyOf(current)));
                         }
+                    } else if (op instanceof Op.Rollback b && !completed.isEmpty()) {
+                        // The operator cancels the job and deploys it again from an older
+                        // completed checkpoint: a new run, numbering its checkpoints from there.
+                        h.close();
+                        int to = b.pick() % completed.size();
+                        Completed target = completed.get(to);
+                        completed.subList(to + 1, completed.size()).clear();
+                        current = new HashMap<>(target.values());
+                        checkpoint = target.id();
+                        run = new Run(newSink(), new JobID());
+                        rollbacks++;
+                        h = run.attempt();
+                        h.setRestoredCheckpointId(target.id());
+                        h.initializeState(target.state());
+                        h.open();
                     }
                 } catch (LostWritesException e) {
                     noticed = true;
@@ -153,31 +161,74 @@ class DatabaseGoesBackPropertiesITCase {
         } finally {
             h.close();
         }
+        Statistics.label("the sink noticed the database went back").collect(noticed);
+        Statistics.label("rollbacks as a new run").collect(Math.min(rollbacks, 2));
+        Statistics.label("deletes").collect(Math.min(deletes, 2));
+        Statistics.label("a rollback, then the database back, noticed")
+                .collect(rollbacks > 0 && noticed);
+        Map<TestKey, Long> atCompleted =
+                completed.isEmpty() ? Map.of() : completed.get(completed.size() - 1).values();
         if (!noticed) {
             // Nothing of the writer's was lost, or the check is off: no failure, no restore.
             assertThat(table.totals()).as("live, never noticed").isEqualTo(current);
             assertThat(table.committed()).as("committed, never noticed").isEqualTo(atCompleted);
             return;
         }
-        // The task failed: Flink restores the last completed checkpoint, or none.
-        var restored = SinkHarnesses.attempt(sink, TypeInformation.of(TestKey.class), job, 1, 0, 1);
+        // The task failed: Flink restores the running lineage's last completed checkpoint, or none.
+        var restored = run.attempt();
         try {
-            if (completedState == null) {
+            if (completed.isEmpty()) {
                 restored.initializeEmptyState();
             } else {
-                restored.setRestoredCheckpointId(completedId);
-                restored.initializeState(completedState);
+                Completed last = completed.get(completed.size() - 1);
+                restored.setRestoredCheckpointId(last.id());
+                restored.initializeState(last.state());
             }
             restored.open();
             assertThat(table.totals())
-                    .as("live after the restore of checkpoint %d", completedId)
+                    .as("live after the restore of the running lineage's last checkpoint")
                     .isEqualTo(atCompleted);
             assertThat(table.committed())
-                    .as("committed after the restore of checkpoint %d", completedId)
+                    .as("committed after the restore of the running lineage's last checkpoint")
                     .isEqualTo(atCompleted);
         } finally {
             restored.close();
         }
+    }
+
+    /** A completed checkpoint: its id, state and every key's value at it. */
+    record Completed(long id, OperatorSubtaskState state, Map<TestKey, Long> values) {}
+
+    /** A run of the job: one graph ({@code FlushableSink}), one job id, its attempts numbered. */
+    private static final class Run {
+        private final FlushableSink<TestKey, TestTotal> sink;
+        private final JobID job;
+        private int attempts;
+
+        Run(FlushableSink<TestKey, TestTotal> sink, JobID job) {
+            this.sink = sink;
+            this.job = job;
+        }
+
+        KeyedOneInputStreamOperatorTestHarness<TestKey, SinkChange<TestKey, TestTotal>, Void>
+                attempt() throws Exception {
+            return SinkHarnesses.attempt(
+                    sink, TypeInformation.of(TestKey.class), job, 1, 0, attempts++);
+        }
+    }
+
+    private static FlushableSink<TestKey, TestTotal> newSink() {
+        return FlushableSink.<TestKey, TestTotal>builder()
+                .store(
+                        PostgresStores.deployed(
+                                PostgresStoreConfig.of(
+                                        db.jdbcUrl(),
+                                        db.user(),
+                                        db.password(),
+                                        "merchant_daily_totals"),
+                                TestRows.MAPPING))
+                .valueType(TypeInformation.of(TestTotal.class))
+                .build();
     }
 
     @Provide
@@ -194,6 +245,8 @@ class DatabaseGoesBackPropertiesITCase {
                                 1, Arbitraries.integers().between(0, 5).map(Op.Retire::new)),
                         net.jqwik.api.Tuple.of(
                                 1, Arbitraries.integers().between(0, 5).map(Op.Delete::new)),
+                        net.jqwik.api.Tuple.of(
+                                1, Arbitraries.integers().between(0, 9).map(Op.Rollback::new)),
                         net.jqwik.api.Tuple.of(
                                 3, Arbitraries.of(true, true, false).map(Op.Checkpoint::new)));
         return op.list()

@@ -50,4 +50,10 @@ class InMemoryStartProtocolTest extends StartProtocolContract<String, Long> {
     String dump() {
         return table.dump();
     }
+
+    @Override
+    DatabaseCopy copyOfTheDatabase() {
+        InMemoryTable.Copy copy = table.copy();
+        return () -> table.goBack(copy);
+    }
 }

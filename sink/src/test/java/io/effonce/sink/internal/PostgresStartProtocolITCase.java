@@ -8,6 +8,7 @@ import io.effonce.sink.testutils.TestRows;
 import io.effonce.sink.testutils.TestTotal;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.faults.SinkDatabaseRollback;
 import io.effonce.testing.junit.PostgresExtension;
 import java.time.LocalDate;
 import java.util.Map;
@@ -23,9 +24,11 @@ class PostgresStartProtocolITCase extends StartProtocolContract<TestKey, TestTot
 
     private TotalsTable<TestKey> table;
     private PostgresStoreConfig config;
+    private PostgresEndpoint db;
 
     @BeforeEach
     void emptyTables(PostgresEndpoint db) {
+        this.db = db;
         table = new TotalsTable<>(db, TestRows.MAPPING);
         table.truncate();
         config =
@@ -71,5 +74,11 @@ class PostgresStartProtocolITCase extends StartProtocolContract<TestKey, TestTot
     @Override
     String dump() {
         return table.dump();
+    }
+
+    @Override
+    DatabaseCopy copyOfTheDatabase() {
+        SinkDatabaseRollback copy = SinkDatabaseRollback.copy(db);
+        return copy::restore;
     }
 }

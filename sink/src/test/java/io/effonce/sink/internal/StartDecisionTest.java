@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.effonce.sink.tables.Claim;
 import io.effonce.sink.tables.RangeOwner;
 import io.effonce.sink.tables.RangeRecord;
+import io.effonce.sink.tables.RunLineage;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -80,7 +81,8 @@ class StartDecisionTest {
                 attempt,
                 OptionalLong.of(restored),
                 graph,
-                firstBarrier < 0 ? OptionalLong.empty() : OptionalLong.of(firstBarrier));
+                firstBarrier < 0 ? OptionalLong.empty() : OptionalLong.of(firstBarrier),
+                RunLineage.UNKNOWN);
     }
 
     private static RangeOwner ownerIn(String graph, int attempt, long restored, long lastBarrier) {

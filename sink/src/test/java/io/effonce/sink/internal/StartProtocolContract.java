@@ -8,11 +8,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
+import io.effonce.sink.tables.LostWritesException;
 import io.effonce.sink.tables.StaleAttemptException;
 import io.effonce.sink.tables.TotalsStoreFactory;
 import io.effonce.sink.testutils.GatedStore;
 import io.effonce.sink.testutils.PauseGate;
 import io.effonce.sink.testutils.SinkHarnesses;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -55,6 +57,15 @@ abstract class StartProtocolContract<K, V> {
     /** Everything the store keeps, for "changed nothing" assertions. */
     abstract String dump();
 
+    /** A copy of the store's database, to put back as a promoted asynchronous standby would. */
+    abstract DatabaseCopy copyOfTheDatabase() throws Exception;
+
+    /** A copy of the database taken earlier. */
+    interface DatabaseCopy {
+        /** Puts the database back to the copy; the writers' sessions end with it. */
+        void putBack() throws Exception;
+    }
+
     /** A new job graph: a new run. */
     private FlushableSink<K, V> newRun() {
         return runOver(stores());
@@ -76,6 +87,12 @@ abstract class StartProtocolContract<K, V> {
             KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> h, String key)
             throws Exception {
         h.processElement(new StreamRecord<>(SinkChange.retire(key(key))));
+    }
+
+    private void delete(
+            KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> h, String key)
+            throws Exception {
+        h.processElement(new StreamRecord<>(SinkChange.delete(key(key))));
     }
 
     private static <K, V> OperatorSubtaskState completed(
@@ -660,5 +677,141 @@ abstract class StartProtocolContract<K, V> {
             assertThatThrownBy(fresh::open).hasMessageContaining("Refusing a fresh start");
         }
         assertThat(dump()).isEqualTo(before);
+    }
+
+    /*
+     * The database goes back in time (a copy put back), after deletes and after an operator's
+     * rollback to an older checkpoint as a new run: the sink notices at its next write, and the
+     * restore of its last completed checkpoint leaves live and committed exact.
+     */
+
+    /**
+     * Writes a=100 and d=20 (1), a=200 (2); the database is copied; deletes d (3), writes a=300
+     * (4); the copy is put back, bringing d back; the sink fails at its next write and restores 4.
+     */
+    private void goBackPastADelete(FlushableSink<K, V> run) throws Exception {
+        OperatorSubtaskState at4;
+        try (var h = restoredAttempt(run, 0, null, 0)) {
+            h.open();
+            upsert(h, "a", 100);
+            upsert(h, "d", 20);
+            completed(h, 1);
+            upsert(h, "a", 200);
+            completed(h, 2);
+            DatabaseCopy copy = copyOfTheDatabase();
+            delete(h, "d");
+            completed(h, 3);
+            upsert(h, "a", 300);
+            at4 = completed(h, 4);
+            copy.putBack();
+            assertThat(live()).containsEntry(key("d"), 20L);
+            upsert(h, "a", 500);
+            assertThatThrownBy(() -> h.prepareSnapshotPreBarrier(5))
+                    .isInstanceOf(LostWritesException.class);
+        }
+        try (var restored = restoredAttempt(run, 1, at4, 4)) {
+            restored.open();
+        }
+    }
+
+    @Test
+    void aDatabaseThatGoesBackPastADeleteHasTheKeyDeletedAgainByTheRepair() throws Exception {
+        goBackPastADelete(newRun());
+        assertThat(live()).isEqualTo(Map.of(key("a"), 300L));
+        assertThat(committed()).isEqualTo(Map.of(key("a"), 300L));
+    }
+
+    @Test
+    void withoutTombstonesInStateTheDeletedKeyComesBackForGood() throws Exception {
+        goBackPastADelete(
+                FlushableSink.<K, V>builder()
+                        .store(stores())
+                        .valueType(valueType())
+                        .retiredRetention(Duration.ZERO)
+                        .build());
+        assertThat(live()).containsEntry(key("d"), 20L);
+        assertThat(committed()).containsEntry(key("d"), 20L);
+    }
+
+    /**
+     * The old run stops with savepoint 3, which the sink acknowledges; the operator rolls back to
+     * checkpoint 1 as a new run, which commits its own 2; the database is copied, the new run
+     * commits its 3, and the copy is put back. The old run's acknowledged savepoint 3 passed for
+     * the new run's commit of 3: the incremental flush left a at the lost window's 100.
+     */
+    @Test
+    void anAcknowledgedSavepointOfTheOldRunDoesNotPassForTheNewRunsCommit() throws Exception {
+        OperatorSubtaskState at1;
+        try (var old = restoredAttempt(newRun(), 0, null, 0)) {
+            old.open();
+            upsert(old, "a", 100);
+            at1 = completed(old, 1);
+            upsert(old, "a", 200);
+            completed(old, 2);
+            stopWithSavepoint(old, 3);
+            old.notifyOfCompletedCheckpoint(3);
+        }
+        FlushableSink<K, V> rolledBack = newRun();
+        OperatorSubtaskState at3;
+        try (var v2 = restoredAttempt(rolledBack, 0, at1, 1)) {
+            v2.open();
+            assertThat(live()).isEqualTo(Map.of(key("a"), 100L));
+            upsert(v2, "b", 50);
+            completed(v2, 2);
+            DatabaseCopy copy = copyOfTheDatabase();
+            upsert(v2, "a", 150);
+            at3 = completed(v2, 3);
+            copy.putBack();
+            upsert(v2, "b", 60);
+            assertThatThrownBy(() -> v2.prepareSnapshotPreBarrier(4))
+                    .isInstanceOf(LostWritesException.class);
+        }
+        try (var restored = restoredAttempt(rolledBack, 1, at3, 3)) {
+            restored.open();
+        }
+        assertThat(live()).isEqualTo(Map.of(key("a"), 150L, key("b"), 50L));
+        assertThat(committed()).isEqualTo(Map.of(key("a"), 150L, key("b"), 50L));
+    }
+
+    /**
+     * The old run commits 1 to 3 and a backup is taken; the operator rolls back to checkpoint 1 as
+     * a new run, which commits its own 2 and 3; then the backup is restored. Its progress says 3,
+     * the old run's: the incremental flush kept the old timeline's a and b, and lost c.
+     */
+    @Test
+    void theOldRunsCheckpointsDoNotPassForTheNewRunsAndItsKeysGo() throws Exception {
+        OperatorSubtaskState at1;
+        DatabaseCopy backup;
+        try (var old = restoredAttempt(newRun(), 0, null, 0)) {
+            old.open();
+            upsert(old, "a", 100);
+            at1 = completed(old, 1);
+            upsert(old, "a", 200);
+            upsert(old, "b", 10);
+            completed(old, 2);
+            upsert(old, "a", 300);
+            completed(old, 3);
+            backup = copyOfTheDatabase();
+        }
+        FlushableSink<K, V> rolledBack = newRun();
+        OperatorSubtaskState at3;
+        try (var v2 = restoredAttempt(rolledBack, 0, at1, 1)) {
+            v2.open();
+            upsert(v2, "a", 150);
+            completed(v2, 2);
+            upsert(v2, "c", 5);
+            at3 = completed(v2, 3);
+            assertThat(committed()).isEqualTo(Map.of(key("a"), 150L, key("c"), 5L));
+            backup.putBack();
+            assertThat(live()).isEqualTo(Map.of(key("a"), 300L, key("b"), 10L));
+            upsert(v2, "c", 6);
+            assertThatThrownBy(() -> v2.prepareSnapshotPreBarrier(4))
+                    .isInstanceOf(LostWritesException.class);
+        }
+        try (var restored = restoredAttempt(rolledBack, 1, at3, 3)) {
+            restored.open();
+        }
+        assertThat(live()).isEqualTo(Map.of(key("a"), 150L, key("c"), 5L));
+        assertThat(committed()).isEqualTo(Map.of(key("a"), 150L, key("c"), 5L));
     }
 }

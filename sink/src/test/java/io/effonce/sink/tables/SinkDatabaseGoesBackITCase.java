@@ -3,7 +3,6 @@ package io.effonce.sink.tables;
 import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
 import static io.effonce.sink.testutils.SinkHarnesses.opened;
 import static io.effonce.sink.testutils.SinkHarnesses.restoredFrom;
-import static io.effonce.sink.testutils.SinkHarnesses.stopWithSavepoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -41,7 +40,6 @@ class SinkDatabaseGoesBackITCase {
     private static final LocalDate DAY_2 = LocalDate.of(2026, 11, 29);
     private static final TestKey M1 = new TestKey("m1", DAY_2, "EUR");
     private static final TestKey M2 = new TestKey("m2", DAY_2, "EUR");
-    private static final TestKey M3 = new TestKey("m3", DAY_2, "EUR");
 
     /** Final in the lost window: its last value is written at 3, it retires at 4. */
     private static final TestKey CLOSED = new TestKey("m1", DAY_1, "EUR");
@@ -121,137 +119,6 @@ class SinkDatabaseGoesBackITCase {
         try (var v2 = restoredFrom(sink, KEY, checkpoint5, 5)) {
             assertThat(table.totals()).containsEntry(M2, 10L).containsEntry(CLOSED, 50L);
             assertThat(table.committed()).containsEntry(M2, 10L).containsEntry(CLOSED, 50L);
-        }
-    }
-
-    /*
-     * Two incidents in one day: an operator rolls the job back to an older checkpoint as a new
-     * run, and later the database goes back to a copy. The new run numbers its checkpoints from
-     * the one it restored, repeating ids the old run committed; no checkpoint id, acknowledged
-     * savepoint or progress of the old run may pass for proof that the table holds the new run's
-     * writes.
-     */
-
-    /**
-     * The old run stops with savepoint 3, which the sink acknowledges; the operator rolls back to
-     * checkpoint 1 as a new run, which commits its own 2; the database is copied, the new run
-     * commits its 3, and the copy is put back. The old run's acknowledged savepoint 3 passed for
-     * the new run's commit of 3, and the incremental flush left M1 at the lost window's 100.
-     */
-    @Test
-    void anAcknowledgedSavepointOfTheOldRunDoesNotPassForTheNewRunsCommit() throws Exception {
-        OperatorSubtaskState checkpoint1;
-        try (var old = opened(sink(checked()).build(), KEY)) {
-            upsert(old, M1, 100);
-            checkpoint1 = completed(old, 1);
-            upsert(old, M1, 200);
-            completed(old, 2);
-            stopWithSavepoint(old, 3);
-            old.notifyOfCompletedCheckpoint(3);
-        }
-        FlushableSink<TestKey, TestTotal> rolledBack = sink(checked()).build();
-        OperatorSubtaskState checkpoint3;
-        try (var v2 = restoredFrom(rolledBack, KEY, checkpoint1, 1)) {
-            assertThat(table.totals()).isEqualTo(Map.of(M1, 100L));
-            upsert(v2, M2, 50);
-            completed(v2, 2);
-            SinkDatabaseRollback copy = SinkDatabaseRollback.copy(db);
-            upsert(v2, M1, 150);
-            checkpoint3 = completed(v2, 3);
-            copy.restore();
-            upsert(v2, M2, 60);
-            assertThatThrownBy(() -> v2.prepareSnapshotPreBarrier(4))
-                    .isInstanceOf(LostWritesException.class);
-        }
-        try (var v2 = restoredFrom(rolledBack, KEY, checkpoint3, 3)) {
-            assertThat(table.totals()).isEqualTo(Map.of(M1, 150L, M2, 50L));
-            assertThat(table.committed()).isEqualTo(Map.of(M1, 150L, M2, 50L));
-        }
-    }
-
-    /**
-     * The old run commits 1 to 3 and a backup is taken; the operator rolls back to checkpoint 1 as
-     * a new run, which commits its own 2 and 3; then the backup is restored. Its progress says 3,
-     * the old run's: the incremental flush kept the old timeline's M1 and M2, and lost M3.
-     */
-    @Test
-    void theOldRunsCheckpointsDoNotPassForTheNewRunsAndItsKeysGo() throws Exception {
-        OperatorSubtaskState checkpoint1;
-        SinkDatabaseRollback backup;
-        try (var old = opened(sink(checked()).build(), KEY)) {
-            upsert(old, M1, 100);
-            checkpoint1 = completed(old, 1);
-            upsert(old, M1, 200);
-            upsert(old, M2, 10);
-            completed(old, 2);
-            upsert(old, M1, 300);
-            completed(old, 3);
-            backup = SinkDatabaseRollback.copy(db);
-        }
-        FlushableSink<TestKey, TestTotal> rolledBack = sink(checked()).build();
-        OperatorSubtaskState checkpoint3;
-        try (var v2 = restoredFrom(rolledBack, KEY, checkpoint1, 1)) {
-            upsert(v2, M1, 150);
-            completed(v2, 2);
-            upsert(v2, M3, 5);
-            checkpoint3 = completed(v2, 3);
-            assertThat(table.committed()).isEqualTo(Map.of(M1, 150L, M3, 5L));
-            backup.restore();
-            assertThat(table.totals()).isEqualTo(Map.of(M1, 300L, M2, 10L));
-            upsert(v2, M3, 6);
-            assertThatThrownBy(() -> v2.prepareSnapshotPreBarrier(4))
-                    .isInstanceOf(LostWritesException.class);
-        }
-        try (var v2 = restoredFrom(rolledBack, KEY, checkpoint3, 3)) {
-            assertThat(table.totals()).isEqualTo(Map.of(M1, 150L, M3, 5L));
-            assertThat(table.committed()).isEqualTo(Map.of(M1, 150L, M3, 5L));
-        }
-    }
-
-    /** A key deleted at 3, after the copy: the copy brings its rows back; the repair deletes it. */
-    private static final TestKey DELETED = new TestKey("m9", DAY_2, "EUR");
-
-    @Test
-    void aDatabaseThatGoesBackPastADeleteHasTheKeyDeletedAgainByTheRepair() throws Exception {
-        assertThat(goBackPastADelete(sink(checked()).build()))
-                .as("live, then committed, after the repair")
-                .containsExactly(Map.of(M1, 300L), Map.of(M1, 300L));
-    }
-
-    @Test
-    void withoutTombstonesInStateTheDeletedKeyComesBackForGood() throws Exception {
-        assertThat(goBackPastADelete(sink(checked()).retiredRetention(Duration.ZERO).build()))
-                .containsExactly(Map.of(M1, 300L, DELETED, 20L), Map.of(M1, 300L, DELETED, 20L));
-    }
-
-    /**
-     * DELETED is written at 1, the database copied after 2, DELETED deleted at 3, the copy put back
-     * after 4; the sink fails at its next write and restores 4. Returns the live and the committed
-     * totals after the repair.
-     */
-    private java.util.List<Map<TestKey, Long>> goBackPastADelete(
-            FlushableSink<TestKey, TestTotal> sink) throws Exception {
-        OperatorSubtaskState checkpoint4;
-        try (var v1 = opened(sink, KEY)) {
-            upsert(v1, M1, 100);
-            upsert(v1, DELETED, 20);
-            completed(v1, 1);
-            upsert(v1, M1, 200);
-            completed(v1, 2);
-            SinkDatabaseRollback copy = SinkDatabaseRollback.copy(db);
-            v1.processElement(new StreamRecord<>(SinkChange.delete(DELETED)));
-            completed(v1, 3);
-            upsert(v1, M1, 300);
-            checkpoint4 = completed(v1, 4);
-            assertThat(table.committed()).isEqualTo(Map.of(M1, 300L));
-            copy.restore();
-            assertThat(table.totals()).containsEntry(DELETED, 20L);
-            upsert(v1, M1, 500);
-            assertThatThrownBy(() -> v1.prepareSnapshotPreBarrier(5))
-                    .isInstanceOf(LostWritesException.class);
-        }
-        try (var v2 = restoredFrom(sink, KEY, checkpoint4, 4)) {
-            return java.util.List.of(table.totals(), table.committed());
         }
     }
 

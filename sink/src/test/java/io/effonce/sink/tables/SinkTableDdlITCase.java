@@ -154,6 +154,36 @@ class SinkTableDdlITCase {
     }
 
     @Test
+    void aColumnOfATypeThatWouldChangeItsValuesIsRefusedAtOpenNamingIt(PostgresEndpoint server)
+            throws Exception {
+        PostgresEndpoint db = LocalServices.newDatabase(server, "ddltypes");
+        PostgresStoreConfig config =
+                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "every_type");
+        try (var store = PostgresStores.forMapping(config, EveryType.MAPPING, true).create()) {
+            assertThat(store).isNotNull();
+        }
+        // Narrower by hand: a real rounds a double, timestamp(3) rounds microseconds, silently.
+        execute(db, "ALTER TABLE every_type_committed ALTER COLUMN ratio TYPE real");
+        execute(db, "ALTER TABLE every_type ALTER COLUMN seen_local TYPE timestamp(3)");
+        assertThatThrownBy(
+                        () -> PostgresStores.forMapping(config, EveryType.MAPPING, false).create())
+                .isInstanceOf(SinkMisconfiguredException.class)
+                .hasMessageContaining(
+                        "column every_type_committed.ratio of type double precision (it is real")
+                .hasMessageContaining(
+                        "column every_type.seen_local of type timestamp (it is timestamp(3)"
+                                + " without time zone");
+        // A wider type, or varchar for text, holds the values as they are.
+        execute(db, "ALTER TABLE every_type_committed ALTER COLUMN ratio TYPE double precision");
+        execute(db, "ALTER TABLE every_type ALTER COLUMN seen_local TYPE timestamp");
+        execute(db, "ALTER TABLE every_type ALTER COLUMN note TYPE varchar(4000)");
+        execute(db, "ALTER TABLE every_type ALTER COLUMN count TYPE numeric");
+        try (var store = PostgresStores.forMapping(config, EveryType.MAPPING, false).create()) {
+            assertThat(store).isNotNull();
+        }
+    }
+
+    @Test
     void everyWordThisPostgresReservesIsRefusedAsAColumnName(PostgresEndpoint server)
             throws Exception {
         List<String> reserved = new ArrayList<>();

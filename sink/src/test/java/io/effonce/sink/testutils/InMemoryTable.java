@@ -1,6 +1,7 @@
 package io.effonce.sink.testutils;
 
 import io.effonce.sink.tables.RangeOwner;
+import io.effonce.sink.tables.RunLineage;
 import io.effonce.sink.tables.StoredRow;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -38,6 +39,11 @@ public final class InMemoryTable<K, V> {
     /** The run that committed each key group's checkpoint in {@link #progress}. */
     final Map<Integer, String> committedRuns = new HashMap<>();
 
+    final Map<Integer, RunLineage> committedLineages = new HashMap<>();
+
+    /** {@code sink_writers}: per writer, its write calls the table acknowledged. */
+    final Map<String, Long> writerCounts = new HashMap<>();
+
     long tagIndexShift;
 
     /** {@code sink_deployment}: the last deployment number handed out. */
@@ -61,6 +67,60 @@ public final class InMemoryTable<K, V> {
      * would: the counterfactual of the rule that a deletion after the restored barrier needs the
      * full flush.
      */
+    /** A copy of everything the table keeps, to go back to ({@link #goBack}). */
+    public synchronized Copy copy() {
+        return new Copy(this);
+    }
+
+    /**
+     * Puts the table back to {@code copy}, as a promoted asynchronous standby or a restored backup
+     * puts a database back: rows, fence, progress, writers' counts and the token sequence. The
+     * deployment numbers do not go back (PostgreSQL raises them to its clock).
+     */
+    public synchronized void goBack(Copy copy) {
+        copy.restoreInto(this);
+    }
+
+    /** Everything an {@link InMemoryTable} keeps, at one moment. */
+    public static final class Copy {
+        private final InMemoryTable<Object, Object> saved = new InMemoryTable<>();
+
+        @SuppressWarnings("unchecked")
+        private Copy(InMemoryTable<?, ?> from) {
+            copyInto((InMemoryTable<Object, Object>) from, saved);
+        }
+
+        @SuppressWarnings("unchecked")
+        private void restoreInto(InMemoryTable<?, ?> to) {
+            copyInto(saved, (InMemoryTable<Object, Object>) to);
+        }
+
+        private static void copyInto(
+                InMemoryTable<Object, Object> a, InMemoryTable<Object, Object> b) {
+            replace(b.rows, a.rows);
+            replace(b.fenceTokens, a.fenceTokens);
+            replace(b.fenceOwners, a.fenceOwners);
+            b.supersededRuns.clear();
+            b.supersededRuns.addAll(a.supersededRuns);
+            replace(b.quarantined, a.quarantined);
+            b.staged.clear();
+            b.staged.addAll(a.staged);
+            replace(b.committed, a.committed);
+            replace(b.deletionTags, a.deletionTags);
+            replace(b.progress, a.progress);
+            replace(b.acknowledgedSavepoints, a.acknowledgedSavepoints);
+            replace(b.committedRuns, a.committedRuns);
+            replace(b.committedLineages, a.committedLineages);
+            replace(b.writerCounts, a.writerCounts);
+            b.lastToken = a.lastToken;
+        }
+
+        private static <X, Y> void replace(Map<X, Y> target, Map<X, Y> source) {
+            target.clear();
+            target.putAll(source);
+        }
+    }
+
     public synchronized void forgetDeletions() {
         deletionTags.clear();
     }

@@ -4,9 +4,11 @@ import io.effonce.jdbc.RefusedRowsException;
 import io.effonce.sink.tables.Claim;
 import io.effonce.sink.tables.FencedException;
 import io.effonce.sink.tables.KeyGroupSpan;
+import io.effonce.sink.tables.LostWritesException;
 import io.effonce.sink.tables.Progress;
 import io.effonce.sink.tables.RangeOwner;
 import io.effonce.sink.tables.RangeRecord;
+import io.effonce.sink.tables.RunLineage;
 import io.effonce.sink.tables.StoredRow;
 import io.effonce.sink.tables.Takeover;
 import io.effonce.sink.tables.TotalsStore;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.Predicate;
 
 /** A {@link TotalsStore} over an {@link InMemoryTable}, with the same fencing rules. */
@@ -30,6 +33,12 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     private KeyGroupSpan span;
     private long token;
     private String run;
+    private RunLineage lineage;
+
+    /** This writer's id and its write calls the table acknowledged (see {@code sink_writers}). */
+    private final String writer = UUID.randomUUID().toString();
+
+    private long acknowledged;
 
     public InMemoryTotalsStore(InMemoryTable<K, V> table) {
         this.table = table;
@@ -60,7 +69,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             long lastCommitted = 0;
             long committedEverywhere = Long.MAX_VALUE;
             long newestDeletion = 0;
-            Set<String> committedRuns = new HashSet<>();
+            Set<RunLineage> committedLineages = new HashSet<>();
             for (int g = span.first(); g <= span.last(); g++) {
                 newestDeletion = Math.max(newestDeletion, table.deletionTags.getOrDefault(g, 0L));
                 RangeOwner owner = table.fenceOwners.get(g);
@@ -69,8 +78,9 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                 }
                 ProgressRow progress = table.progress.get(g);
                 String committedRun = table.committedRuns.get(g);
-                if (committedRun != null) {
-                    committedRuns.add(committedRun);
+                RunLineage committedLineage = table.committedLineages.get(g);
+                if (committedLineage != null) {
+                    committedLineages.add(committedLineage);
                 }
                 boolean ofRestoredRun =
                         claim.restoredRun().isEmpty()
@@ -104,7 +114,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                                     || table.committed.values().stream()
                                             .anyMatch(r -> span.contains(r.keyGroup())),
                             newestDeletion,
-                            committedRuns);
+                            committedLineages);
             if (!mayTake.test(found)) {
                 return new Takeover(found, false, -1);
             }
@@ -121,6 +131,9 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             this.span = span;
             this.token = newToken;
             this.run = claim.run();
+            this.lineage = claim.lineage();
+            this.acknowledged = 0;
+            table.writerCounts.put(writer, 0L);
             return new Takeover(found, true, newToken);
         }
     }
@@ -214,6 +227,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             table.progress.keySet().removeIf(span::contains);
             table.acknowledgedSavepoints.keySet().removeIf(span::contains);
             table.committedRuns.keySet().removeIf(span::contains);
+            table.committedLineages.keySet().removeIf(span::contains);
             table.deletionTags.keySet().removeIf(span::contains);
             return before - table.rows.size();
         }
@@ -265,6 +279,7 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
                                         checkpointId,
                                         Math.max(was.watermark(), progress.watermark()),
                                         later(was.finalThrough(), progress.finalThrough())));
+                table.committedLineages.put(g, lineage);
                 if (!run.equals(table.committedRuns.put(g, run))) {
                     table.acknowledgedSavepoints.remove(g); // another run's timeline of ids
                 }
@@ -341,11 +356,31 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
     @Override
     public void close() {}
 
+    /**
+     * The fence check and the write check of every call that writes, as PostgreSQL's store makes
+     * them in each transaction: a table that went back in time ({@link InMemoryTable#goBack}) holds
+     * fewer of this writer's calls than it acknowledged, or a fence older than its own.
+     */
     private void checkFence() {
         for (int g = span.first(); g <= span.last(); g++) {
-            if (table.fenceTokens.get(g) != token) {
+            Long owner = table.fenceTokens.get(g);
+            if (owner == null || owner < token) {
+                throw lostWrites("its fence is back to an owner before it (token " + owner + ")");
+            }
+            if (owner != token) {
                 throw new FencedException("token " + token + " no longer owns key group " + g);
             }
         }
+        Long held = table.writerCounts.get(writer);
+        if (held == null || held != acknowledged) {
+            throw lostWrites(
+                    "it holds " + held + " of the " + acknowledged + " calls it acknowledged");
+        }
+        table.writerCounts.put(writer, ++acknowledged);
+    }
+
+    private LostWritesException lostWrites(String found) {
+        return new LostWritesException(
+                "The in-memory table went back in time under " + span + ": " + found);
     }
 }
