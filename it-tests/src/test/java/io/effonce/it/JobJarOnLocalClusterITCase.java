@@ -594,6 +594,14 @@ class JobJarOnLocalClusterITCase {
             assertThat(submitFails(JobJar.submission(sink, kafka.servers(), "no-such-topic", DIR)))
                     .contains("The topic no-such-topic does not exist")
                     .contains("start the relay first");
+            // A wrong Kafka address: refused in main, no job to restart forever.
+            var jobsBefore = CLUSTER.cluster().rest().jobs().keySet();
+            assertThat(submitFails(JobJar.submission(sink, "127.0.0.1:1", TOPIC, DIR)))
+                    .contains("Kafka at 127.0.0.1:1 did not answer")
+                    .contains("check --kafka.bootstrap-servers");
+            assertThat(CLUSTER.cluster().rest().jobs().keySet())
+                    .as("no job left behind")
+                    .isEqualTo(jobsBefore);
             assertThat(
                             submitFails(
                                     without(

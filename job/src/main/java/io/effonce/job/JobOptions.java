@@ -149,8 +149,10 @@ public final class JobOptions {
                             "Check in main, before the job is submitted, that the sink's login"
                                     + " works, its tables exist and may be written, and the change"
                                     + " topics exist; a mistake fails the submission with one"
-                                    + " sentence that names the fix. A service main cannot reach is"
-                                    + " a warning only. false skips the checks.");
+                                    + " sentence that names the fix. Kafka that does not answer"
+                                    + " within 15 s fails it too; a sink database main cannot reach"
+                                    + " is a warning only. false skips the checks (main on a client"
+                                    + " outside the cluster).");
 
     public static final ConfigOption<Boolean> HOLD_DURING_SNAPSHOT =
             ConfigOptions.key("watermark.hold-during-snapshot")

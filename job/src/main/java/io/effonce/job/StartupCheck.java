@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * What the job needs from its services, checked in {@code main} before its graph is built: the
  * sink's login, its tables and rights, the change topics. A mistake found here fails the submission
  * once, with a sentence that names the fix, instead of a task that restarts forever with the reason
- * in Flink's exception history. A service {@code main} cannot reach (it may run where the tasks'
- * network is not) is only a warning: the tasks connect themselves.
+ * in Flink's exception history. Kafka that does not answer is such a mistake (a wrong {@code
+ * --kafka.bootstrap-servers} restarted the sources forever); a sink database {@code main} cannot
+ * reach, or a password given to the tasks only, is a warning: the tasks connect themselves.
  */
 final class StartupCheck {
 
@@ -164,7 +165,7 @@ final class StartupCheck {
         return List.of();
     }
 
-    /** That every topic exists, where the broker answers. */
+    /** That Kafka answers and every topic exists. */
     static List<String> topics(String bootstrap, List<String> topics) {
         return topics(bootstrap, topics, TIMEOUT_SECONDS);
     }
@@ -191,13 +192,24 @@ final class StartupCheck {
                 }
             }
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            LOG.warn(
-                    "Could not ask Kafka at {} about {} from where main runs ({}); not checked"
-                            + " here, the sources connect themselves.",
-                    bootstrap,
-                    topics,
-                    e.toString());
-            return List.of();
+            // Submitted anyway, the sources would restart forever, each attempt's clients
+            // flooding the log with their reconnects.
+            Throwable cause =
+                    e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            return List.of(
+                    "Kafka at "
+                            + bootstrap
+                            + " did not answer within "
+                            + timeoutSeconds
+                            + " s from where main runs ("
+                            + cause.getClass().getSimpleName()
+                            + (cause.getMessage() == null ? "" : ": " + cause.getMessage())
+                            + "): check --"
+                            + JobOptions.KAFKA_BOOTSTRAP.key()
+                            + " (host:port of brokers the TaskManagers reach). If main runs where"
+                            + " Kafka cannot be reached (a client outside the cluster), --"
+                            + JobOptions.STARTUP_CHECK.key()
+                            + " false skips the checks.");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return List.of();

@@ -58,11 +58,24 @@ class StartupCheckITCase {
     }
 
     @Test
-    void whatMainCannotReachIsNotAFailure() {
+    void aSinkDatabaseMainCannotReachIsNotAFailure() {
         PostgresEndpoint nowhere =
                 new PostgresEndpoint("jdbc:postgresql://127.0.0.1:1/ledger", "effonce_sink", "x");
         assertThat(StartupCheck.sinkDatabase(sink(nowhere))).isEmpty();
-        assertThat(StartupCheck.topics("127.0.0.1:1", List.of(TOPIC), 2)).isEmpty();
+    }
+
+    @Test
+    void aKafkaThatDoesNotAnswerIsOneSentenceNamingTheOption() {
+        assertThat(StartupCheck.topics("127.0.0.1:1", List.of(TOPIC), 2))
+                .singleElement()
+                .asString()
+                .startsWith("Kafka at 127.0.0.1:1 did not answer within 2 s")
+                .contains("check --kafka.bootstrap-servers")
+                .contains("--startup-check false");
+        assertThat(StartupCheck.topics("no-such-host.invalid:9092", List.of(TOPIC), 2))
+                .singleElement()
+                .asString()
+                .contains("check --kafka.bootstrap-servers");
     }
 
     @Test

@@ -5,10 +5,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * What a dead letter's stored value allows: publishing it again under its payment's key (the key
- * the relay gives a change, so that it joins its payment's partition), or a reason not to. Only a
- * whole change envelope can be counted; a heartbeat carries no payment, and a value that is not
- * whole JSON (cut at the job's size limit, or malformed) would be a dead letter again.
+ * What a dead letter's stored value allows: publishing it again under its payment's id (the key the
+ * relay gives a change, so that on the relay's own topic it joins its payment's partition; a Kafka
+ * Connect topic's JSON keys hash elsewhere, which the job's dedup by event id does not mind), or a
+ * reason not to. Only a whole change envelope can be counted; a heartbeat carries no payment, and a
+ * value that is not whole JSON (cut at the job's size limit, or malformed) would be a dead letter
+ * again.
  *
  * @param paymentId the key to publish under; null when skipped
  * @param skipped why it is not published; null when it is

@@ -321,11 +321,15 @@ final class RestoreProtocol<K, V> {
         if (retained.isPresent()) {
             String path = retained.get().path();
             String restore =
-                    "Restore the job from the retained checkpoint "
+                    "If the job that wrote them is no longer running, restore it from the retained"
+                            + " checkpoint "
                             + path
-                            + " (flink run -s "
+                            + " (deploy/cluster/bin/flink-local submit --savepoint "
                             + path
-                            + " ...), or from a newer savepoint.";
+                            + " ..., or Flink's flink run -s "
+                            + path
+                            + " ...), or from a newer savepoint; if it still runs, this is a second"
+                            + " writer of the same table: cancel this one.";
             return retained.get().recorded()
                     ? restore + " It is the last checkpoint the sink committed for these rows."
                     : restore
