@@ -92,7 +92,7 @@ final class PostgresStoreFactory<K, V> implements TotalsStoreFactory<K, V> {
     public Optional<String> tablesScript() {
         return tables == Tables.DEPLOYED
                 ? Optional.empty()
-                : Optional.of(SinkTableDdl.script(config.table(), mapping));
+                : Optional.of(SinkTableDdl.scriptToPrint(config.table(), mapping, config.user()));
     }
 
     private Void create(Connection c) throws SQLException {

@@ -2,6 +2,7 @@ package io.effonce.sink.tables;
 
 import io.effonce.jdbc.TransactionFailedException;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.throwable.ThrowableAnnotation;
 import org.apache.flink.runtime.throwable.ThrowableType;
@@ -41,8 +42,28 @@ public final class SinkMisconfiguredException extends RuntimeException {
                                 .filter(script -> missingTable(cause))
                                 .map(script -> CREATE_THEM + script)
                                 .orElse("")
+                        + tablesScript
+                                .filter(script -> "42501".equals(cause.sqlState()))
+                                .map(SinkMisconfiguredException::grantThem)
+                                .orElse("")
                         + NO_RESTART,
                 cause);
+    }
+
+    /**
+     * The grants of a table that deploy/sql/roles.sql does not list (a SQL connector's), which a
+     * refused right needs besides that file; roles.sql revokes what it does not list, so it comes
+     * first.
+     */
+    private static String grantThem(String script) {
+        String grants =
+                script.lines()
+                        .filter(line -> line.startsWith("GRANT "))
+                        .collect(Collectors.joining(" "));
+        return " deploy/sql/roles.sql grants the tables every sink shares to effonce_sink, and"
+                + " begins by revoking what it does not list; after it, grant this sink's own"
+                + " tables: "
+                + grants;
     }
 
     /** What the sink's tables lack, found before any statement needed it, with their script. */

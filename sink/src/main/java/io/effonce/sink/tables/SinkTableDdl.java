@@ -100,6 +100,38 @@ public final class SinkTableDdl {
     }
 
     /**
+     * The same, without comments, and with the rights of {@code role} on the tables of {@code
+     * table}: printed in a refusal, where it may end up on one line (a comment would swallow the
+     * rest of it).
+     */
+    public static String scriptToPrint(String table, RowMapping<?, ?> mapping, String role) {
+        String statements =
+                script(table, mapping)
+                        .lines()
+                        .map(line -> line.replaceAll("\\s*--.*$", ""))
+                        .filter(line -> !line.isBlank())
+                        .collect(Collectors.joining("\n"));
+        return statements + "\n" + grants(table, role) + "\n";
+    }
+
+    /**
+     * What {@code role} needs on the tables of {@code table}. deploy/sql/roles.sql grants the
+     * tables every sink shares to {@code effonce_sink}, and begins by revoking what it does not
+     * list: apply it first, then these.
+     */
+    public static String grants(String table, String role) {
+        return "GRANT SELECT, INSERT, UPDATE, DELETE ON "
+                + table
+                + ", "
+                + table
+                + "_committed, "
+                + table
+                + "_staged TO \""
+                + role.replace("\"", "\"\"")
+                + "\";";
+    }
+
+    /**
      * Creates what is missing inside the caller's transaction, one creator at a time; the login
      * must be allowed to create tables.
      */

@@ -8,6 +8,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** A JDBC URL goes into logs and exception messages: what it may carry of a secret must not. */
@@ -51,6 +52,32 @@ class PostgresStoreConfigTest {
                         "Writing 1 rows", config, new SQLException("refused", "28P01"), 0);
 
         assertThat(e.getMessage()).doesNotContain("s3cr3t", "k3y").contains("db:5432/ledger");
+    }
+
+    /**
+     * A right refused on a sink's own tables (a SQL connector's, which deploy/sql/roles.sql does
+     * not list): the refusal names the grants, and the order against roles.sql, which revokes what
+     * it does not list.
+     */
+    @Test
+    void aRefusedRightOnASinksOwnTablesNamesItsGrants() {
+        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
+        TransactionFailedException refused =
+                new TransactionFailedException(
+                        "Taking a range",
+                        config,
+                        new SQLException("permission denied for table totals", "42501"),
+                        0);
+        String script = "CREATE TABLE t (k text);\nGRANT SELECT ON totals TO \"sink\";\n";
+
+        assertThat(new SinkMisconfiguredException(refused, Optional.of(script)).getMessage())
+                .contains("permission denied for table totals")
+                .contains("after it, grant this sink's own tables: GRANT SELECT ON totals TO")
+                .contains("begins by revoking what it does not list")
+                .doesNotContain("CREATE TABLE t");
+        assertThat(new SinkMisconfiguredException(refused, Optional.empty()).getMessage())
+                .as("the job's own tables: roles.sql lists them")
+                .doesNotContain("GRANT");
     }
 
     /** A bound under a second would end the transactions of tasks that are merely busy. */

@@ -153,6 +153,38 @@ class SinkTableDdlITCase {
                 .hasMessageContaining("sink.create-tables=true");
     }
 
+    /**
+     * The script a refusal prints ends up on one line in a submit command's output: without
+     * comments it still runs there, and it grants the sink's login its tables.
+     */
+    @Test
+    void theScriptARefusalPrintsRunsOnOneLineAndGrantsTheSinksRoleItsTables(PostgresEndpoint server)
+            throws Exception {
+        PostgresEndpoint db = LocalServices.newDatabase(server, "ddlprinted");
+        PostgresStoreConfig asSink =
+                PostgresStoreConfig.of(db.jdbcUrl(), "effonce_sink", "unused", "every_type");
+        String printed =
+                PostgresStores.forMapping(asSink, EveryType.MAPPING, true)
+                        .tablesScript()
+                        .orElseThrow();
+        assertThat(printed)
+                .doesNotContain("--")
+                .contains(
+                        "GRANT SELECT, INSERT, UPDATE, DELETE ON every_type, every_type_committed,"
+                                + " every_type_staged TO \"effonce_sink\";");
+        execute(db, printed.replace('\n', ' '));
+        assertThat(count(db, "every_type")).isZero();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery(
+                                "SELECT has_table_privilege('effonce_sink', 'every_type_staged',"
+                                        + " 'INSERT')")) {
+            rs.next();
+            assertThat(rs.getBoolean(1)).isTrue();
+        }
+    }
+
     @Test
     void aColumnOfATypeThatWouldChangeItsValuesIsRefusedAtOpenNamingIt(PostgresEndpoint server)
             throws Exception {
