@@ -206,8 +206,9 @@ public final class RestoreFlush<K, V> {
                                                     keyGroupOf.applyAsInt(key),
                                                     checkpointId - 1))
                             .toList();
+            // Through the quarantine: a tombstone of state names a key the database may refuse.
             for (int from = 0; from < tombstones.size(); from += batchSize) {
-                live.delete(
+                writer.delete(
                         tombstones.subList(from, Math.min(tombstones.size(), from + batchSize)));
             }
         } else if (!stale.isEmpty()) {

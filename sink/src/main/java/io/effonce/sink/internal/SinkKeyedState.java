@@ -23,8 +23,9 @@ import org.apache.flink.runtime.state.VoidNamespaceSerializer;
  * deletes a deleted key's row again, when the copy the database went back to still had them.
  *
  * <p>Written once per changed key at each barrier ({@link #apply}); read only by the start protocol
- * ({@link #restored}). A tombstone is not cleared when its key is set again: a key with a value is
- * not deleted, and its tombstone, written before the value, expires before a later retired value.
+ * ({@link #restored}). A tombstone is not cleared when its key is set again, which would cost a
+ * state access per changed key and barrier: a key with a value is not deleted. It is cleared when
+ * its key retires, once per key.
  */
 final class SinkKeyedState<K, V> {
 
@@ -105,6 +106,9 @@ final class SinkKeyedState<K, V> {
                         lastValue.clear();
                         if (retiredValue != null && finalValue != null) {
                             retiredValue.update(finalValue);
+                            // An older tombstone must not outlive the final value it would
+                            // delete (TTL clocks of two TaskManagers after a rescale differ).
+                            deleted.clear();
                         }
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);

@@ -161,7 +161,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                                 + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                 + " SET checkpoint_id = EXCLUDED.checkpoint_id,"
                                 + " committed_run = EXCLUDED.committed_run,"
-                                + " committed_lineage = EXCLUDED.committed_lineage,"
+                                + " committed_lineage = CASE WHEN p.committed_lineage IS DISTINCT"
+                                + " FROM EXCLUDED.committed_lineage THEN EXCLUDED.committed_lineage"
+                                + " ELSE p.committed_lineage END,"
                                 + " acknowledged_savepoint = CASE WHEN p.committed_run"
                                 + " = EXCLUDED.committed_run THEN p.acknowledged_savepoint END,"
                                 + " watermark = GREATEST(p.watermark, EXCLUDED.watermark),"
@@ -231,6 +233,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                                             + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                             + " SET watermark = CASE WHEN p.checkpoint_id > ?"
                                             + " THEN NULL ELSE p.watermark END,"
+                                            + " acknowledged_savepoint = CASE WHEN"
+                                            + " p.acknowledged_savepoint > ? THEN NULL ELSE"
+                                            + " p.acknowledged_savepoint END,"
                                             + " final_through = CASE WHEN p.checkpoint_id > ?"
                                             + " THEN NULL ELSE p.final_through END,"
                                             + " restored_checkpoint = EXCLUDED.restored_checkpoint,"
@@ -242,6 +247,7 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                         s.setInt(5, fence.span().last());
                         s.setLong(6, checkpointId);
                         s.setLong(7, checkpointId);
+                        s.setLong(8, checkpointId);
                         return s.executeUpdate();
                     }
                 });

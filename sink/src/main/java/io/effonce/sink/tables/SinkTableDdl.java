@@ -104,7 +104,7 @@ public final class SinkTableDdl {
      * table}: printed in a refusal, where it may end up on one line (a comment would swallow the
      * rest of it).
      */
-    public static String scriptToPrint(String table, RowMapping<?, ?> mapping, String role) {
+    static String scriptToPrint(String table, RowMapping<?, ?> mapping, String role) {
         String statements =
                 script(table, mapping)
                         .lines()
@@ -119,7 +119,7 @@ public final class SinkTableDdl {
      * tables every sink shares to {@code effonce_sink}, and begins by revoking what it does not
      * list: apply it first, then these.
      */
-    public static String grants(String table, String role) {
+    static String grants(String table, String role) {
         return "GRANT SELECT, INSERT, UPDATE, DELETE ON "
                 + table
                 + ", "

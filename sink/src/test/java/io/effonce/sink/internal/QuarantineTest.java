@@ -10,6 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.jdbc.RefusedRowsException;
+import io.effonce.sink.FlushableSink;
+import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.tables.KeyGroupSpan;
 import io.effonce.sink.tables.StoredRow;
 import io.effonce.sink.tables.TotalsStore;
@@ -76,6 +78,34 @@ class QuarantineTest {
                 h.prepareSnapshotPreBarrier(2);
                 assertThat(table.values()).containsOnlyKeys("m2", "m3").containsEntry("m2", 200L);
             }
+        }
+        assertThat(table.quarantined()).containsOnlyKeys("poison");
+    }
+
+    @Test
+    void theFullFlushDeletesARefusedKeysTombstoneThroughTheQuarantine() throws Exception {
+        table.refuse(key -> key.equals("poison"));
+        FlushableSink<String, Long> sink =
+                sink(table).restoreFlush(RestoreFlushPolicy.FULL).build();
+        OperatorSubtaskState state;
+        try (var h = fresh(sink)) {
+            upsert(h, "m1", 100);
+            upsert(h, "poison", 5);
+            checkpoint(h, 1);
+            delete(h, "poison"); // a tombstone in state for the retention
+            upsert(h, "m2", 200);
+            state = checkpoint(h, 2);
+        }
+        // Every full flush within the retention deletes the tombstoned key again: refused, it
+        // would fail every restore.
+        try (var h =
+                restored(
+                        sink(table).restoreFlush(RestoreFlushPolicy.FULL).build(),
+                        state,
+                        2,
+                        1,
+                        0)) {
+            assertThat(table.values()).containsOnlyKeys("m1", "m2");
         }
         assertThat(table.quarantined()).containsOnlyKeys("poison");
     }

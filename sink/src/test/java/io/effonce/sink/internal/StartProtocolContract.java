@@ -357,6 +357,39 @@ abstract class StartProtocolContract<K, V> {
     }
 
     /**
+     * The same failed stop, then the job cancelled, and a new deployment from the savepoint, which
+     * did complete. The restore of checkpoint 10 erased the savepoint's writes from the table; the
+     * run's acknowledgement of savepoint 11 passed for proof that the table held them, and the
+     * incremental flush from 11 left a at 100 and c gone, for good.
+     */
+    @Test
+    void aSavepointTheRunErasedByRestoringAnOlderCheckpointIsNoProofForADeploymentFromIt()
+            throws Exception {
+        FlushableSink<K, V> run = newRun();
+        OperatorSubtaskState at10;
+        OperatorSubtaskState at11;
+        try (var stopping = restoredAttempt(run, 0, null, 0)) {
+            stopping.open();
+            upsert(stopping, "a", 100);
+            at10 = completed(stopping, 10);
+            upsert(stopping, "a", 200);
+            upsert(stopping, "c", 5);
+            at11 = stopWithSavepoint(stopping, 11);
+            stopping.notifyOfCompletedCheckpoint(11);
+        }
+        try (var restarted = restoredAttempt(run, 1, at10, 10)) {
+            restarted.open(); // Flink's own restore after the failed stop; then cancelled
+            assertThat(live()).isEqualTo(Map.of(key("a"), 100L));
+        }
+        try (var fromSavepoint = restoredAttempt(newRun(), 0, at11, 11)) {
+            fromSavepoint.open();
+            Map<K, Long> at11Totals = Map.of(key("a"), 200L, key("c"), 5L);
+            assertThat(live()).isEqualTo(at11Totals);
+            assertThat(committed()).isEqualTo(at11Totals);
+        }
+    }
+
+    /**
      * A new deployment restored from a completed savepoint commits what the savepoint staged, and
      * its flush is incremental: the savepoint's acknowledgement proves every write before its
      * barrier durable, as a commit would.

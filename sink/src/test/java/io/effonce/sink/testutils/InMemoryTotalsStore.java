@@ -309,6 +309,9 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
         synchronized (table) {
             checkFence();
             for (int g = span.first(); g <= span.last(); g++) {
+                if (table.acknowledgedSavepoints.getOrDefault(g, 0L) > checkpointId) {
+                    table.acknowledgedSavepoints.remove(g); // the restore erased it
+                }
                 ProgressRow was = table.progress.get(g);
                 if (was == null) {
                     table.progress.put(g, new ProgressRow(checkpointId, Long.MIN_VALUE, null));
