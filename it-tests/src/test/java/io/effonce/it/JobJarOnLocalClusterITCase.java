@@ -494,6 +494,7 @@ class JobJarOnLocalClusterITCase {
                                     .latestCompletedId();
                     ChaosReport.Recovery recovery;
                     String trigger;
+                    long savepoint;
                     SavepointAcknowledgementGate gate =
                             SavepointAcknowledgementGate.atSecondOfTwoSinkSubtasks(db);
                     try (gate) {
@@ -506,6 +507,7 @@ class JobJarOnLocalClusterITCase {
                         await("the first sink subtask's acknowledgement of the savepoint")
                                 .atMost(TotalsInvariant.TIMEOUT)
                                 .until(() -> gate.acknowledgedBeforeTheHeld() > 0);
+                        savepoint = gate.acknowledgedBeforeTheHeld();
                         FlinkProcess victim =
                                 CLUSTER.cluster()
                                         .taskManager(lastUnfinishedTaskManager(rest, jobId));
@@ -519,7 +521,6 @@ class JobJarOnLocalClusterITCase {
                     CLUSTER.cluster().startTaskManager();
                     String stop = stopFailure(rest, jobId, trigger);
                     jobs.awaitState(jobId, "FAILED");
-                    long savepoint = gate.acknowledgedBeforeTheHeld();
                     Matcher named =
                             Pattern.compile("savepoint has been created at: (\\S+),").matcher(stop);
                     assertThat(named.find())
@@ -623,6 +624,24 @@ class JobJarOnLocalClusterITCase {
             // The sink's start found a misconfiguration: the job fails once, no restart loop.
             CLUSTER.cluster().jobs().awaitState(jobId, "FAILED");
             assertThat(CLUSTER.cluster().rest().checkpoints(jobId).restored()).isZero();
+
+            // A failure the job would restart into forever (the sink's database unreachable):
+            // --wait reports it and cancels the job, in the same line.
+            PostgresEndpoint nowhere =
+                    new PostgresEndpoint(
+                            "jdbc:postgresql://127.0.0.1:1/ledger", "effonce_sink", "unused");
+            JobSubmission unreachable = JobJar.submission(nowhere, kafka.servers(), TOPIC, DIR);
+            List<String> unreachableArgs = new ArrayList<>(unreachable.args());
+            unreachableArgs.addAll(List.of("--startup-check", "false"));
+            String[] restarting = {null};
+            assertThat(submit(unreachable.withArgs(unreachableArgs), true, l -> restarting[0] = l))
+                    .isEqualTo(1);
+            assertThat(restarting[0])
+                    .contains("failed while starting")
+                    .contains("restarting into the same failure: it is cancelled");
+            String restartingId =
+                    restarting[0].substring("Job ".length(), restarting[0].indexOf(' ', 4));
+            assertThat(CLUSTER.cluster().rest().jobState(restartingId)).isEqualTo("CANCELED");
         }
 
         /** Submits {@code job}; asserts it failed with exactly one line; returns that line. */

@@ -238,6 +238,7 @@ class JobManagerKilledWithHighAvailabilityITCase {
                                     .latestCompletedId();
                     FlinkProcess leader = cluster.leadingJobManager();
                     ChaosReport.Recovery recovery;
+                    long savepoint;
                     SavepointAcknowledgementGate gate =
                             SavepointAcknowledgementGate.atSecondOfTwoSinkSubtasks(db);
                     try (gate) {
@@ -248,13 +249,14 @@ class JobManagerKilledWithHighAvailabilityITCase {
                         await("the first sink subtask's acknowledgement of the savepoint")
                                 .atMost(TotalsInvariant.TIMEOUT)
                                 .until(() -> gate.acknowledgedBeforeTheHeld() > 0);
+                        // Read now: the restore that follows clears an acknowledgement newer than
+                        // the checkpoint it restores (the savepoint is no proof any more).
+                        savepoint = gate.acknowledgedBeforeTheHeld();
                         recovery =
                                 report.fault(
                                         "kill",
                                         "kill -9 of leading %s during a stop whose savepoint %d completed"
-                                                .formatted(
-                                                        leader.name(),
-                                                        gate.acknowledgedBeforeTheHeld()));
+                                                .formatted(leader.name(), savepoint));
                         cluster.killJobManager(leader);
                         cluster.startJobManager();
                         recovery.newLeader(
@@ -263,7 +265,6 @@ class JobManagerKilledWithHighAvailabilityITCase {
                     }
                     CheckpointStats after =
                             jobs.awaitRestoredAndRunning(jobId, 0, TotalsInvariant.TIMEOUT);
-                    long savepoint = gate.acknowledgedBeforeTheHeld();
                     recovery.running("restored from checkpoint " + after.latestRestoredId());
                     recovery.checkpointed(
                             jobs.awaitCheckpointAfter(jobId, after.latestRestoredId())
@@ -274,6 +275,9 @@ class JobManagerKilledWithHighAvailabilityITCase {
                     assertThat(after.latestRestoredId())
                             .as("the new leader restored a checkpoint older than the savepoint")
                             .isLessThan(savepoint);
+                    assertThat(gate.acknowledgedBeforeTheHeld())
+                            .as("the restore of an older checkpoint cleared the acknowledgement")
+                            .isZero();
                     TotalsInvariant.awaitExactAfter(recovery, workload, db);
                     workload.awaitMore(BETWEEN_FAULTS);
                     workload.stopAndDrain();

@@ -8,7 +8,9 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import org.awaitility.core.ConditionTimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -54,8 +56,9 @@ final class JobCommands {
         @Option(
                 names = "--wait",
                 description =
-                        "Wait until every task is RUNNING; stop at the job's first failure and"
-                                + " print its root message (exit 1).")
+                        "Wait until every task is RUNNING; stop at the job's first failure,"
+                                + " print its root message and cancel the job unless it ended"
+                                + " by itself (exit 1).")
         boolean waitRunning;
 
         @Override
@@ -77,15 +80,51 @@ final class JobCommands {
             }
             out.println(jobId);
             if (waitRunning) {
-                String failure =
-                        jobs.awaitAllTasksRunningOrFirstFailure(jobId, FlinkJobs.DEFAULT_TIMEOUT);
+                String failure;
+                try {
+                    failure =
+                            jobs.awaitAllTasksRunningOrFirstFailure(
+                                    jobId, FlinkJobs.DEFAULT_TIMEOUT);
+                } catch (ConditionTimeoutException e) {
+                    failure =
+                            "not every task ran within "
+                                    + FlinkJobs.DEFAULT_TIMEOUT.toMinutes()
+                                    + " min, and no task failed (free slots: "
+                                    + parent.cluster().rest().slots().free()
+                                    + ")";
+                }
                 if (failure != null) {
-                    err.println("Job " + jobId + " failed while starting: " + failure);
+                    err.println(
+                            "Job "
+                                    + jobId
+                                    + " failed while starting: "
+                                    + failure
+                                    + cancelUnlessEnded(jobs, jobId));
                     return 1;
                 }
             }
             return 0;
         }
+
+        /**
+         * A job that failed while starting but did not end by itself restarts into the same
+         * failure: {@code --wait} reports it and leaves nothing behind. Says which, for the same
+         * line.
+         */
+        private String cancelUnlessEnded(FlinkJobs jobs, String jobId) {
+            String state = parent.cluster().rest().jobState(jobId);
+            if (ENDING.contains(state)) {
+                return " (the job is " + state + ")";
+            }
+            jobs.cancel(jobId);
+            return " (the job was "
+                    + state
+                    + ", restarting into the same failure: it is cancelled)";
+        }
+
+        /** States of a job that ends by itself. */
+        private static final Set<String> ENDING =
+                Set.of("FAILING", "FAILED", "CANCELLING", "CANCELED", "FINISHED");
     }
 
     @Command(name = "savepoint", description = "Take a savepoint; prints its path.")
