@@ -41,26 +41,6 @@ public record RangeRecord(
         committedLineages = Set.copyOf(committedLineages);
     }
 
-    /** A record that names no committing run's lineage. */
-    public RangeRecord(
-            Set<RangeOwner> owners,
-            long committedByClaimantRun,
-            long lastCommitted,
-            long committedInEveryKeyGroup,
-            boolean claimantRunSuperseded,
-            boolean hasRows,
-            long newestDeletion) {
-        this(
-                owners,
-                committedByClaimantRun,
-                lastCommitted,
-                committedInEveryKeyGroup,
-                claimantRunSuperseded,
-                hasRows,
-                newestDeletion,
-                Set.of());
-    }
-
     /**
      * Whether a live row of the range was deleted after barrier {@code checkpointId} reached its
      * writer: the incremental flush from {@code checkpointId} cannot see such a deletion.

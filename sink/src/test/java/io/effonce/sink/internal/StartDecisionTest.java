@@ -31,7 +31,8 @@ class StartDecisionTest {
 
     private static RangeRecord found(
             Set<RangeOwner> owners, long committedByRun, boolean superseded, boolean hasRows) {
-        return new RangeRecord(owners, committedByRun, committedByRun, 0, superseded, hasRows, 0);
+        return new RangeRecord(
+                owners, committedByRun, committedByRun, 0, superseded, hasRows, 0, Set.of());
     }
 
     private static StartDecision decide(Claim claim, RangeRecord found) {

@@ -111,7 +111,8 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
                 0,
                 false,
                 found.hasRows(),
-                found.newestDeletion());
+                found.newestDeletion(),
+                Set.of());
     }
 
     @Override
