@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
@@ -54,18 +55,24 @@ class ReadmeDeployStepsITCase {
         Map<String, String> env = readersEnvironment();
 
         Deque<ServiceShell> services = new ArrayDeque<>();
+        List<ServiceShell> starting = new ArrayList<>();
         try (ReaderShell shell = ReaderShell.start(ROOT, env, LOGS.resolve("shell.log"))) {
             for (Block block : blocks) {
                 if (block.isService()) {
-                    services.push(
-                            ServiceShell.start(
+                    // Services in consecutive blocks start at the same moment, as a reader
+                    // opening their shells one after the other does.
+                    ServiceShell service =
+                            ServiceShell.launch(
                                     block.script(),
                                     block.readyAt(),
                                     ROOT,
                                     env,
-                                    LOGS.resolve("service-" + (services.size() + 1) + ".log"),
-                                    Duration.ofMinutes(5)));
+                                    LOGS.resolve("service-" + (services.size() + 1) + ".log"));
+                    services.push(service);
+                    starting.add(service);
                 } else {
+                    starting.forEach(service -> service.awaitUp(Duration.ofMinutes(5)));
+                    starting.clear();
                     shell.run(block.script(), Duration.ofMinutes(10));
                 }
             }

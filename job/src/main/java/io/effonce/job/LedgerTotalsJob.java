@@ -1,5 +1,6 @@
 package io.effonce.job;
 
+import io.effonce.jdbc.DriverRegistrations;
 import io.effonce.job.decode.ChangeDecoder;
 import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.LedgerRecordDeserializer;
@@ -29,6 +30,16 @@ public final class LedgerTotalsJob {
     private LedgerTotalsJob() {}
 
     public static void main(String[] args) throws Exception {
+        try {
+            run(args);
+        } finally {
+            // In a session cluster main runs in the JobManager, once per submission: the start-up
+            // check's driver registration would keep this submission's classes there for good.
+            DriverRegistrations.releaseLoadedBy(LedgerTotalsJob.class.getClassLoader());
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
         if (CommandLine.wantsHelp(args)) {
             System.out.println(CommandLine.help());
             return;

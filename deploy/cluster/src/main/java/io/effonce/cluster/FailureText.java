@@ -23,7 +23,11 @@ public final class FailureText {
             if (t.startsWith(CAUSED_BY)) {
                 messages.add(withoutClassName(t.substring(CAUSED_BY.length())));
                 inMessage = true;
-            } else if (t.startsWith("at ") || t.startsWith("... ") || t.isEmpty()) {
+            } else if (t.startsWith("at ")
+                    || t.startsWith("... ")
+                    || t.isEmpty()
+                    || t.equals("]")) {
+                // "]" ends the REST answer's list of errors, after a cause without frames.
                 inMessage = false;
             } else if (messages.isEmpty()) {
                 messages.add(withoutClassName(t));

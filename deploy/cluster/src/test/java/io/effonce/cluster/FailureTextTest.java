@@ -39,4 +39,17 @@ class FailureTextTest {
                 """;
         assertThat(FailureText.rootMessage(trace)).isEqualTo("--postgres.url is required");
     }
+
+    @Test
+    void theEndOfTheRestAnswersErrorListIsNotPartOfTheMessage() {
+        String trace =
+                """
+                [org.apache.flink.runtime.rest.handler.RestHandlerException: Could not execute application.
+                \tat org.apache.flink.runtime.webmonitor.handlers.JarRunHandler.lambda$handleRequest$1(JarRunHandler.java:123)
+                Caused by: io.effonce.job.JobStartupException: The topic t does not exist at k:9092: start the relay first.
+                ]
+                """;
+        assertThat(FailureText.rootMessage(trace))
+                .isEqualTo("The topic t does not exist at k:9092: start the relay first.");
+    }
 }

@@ -22,22 +22,21 @@ public final class ServiceShell implements AutoCloseable {
     private final Process process;
     private final Path log;
     private final String name;
+    private final String readyAt;
 
-    private ServiceShell(Process process, Path log, String name) {
+    private ServiceShell(Process process, Path log, String name, String readyAt) {
         this.process = process;
         this.log = log;
         this.name = name;
+        this.readyAt = readyAt;
     }
 
-    /** Starts {@code script} in {@code dir} with exactly {@code env} and waits until it is up. */
-    public static ServiceShell start(
-            String script,
-            String readyAt,
-            Path dir,
-            Map<String, String> env,
-            Path log,
-            Duration limit) {
-        ServiceShell service;
+    /**
+     * Starts {@code script} in {@code dir} with exactly {@code env}; {@link #awaitUp} waits until
+     * it printed {@code readyAt}.
+     */
+    public static ServiceShell launch(
+            String script, String readyAt, Path dir, Map<String, String> env, Path log) {
         try {
             Files.createDirectories(log.getParent());
             ProcessBuilder builder =
@@ -49,18 +48,21 @@ public final class ServiceShell implements AutoCloseable {
                                     ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
             builder.environment().clear();
             builder.environment().putAll(env);
-            service = new ServiceShell(builder.start(), log, ReaderShell.firstLine(script));
+            return new ServiceShell(builder.start(), log, ReaderShell.firstLine(script), readyAt);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        await("'" + service.name + "' to print '" + readyAt + "' (log " + log + ")")
+    }
+
+    /** Waits until the service printed what says it is up; fails with its log if it ended. */
+    public void awaitUp(Duration limit) {
+        await("'" + name + "' to print '" + readyAt + "' (log " + log + ")")
                 .atMost(limit)
                 .pollInterval(Duration.ofMillis(500))
-                .until(() -> service.output().contains(readyAt) || !service.process.isAlive());
-        assertThat(service.output())
-                .as("'%s' ended before it was up; its log:%n%s", service.name, service.tail())
+                .until(() -> output().contains(readyAt) || !process.isAlive());
+        assertThat(output())
+                .as("'%s' ended before it was up; its log:%n%s", name, tail())
                 .contains(readyAt);
-        return service;
     }
 
     private String output() {

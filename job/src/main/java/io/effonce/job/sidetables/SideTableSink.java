@@ -1,5 +1,6 @@
 package io.effonce.job.sidetables;
 
+import io.effonce.jdbc.DriverRegistrations;
 import io.effonce.jdbc.RefusedRows;
 import io.effonce.jdbc.RefusedRowsException;
 import io.effonce.jdbc.RetryingSession;
@@ -69,6 +70,11 @@ public final class SideTableSink<T> implements Sink<T> {
 
     @Override
     public SinkWriter<T> createWriter(WriterInitContext context) {
+        ClassLoader jobLoader = SideTableSink.class.getClassLoader();
+        context.getUserCodeClassLoader()
+                .registerReleaseHookIfAbsent(
+                        DriverRegistrations.RELEASE_HOOK,
+                        () -> DriverRegistrations.releaseLoadedBy(jobLoader));
         return new Writer(
                 context.metricGroup().counter(metricName),
                 context.metricGroup().counter(metricName + "Refused"),

@@ -1,5 +1,6 @@
 package io.effonce.sink.internal;
 
+import io.effonce.jdbc.DriverRegistrations;
 import io.effonce.jdbc.TransactionFailedException;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.tables.Claim;
@@ -150,6 +151,11 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         watermarks = new BarrierWatermarks();
         savepointBarriers = new HashSet<>();
         metrics = new SinkMetrics(getMetricGroup(), buffer::size, () -> barrierTag);
+        ClassLoader jobLoader = FlushableSinkOperator.class.getClassLoader();
+        getRuntimeContext()
+                .registerUserCodeClassLoaderReleaseHookIfAbsent(
+                        DriverRegistrations.RELEASE_HOOK,
+                        () -> DriverRegistrations.releaseLoadedBy(jobLoader));
         TaskInfo task = getRuntimeContext().getTaskInfo();
         maxParallelism = task.getMaxNumberOfParallelSubtasks();
         KeyGroupRange range =
