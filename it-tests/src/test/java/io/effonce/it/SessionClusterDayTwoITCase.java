@@ -1,12 +1,16 @@
 package io.effonce.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.FlinkProcess;
 import io.effonce.cluster.JobSubmission;
+import io.effonce.cluster.cli.ClusterCli;
 import io.effonce.it.testutils.ChaosClusterExtension;
+import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.JobJar;
+import io.effonce.it.testutils.TaskManagerKill;
 import io.effonce.it.testutils.UserCodeLoaders;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.testing.PostgresEndpoint;
@@ -14,11 +18,23 @@ import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
 import io.effonce.testing.kafka.KafkaTopics;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
 
 /**
  * A session cluster used the way Flink users keep one for weeks: the same JobManager and
@@ -29,13 +45,15 @@ class SessionClusterDayTwoITCase {
 
     private static final Path DIR = WorkDirs.fresh("day-two");
     private static final String TOPIC = "daytwo.public.payments";
+    private static final int TASK_MANAGERS = 2;
     private static final int RUNS = 5;
+    private static final Path SQL_JAR = Path.of(System.getProperty("effonce.sink-sql.jar"));
 
     /** Longer than pgjdbc's cleanup thread lives on after the last connection closed (30 s). */
     private static final Duration RELEASED_WITHIN = Duration.ofMinutes(3);
 
     @RegisterExtension
-    static final ChaosClusterExtension CLUSTER = new ChaosClusterExtension(DIR, 1);
+    static final ChaosClusterExtension CLUSTER = new ChaosClusterExtension(DIR, TASK_MANAGERS);
 
     /**
      * Every run's {@code main} runs in the JobManager and its tasks in the TaskManager, each in a
@@ -58,10 +76,10 @@ class SessionClusterDayTwoITCase {
             jobs.cancel(jobId);
         }
 
-        FlinkProcess jobManager = CLUSTER.cluster().leadingJobManager();
-        FlinkProcess taskManager = CLUSTER.cluster().liveTaskManagers().get(0);
-        // One loader may stay: the TaskManager keeps the last job's libraries a while.
-        for (FlinkProcess process : new FlinkProcess[] {jobManager, taskManager}) {
+        List<FlinkProcess> processes = new ArrayList<>(CLUSTER.cluster().liveTaskManagers());
+        processes.add(CLUSTER.cluster().leadingJobManager());
+        // One loader may stay: a TaskManager keeps the last job's libraries a while.
+        for (FlinkProcess process : processes) {
             await(
                             "the user-code class loaders of "
                                     + RUNS
@@ -75,5 +93,110 @@ class SessionClusterDayTwoITCase {
 
         // And the cluster still takes the job.
         jobs.awaitAllTasksRunning(jobs.submit(job));
+    }
+
+    /**
+     * README's Flink SQL path on the multi-process cluster: {@code flink-local sql FILE -j
+     * <connector jar>} runs the file with Flink's own SQL client; its INSERT becomes a job whose
+     * TaskManager is killed in the middle of a checkpoint, and the table ends equal to a direct
+     * count of what the source produced (a bounded sequence, so the count is known exactly).
+     */
+    @Test
+    void aSqlFileRunsFromOneCommandAndItsTableIsExactThroughATaskManagerKill(PostgresEndpoint db)
+            throws Exception {
+        long rows = 60_000;
+        int buckets = 7;
+        Path password = Files.writeString(DIR.resolve("sql.password"), db.password());
+        Path file =
+                Files.writeString(
+                        DIR.resolve("buckets.sql"),
+                        """
+                        SET 'parallelism.default' = '2';
+                        CREATE TABLE numbers (n BIGINT) WITH (
+                          'connector' = 'datagen',
+                          'fields.n.kind' = 'sequence',
+                          'fields.n.start' = '1',
+                          'fields.n.end' = '%d',
+                          'rows-per-second' = '2000'
+                        );
+                        CREATE TABLE residues (
+                          residue INT,
+                          numbers_seen BIGINT,
+                          total BIGINT,
+                          PRIMARY KEY (residue) NOT ENFORCED
+                        ) WITH (
+                          'connector' = 'effonce-postgres',
+                          'url' = '%s',
+                          'table-name' = 'sql_residues',
+                          'username' = '%s',
+                          'password-file' = '%s',
+                          'sink.create-tables' = 'true'
+                        );
+                        INSERT INTO residues
+                        SELECT CAST(n %% %d AS INT), COUNT(*), SUM(n) FROM numbers
+                        GROUP BY CAST(n %% %d AS INT);
+                        """
+                                .formatted(
+                                        rows,
+                                        db.jdbcUrl(),
+                                        db.user(),
+                                        password.toAbsolutePath(),
+                                        buckets,
+                                        buckets));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine sql = new CommandLine(new ClusterCli());
+        sql.setOut(new PrintWriter(out, true));
+        sql.setErr(new PrintWriter(err, true));
+        int exit =
+                sql.execute(
+                        "--work-dir",
+                        CLUSTER.cluster().workDir().toString(),
+                        "sql",
+                        file.toString(),
+                        "-j",
+                        SQL_JAR.toString());
+        assertThat(exit).as("flink-local sql's exit code; the SQL client said:%n%s", err).isZero();
+        List<String> submitted = out.toString().lines().toList();
+        assertThat(submitted)
+                .as("the job ids flink-local sql printed; the SQL client said:%n%s", err)
+                .hasSize(1);
+        String jobId = submitted.get(0);
+        assertThat(CLUSTER.cluster().rest().jobs()).containsKey(jobId);
+        FlinkJobs jobs = CLUSTER.cluster().jobs();
+        jobs.awaitAllTasksRunning(jobId);
+
+        try (ChaosReport report = new ChaosReport("sql-file", db)) {
+            TaskManagerKill kill = CLUSTER.chaos().killTaskManagerMidCheckpoint(jobId, report);
+            jobs.awaitState(jobId, "FINISHED");
+            kill.recovery().exact();
+        }
+
+        Map<Integer, List<Long>> expected = new TreeMap<>();
+        for (long n = 1; n <= rows; n++) {
+            List<Long> bucket =
+                    expected.computeIfAbsent(
+                            (int) (n % buckets), b -> new ArrayList<>(List.of(0L, 0L)));
+            bucket.set(0, bucket.get(0) + 1);
+            bucket.set(1, bucket.get(1) + n);
+        }
+        assertThat(rowsOf(db, "sql_residues")).as("the live table").isEqualTo(expected);
+        assertThat(rowsOf(db, "sql_residues_committed"))
+                .as("the committed table")
+                .isEqualTo(expected);
+    }
+
+    private static Map<Integer, List<Long>> rowsOf(PostgresEndpoint db, String table)
+            throws SQLException {
+        Map<Integer, List<Long>> found = new TreeMap<>();
+        try (Connection c = db.connect();
+                Statement st = c.createStatement();
+                ResultSet rs =
+                        st.executeQuery("SELECT residue, numbers_seen, total FROM " + table)) {
+            while (rs.next()) {
+                found.put(rs.getInt(1), List.of(rs.getLong(2), rs.getLong(3)));
+            }
+        }
+        return found;
     }
 }

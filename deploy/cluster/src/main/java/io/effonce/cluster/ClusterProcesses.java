@@ -135,6 +135,8 @@ final class ClusterProcesses {
                     logs.map(f -> f.getFileName().toString())
                             .filter(n -> n.endsWith(".log"))
                             .map(n -> n.substring(0, n.length() - ".log".length()))
+                            // Not every log there is a process's (sql-client.log).
+                            .filter(n -> n.matches("(jobmanager|taskmanager)-\\d+"))
                             .filter(n -> FlinkProcess.roleOf(n) == role)
                             .mapToInt(n -> FlinkProcess.indexOf(n) + 1)
                             .max()

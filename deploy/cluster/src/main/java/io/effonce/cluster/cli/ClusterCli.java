@@ -35,7 +35,8 @@ import picocli.CommandLine.ScopeType;
             JobCommands.Savepoint.class,
             JobCommands.StopJob.class,
             JobCommands.Cancel.class,
-            JobCommands.Rescale.class
+            JobCommands.Rescale.class,
+            SqlCommand.class
         })
 public final class ClusterCli {
 
