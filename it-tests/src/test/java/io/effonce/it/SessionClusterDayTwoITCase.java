@@ -95,6 +95,33 @@ class SessionClusterDayTwoITCase {
         jobs.awaitAllTasksRunning(jobs.submit(job));
     }
 
+    /** The job's {@code --help}, asked through the submit command, is printed there. */
+    @Test
+    void theJobsHelpIsPrintedBySubmit() {
+        var jobsBefore = CLUSTER.cluster().rest().jobs().keySet();
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new ClusterCli());
+        cli.setOut(new PrintWriter(out, true));
+        int exit =
+                cli.execute(
+                        "--work-dir",
+                        CLUSTER.cluster().workDir().toString(),
+                        "submit",
+                        "--class",
+                        "io.effonce.job.LedgerTotalsJob",
+                        System.getProperty("effonce.job.jar"),
+                        "--",
+                        "--help");
+        assertThat(exit).as(out.toString()).isZero();
+        assertThat(out.toString())
+                .contains("Usage: LedgerTotalsJob")
+                .contains("--kafka.bootstrap-servers")
+                .doesNotContain("Description@");
+        assertThat(CLUSTER.cluster().rest().jobs().keySet())
+                .as("no job submitted")
+                .isEqualTo(jobsBefore);
+    }
+
     /**
      * README's Flink SQL path on the multi-process cluster: {@code flink-local sql FILE -j
      * <connector jar>} runs the file with Flink's own SQL client; its INSERT becomes a job whose

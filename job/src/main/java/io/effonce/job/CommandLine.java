@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.description.Description;
+import org.apache.flink.configuration.description.HtmlFormatter;
 
 /**
  * Reads {@code --key value} (or {@code --key=value}) arguments into a Flink {@link Configuration}
@@ -102,11 +104,22 @@ public final class CommandLine {
                                         String.format(
                                                 "  --%s%n      %s%n      default: %s%n",
                                                 key,
-                                                option.description().toString(),
+                                                text(option.description()),
                                                 option.hasDefaultValue()
                                                         ? option.defaultValue()
                                                         : "(none)")));
         return out.toString();
+    }
+
+    /** A Flink option description as plain text (Flink formats them for its HTML docs). */
+    static String text(Description description) {
+        String html = new HtmlFormatter().format(description);
+        return html.replaceAll("<[^>]+>", "")
+                .replace("&quot;", "\"")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&");
     }
 
     static Map<String, ConfigOption<?>> knownOptions() {

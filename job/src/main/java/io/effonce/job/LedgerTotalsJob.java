@@ -85,8 +85,9 @@ public final class LedgerTotalsJob {
                         ZoneId.of(config.get(JobOptions.ZONE)),
                         config.get(JobOptions.DEAD_LETTER_MAX_CHARS),
                         config.get(JobOptions.EVENT_TIME_TOLERANCE));
-        return KafkaSource.<LedgerRecord>builder()
-                .setBootstrapServers(bootstrap)
+        KafkaSourceBuilder<LedgerRecord> builder = KafkaSource.builder();
+        KafkaClientDefaults.SETTINGS.forEach(builder::setProperty);
+        return builder.setBootstrapServers(bootstrap)
                 .setTopics(config.get(JobOptions.TOPIC))
                 .setGroupId(config.get(JobOptions.GROUP_ID))
                 .setStartingOffsets(startingOffsets(config.get(JobOptions.STARTING_OFFSETS)))

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -172,11 +173,10 @@ final class StartupCheck {
 
     /** The same, waiting at most {@code timeoutSeconds} for the broker. */
     static List<String> topics(String bootstrap, List<String> topics, int timeoutSeconds) {
-        Map<String, Object> settings =
-                Map.of(
-                        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutSeconds * 1000,
-                        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutSeconds * 1000);
+        Map<String, Object> settings = new HashMap<>(KafkaClientDefaults.SETTINGS);
+        settings.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        settings.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutSeconds * 1000);
+        settings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutSeconds * 1000);
         List<String> missing = new ArrayList<>();
         try (Admin admin = Admin.create(settings)) {
             for (String topic : topics) {

@@ -62,6 +62,19 @@ class JobConfigurationTest {
     @TempDir Path dir;
 
     @Test
+    void theHelpShowsEachOptionsDescriptionAsText() {
+        String help = CommandLine.help();
+        assertThat(help)
+                .contains("--kafka.bootstrap-servers")
+                .doesNotContain("Description@")
+                .doesNotContainPattern("</?(code|br|ul|li|a|p|strong)\\b")
+                .doesNotContain("&quot;");
+        assertThat(help.lines().filter(l -> l.startsWith("      ") && !l.contains("default:")))
+                .as("a description line under every option")
+                .allMatch(l -> l.strip().length() > 10);
+    }
+
+    @Test
     void everyOptionHasASample() {
         assertThat(SAMPLES.keySet())
                 .as("add a sample for each new option")

@@ -11,6 +11,14 @@ import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
 import io.effonce.testing.kafka.KafkaTopics;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -76,6 +84,47 @@ class StartupCheckITCase {
                 .singleElement()
                 .asString()
                 .contains("check --kafka.bootstrap-servers");
+    }
+
+    /**
+     * The Kafka clients' default metadata recovery rebootstraps in a loop that skips the reconnect
+     * backoff against a broker that refuses connections, and each retry of a pending call adds
+     * another: one admin client wrote 220,000 lines in the minute of its API timeout, measured,
+     * which flooded the JobManager's log. With {@link KafkaClientDefaults} they back off.
+     */
+    @Test
+    void aBrokerThatRefusesConnectionsIsRetriedWithBackoffNotInATightLoop() {
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
+        AtomicInteger lines = new AtomicInteger();
+        AtomicInteger rebootstraps = new AtomicInteger();
+        AbstractAppender counter =
+                new AbstractAppender("kafka-lines", null, null, true, Property.EMPTY_ARRAY) {
+                    @Override
+                    public void append(LogEvent event) {
+                        lines.incrementAndGet();
+                        if (event.getMessage().getFormattedMessage().contains("Rebootstrapping")) {
+                            rebootstraps.incrementAndGet();
+                        }
+                    }
+                };
+        counter.start();
+        LoggerConfig kafka = new LoggerConfig("org.apache.kafka", Level.INFO, false);
+        kafka.addAppender(counter, Level.INFO, null);
+        context.getConfiguration().addLogger("org.apache.kafka", kafka);
+        context.updateLoggers();
+        try {
+            assertThat(StartupCheck.topics("127.0.0.1:1", List.of(TOPIC), 3)).hasSize(1);
+        } finally {
+            context.getConfiguration().removeLogger("org.apache.kafka");
+            context.updateLoggers();
+            counter.stop();
+        }
+        // Without the defaults: about 500 "Rebootstrapping" lines in these 3 s, more each second.
+        assertThat(rebootstraps.get()).as("rebootstrap lines").isZero();
+        assertThat(lines.get())
+                .as("the Kafka clients' log lines in 3 s against a closed port")
+                .isPositive()
+                .isLessThan(1_000);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.execution.ExecutionState;
@@ -120,7 +121,18 @@ public final class FlinkJobs {
      * root message, or null once everything runs.
      */
     public String awaitAllTasksRunningOrFirstFailure(String jobId, Duration timeout) {
+        return awaitAllTasksRunningOrFirstFailure(jobId, timeout, Duration.ZERO, line -> {});
+    }
+
+    /**
+     * The same, telling {@code progress} every {@code every} (if positive) how far the job is: its
+     * state, its running tasks and the cluster's free slots.
+     */
+    public String awaitAllTasksRunningOrFirstFailure(
+            String jobId, Duration timeout, Duration every, Consumer<String> progress) {
         AtomicReference<String> failure = new AtomicReference<>();
+        long started = System.nanoTime();
+        long[] nextLine = {started + every.toNanos()};
         await("all tasks of job %s running, or its first failure".formatted(jobId))
                 .atMost(timeout)
                 .pollInterval(POLL)
@@ -130,9 +142,38 @@ public final class FlinkJobs {
                             rest.failures(jobId).stream()
                                     .findFirst()
                                     .ifPresent(f -> failure.set(FailureText.rootMessage(f)));
-                            return failure.get() != null || allTasksRunning(jobId);
+                            if (failure.get() != null) {
+                                return true;
+                            }
+                            JobDetailsInfo job = rest.jobDetails(jobId);
+                            if (allTasksRunning(job)) {
+                                return true;
+                            }
+                            long now = System.nanoTime();
+                            if (!every.isZero() && now >= nextLine[0]) {
+                                nextLine[0] = now + every.toNanos();
+                                progress.accept(progressLine(job, started, now));
+                            }
+                            return false;
                         });
         return failure.get();
+    }
+
+    private String progressLine(JobDetailsInfo job, long started, long now) {
+        int tasks = 0;
+        int running = 0;
+        for (JobDetailsInfo.JobVertexDetailsInfo vertex : job.getJobVertexInfos()) {
+            tasks += vertex.getParallelism();
+            running += vertex.getTasksPerState().getOrDefault(ExecutionState.RUNNING, 0);
+        }
+        return "Job %s is %s after %d s: %d of %d tasks running, %d free slots"
+                .formatted(
+                        job.getJobId(),
+                        job.getJobStatus(),
+                        Duration.ofNanos(now - started).toSeconds(),
+                        running,
+                        tasks,
+                        rest.slots().free());
     }
 
     /** Cancels every job that is not yet finished, failed or cancelled. */

@@ -9,6 +9,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
@@ -146,6 +147,24 @@ public final class LocalFlinkCluster implements AutoCloseable {
     /** Job operations (submit, savepoint, rescale, cancel, waits) on this cluster. */
     public FlinkJobs jobs() {
         return new FlinkJobs(this);
+    }
+
+    /**
+     * A job jar's {@code main} as a process of its own on this cluster's Flink class path, not
+     * submitted: what {@code --help} of a job needs.
+     */
+    public ProcessBuilder runLocally(Path jar, String entryClass, List<String> args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add(
+                "-Dlog4j.configurationFile=file:"
+                        + workDir.resolve("conf").resolve("log4j-console.properties"));
+        cmd.add("-classpath");
+        // Flink first, as in the JobManager (its classes are loaded parent-first there).
+        cmd.add(ClusterState.classpath(workDir) + ":" + jar.toAbsolutePath());
+        cmd.add(entryClass);
+        cmd.addAll(args);
+        return new ProcessBuilder(cmd);
     }
 
     public URI restUri() {

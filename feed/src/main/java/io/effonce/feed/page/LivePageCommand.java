@@ -223,7 +223,8 @@ public final class LivePageCommand {
     static String explain(SQLException e, DatabaseLogin login) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         String hint;
-        if (state.equals("28P01") || state.equals("28000")) {
+        // pgjdbc rejects a login the server asked a password for, and none was given, as 08004.
+        if (state.equals("28P01") || state.equals("28000") || state.equals("08004")) {
             hint =
                     "the database refused the login of --user "
                             + login.user()

@@ -128,6 +128,16 @@ class LivePageCommandTest {
                                 new SQLException("password authentication failed", "28P01"), login))
                 .contains("--user effonce_dashboard")
                 .contains("--password-file or EFFONCE_DASHBOARD_PASSWORD");
+        assertThat(
+                        LivePageCommand.explain(
+                                new SQLException(
+                                        "The server requested SCRAM-based authentication, but no"
+                                                + " password was provided.",
+                                        "08004"),
+                                login))
+                .as("no password given: the password options, not the URL")
+                .contains("--password-file or EFFONCE_DASHBOARD_PASSWORD")
+                .doesNotContain("--jdbc-url");
         assertThat(LivePageCommand.explain(new SQLException("refused", "08001"), login))
                 .contains("--jdbc-url")
                 .doesNotContain("hidden");

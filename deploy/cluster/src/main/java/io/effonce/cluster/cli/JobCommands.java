@@ -1,11 +1,14 @@
 package io.effonce.cluster.cli;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import io.effonce.cluster.FailureText;
 import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.FlinkRestException;
 import io.effonce.cluster.JobSubmission;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -62,7 +65,20 @@ final class JobCommands {
         boolean waitRunning;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
+            if (args.contains("--help") || args.contains("-h")) {
+                // In the JobManager a main that only prints its help submits no job, and the
+                // help would go to the JobManager's stdout: run it here instead.
+                Process help =
+                        parent.cluster()
+                                .runLocally(jar, entryClass, args)
+                                .redirectErrorStream(true)
+                                .start();
+                PrintWriter out = spec.commandLine().getOut();
+                out.print(new String(help.getInputStream().readAllBytes(), UTF_8));
+                out.flush();
+                return help.waitFor();
+            }
             JobSubmission job =
                     new JobSubmission(
                             jar, entryClass, args, parallelism, savepoint, allowNonRestoredState);
@@ -84,7 +100,7 @@ final class JobCommands {
                 try {
                     failure =
                             jobs.awaitAllTasksRunningOrFirstFailure(
-                                    jobId, FlinkJobs.DEFAULT_TIMEOUT);
+                                    jobId, FlinkJobs.DEFAULT_TIMEOUT, PROGRESS_EVERY, err::println);
                 } catch (ConditionTimeoutException e) {
                     failure =
                             "not every task ran within "
@@ -121,6 +137,9 @@ final class JobCommands {
                     + state
                     + ", restarting into the same failure: it is cancelled)";
         }
+
+        /** How often --wait says what it waits for. */
+        private static final Duration PROGRESS_EVERY = Duration.ofSeconds(15);
 
         /** States of a job that ends by itself. */
         private static final Set<String> ENDING =

@@ -57,11 +57,12 @@ public final class RolePasswordCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "ROLE must be one of roles.sql's roles (effonce_...), not '" + role + "'");
         }
+        // The database first: a missing EFFONCE_PG_URL fails before a file is written.
+        PostgresEndpoint db = parent.database();
         boolean created = !Files.exists(file);
         if (created) {
             writeRandomPassword(file);
         }
-        PostgresEndpoint db = parent.database();
         db.withPasswordFor(role, PasswordFile.read(file, "FILE"));
         spec.commandLine()
                 .getOut()

@@ -204,6 +204,16 @@ public final class WorkloadCommand implements Callable<Integer> {
                                     }
                                 });
         out.println(report.summary());
+        if (report.created() == 0 && report.answeredFromExisting() > 0) {
+            // An oracle run now would pass without anything new to test.
+            err.println(
+                    "warning: no payment was new: an earlier run used --scope "
+                            + scope
+                            + " and --seed "
+                            + seed
+                            + " already. Run again with another --seed (or --scope) to write new"
+                            + " payments.");
+        }
         return 0;
     }
 

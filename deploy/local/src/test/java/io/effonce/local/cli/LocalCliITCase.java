@@ -50,6 +50,24 @@ class LocalCliITCase {
                 .as("an old start and a fast clock are each told what a running job makes of them")
                 .contains("--clock-start 2025-01-01T00:00:00Z is before now")
                 .contains("event time runs ahead of real time (--clock-step PT1M)");
+        assertThat(workload.err()).doesNotContain("no payment was new");
+        Result again =
+                LocalCliTest.run(
+                        env,
+                        "workload",
+                        "--count",
+                        "20",
+                        "--clock-step",
+                        "PT60S",
+                        "--clock-start",
+                        "2025-01-01T00:00:00Z",
+                        "--seed",
+                        "3");
+        assertThat(again.code()).as(again.err()).isZero();
+        assertThat(again.err())
+                .as("the same seed again writes nothing, and says so")
+                .contains("no payment was new")
+                .contains("another --seed");
 
         // Nothing in the sink yet: every ledger key is missing, and the exit code says so.
         Result before = LocalCliTest.run(env, "oracle");

@@ -58,6 +58,14 @@ class LocalCliTest {
         assertThat(java.nio.file.Path.of("target/never-written.password")).doesNotExist();
     }
 
+    @Test
+    void aRolePasswordWithoutTheDatabasesVariablesIsRefusedBeforeAnyFileIsWritten() {
+        Result r = run(Map.of(), "role-password", "effonce_sink", "target/never-written.password");
+        assertThat(r.code()).isEqualTo(LocalCli.ERROR);
+        assertThat(r.err()).contains("EFFONCE_PG_URL");
+        assertThat(java.nio.file.Path.of("target/never-written.password")).doesNotExist();
+    }
+
     record Result(int code, String out, String err) {}
 
     static Result run(Map<String, String> env, String... args) {
