@@ -30,6 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -93,6 +94,96 @@ class SessionClusterDayTwoITCase {
 
         // And the cluster still takes the job.
         jobs.awaitAllTasksRunning(jobs.submit(job));
+    }
+
+    /**
+     * The mistakes of a day on a session cluster, each submitted as README's deploy path does: each
+     * ends in one line at the submitter, no job is left running or restarting, and the JobManager's
+     * log stays small. A wrong Kafka address that {@code main} does not check (the check switched
+     * off, as where main runs away from the brokers) fails the running job after the Kafka clients'
+     * API timeout; they back off meanwhile, where they wrote some 220,000 lines a minute before.
+     */
+    @Test
+    void eachMistakeEndsInOneLineAndLeavesNoJobRestarting(PostgresEndpoint db, KafkaBootstrap kafka)
+            throws Exception {
+        KafkaTopics.create(kafka.servers(), TOPIC, 2);
+        PostgresEndpoint sink = db.withPasswordFor("effonce_sink", "day-two");
+        JobSubmission job = JobJar.submission(sink, kafka.servers(), TOPIC, DIR);
+        Path jobManagerLog = CLUSTER.cluster().leadingJobManager().logFile();
+        long logBefore = Files.size(jobManagerLog);
+
+        // More slots than the cluster has: refused at once, not after Flink's 5 min slot wait.
+        List<String> lines = new ArrayList<>();
+        assertThat(submit(job.withParallelism(5), lines)).isEqualTo(1);
+        assertThat(last(lines))
+                .contains("it needs 5 slots and the cluster has 4 in all")
+                .contains("it is cancelled");
+
+        // The sink's role without its rights on the totals table: found in main.
+        try (Connection c = db.connect();
+                Statement st = c.createStatement()) {
+            st.execute("REVOKE INSERT, UPDATE, DELETE ON merchant_daily_totals FROM effonce_sink");
+        }
+        lines.clear();
+        assertThat(submit(job, lines)).isEqualTo(1);
+        assertThat(lines).hasSize(1);
+        assertThat(lines.get(0))
+                .startsWith("The job was not submitted: ")
+                .contains("effonce_sink may not write merchant_daily_totals")
+                .contains("deploy/sql/roles.sql");
+        try (Connection c = db.connect();
+                Statement st = c.createStatement()) {
+            st.execute("GRANT INSERT, UPDATE, DELETE ON merchant_daily_totals TO effonce_sink");
+        }
+
+        // A Kafka that refuses connections, not checked in main: the tasks start, the source's
+        // enumerator (in the JobManager) gives up on the broker after its API timeout (60 s) and
+        // fails the job; meanwhile its client only retries with backoff.
+        List<String> unchecked = new ArrayList<>(job.args());
+        unchecked.set(unchecked.indexOf(kafka.servers()), "127.0.0.1:1");
+        unchecked.addAll(List.of("--startup-check", "false"));
+        FlinkJobs jobs = CLUSTER.cluster().jobs();
+        String wrongKafka = jobs.submit(job.withArgs(unchecked));
+        assertThat(jobs.awaitFailure(wrongKafka, "TimeoutException", Duration.ofMinutes(3)))
+                .contains("TimeoutException");
+        jobs.cancel(wrongKafka);
+
+        assertThat(CLUSTER.cluster().rest().jobs().values())
+                .as("no job left running or restarting")
+                .allMatch(state -> Set.of("CANCELED", "FAILED", "FINISHED").contains(state));
+        assertThat(Files.size(jobManagerLog) - logBefore)
+                .as("bytes the JobManager logged through these mistakes")
+                .isLessThan(2_000_000);
+    }
+
+    /** {@code flink-local submit --wait}, each line it prints on stderr to {@code lines}. */
+    private static int submit(JobSubmission job, List<String> lines) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--work-dir",
+                                CLUSTER.cluster().workDir().toString(),
+                                "submit",
+                                "--class",
+                                job.entryClass(),
+                                "--parallelism",
+                                String.valueOf(job.parallelism()),
+                                "--wait",
+                                job.jar().toString(),
+                                "--"));
+        args.addAll(job.args());
+        StringWriter err = new StringWriter();
+        CommandLine cli = new CommandLine(new ClusterCli());
+        cli.setErr(new PrintWriter(err, true));
+        cli.setOut(new PrintWriter(new StringWriter(), true));
+        int code = cli.execute(args.toArray(String[]::new));
+        err.toString().lines().filter(l -> !l.isBlank()).forEach(lines::add);
+        return code;
+    }
+
+    private static String last(List<String> lines) {
+        assertThat(lines).as("what the submit command printed").isNotEmpty();
+        return lines.get(lines.size() - 1);
     }
 
     /** The job's {@code --help}, asked through the submit command, is printed there. */

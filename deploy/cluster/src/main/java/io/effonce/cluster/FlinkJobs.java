@@ -149,6 +149,10 @@ public final class FlinkJobs {
                             if (allTasksRunning(job)) {
                                 return true;
                             }
+                            failure.set(moreSlotsThanTheCluster(job));
+                            if (failure.get() != null) {
+                                return true;
+                            }
                             long now = System.nanoTime();
                             if (!every.isZero() && now >= nextLine[0]) {
                                 nextLine[0] = now + every.toNanos();
@@ -157,6 +161,30 @@ public final class FlinkJobs {
                             return false;
                         });
         return failure.get();
+    }
+
+    /**
+     * Why the job cannot run on this cluster at all: it needs more slots (its largest parallelism,
+     * with Flink's default slot sharing) than every TaskManager has together. Flink itself waits
+     * for them until its slot request times out (5 min by default), then restarts into the same
+     * wait.
+     */
+    private String moreSlotsThanTheCluster(JobDetailsInfo job) {
+        int needed = 0;
+        for (JobDetailsInfo.JobVertexDetailsInfo vertex : job.getJobVertexInfos()) {
+            needed = Math.max(needed, vertex.getParallelism());
+        }
+        int total = rest.slots().total();
+        if (total == 0 || needed <= total) {
+            return null;
+        }
+        return "it needs "
+                + needed
+                + " slots and the cluster has "
+                + total
+                + " in all: start TaskManagers (flink-local start-tm) or submit with --parallelism "
+                + total
+                + " or less";
     }
 
     private String progressLine(JobDetailsInfo job, long started, long now) {
