@@ -32,18 +32,7 @@ class LocalCliITCase {
                         "EFFONCE_PG_PASSWORD_FILE", password.toString());
 
         assertThat(LocalCliTest.run(env, "schema").code()).isZero();
-        Result workload =
-                LocalCliTest.run(
-                        env,
-                        "workload",
-                        "--count",
-                        "3000",
-                        "--clock-step",
-                        "PT60S",
-                        "--clock-start",
-                        "2025-01-01T00:00:00Z",
-                        "--seed",
-                        "3");
+        Result workload = workload(env, 3000);
         assertThat(workload.code()).as(workload.err()).isZero();
         assertThat(workload.out()).contains("3,000 rows created");
         assertThat(workload.err())
@@ -51,18 +40,7 @@ class LocalCliITCase {
                 .contains("--clock-start 2025-01-01T00:00:00Z is before now")
                 .contains("event time runs ahead of real time (--clock-step PT1M)");
         assertThat(workload.err()).doesNotContain("no payment was new");
-        Result again =
-                LocalCliTest.run(
-                        env,
-                        "workload",
-                        "--count",
-                        "20",
-                        "--clock-step",
-                        "PT60S",
-                        "--clock-start",
-                        "2025-01-01T00:00:00Z",
-                        "--seed",
-                        "3");
+        Result again = workload(env, 20);
         assertThat(again.code()).as(again.err()).isZero();
         assertThat(again.err())
                 .as("the same seed again writes nothing, and says so")
@@ -128,5 +106,20 @@ class LocalCliITCase {
         try (Connection c = db.as("effonce_sink", "chosen-by-the-operator").connect()) {
             assertThat(c.isValid(5)).isTrue();
         }
+    }
+
+    /** {@code count} payments of seed 3 on a minute-per-payment clock from 1 January 2025. */
+    private static Result workload(Map<String, String> env, int count) {
+        return LocalCliTest.run(
+                env,
+                "workload",
+                "--count",
+                String.valueOf(count),
+                "--clock-step",
+                "PT60S",
+                "--clock-start",
+                "2025-01-01T00:00:00Z",
+                "--seed",
+                "3");
     }
 }
