@@ -45,9 +45,8 @@ final class HealthLog implements AutoCloseable {
         double rate = (changes - lastChanges) / seconds;
         lastChanges = changes;
         lastAtNanos = now;
-        long sourceTs = metrics.lastSourceTsMs();
-        long ackedAt = metrics.lastAckedAtMs();
-        String lastDelay = sourceTs < 0 || ackedAt < 0 ? "n/a" : (ackedAt - sourceTs) + " ms";
+        long delay = metrics.lastChangeDelayMs();
+        String lastDelay = delay < 0 ? "n/a" : delay + " ms";
         LOG.info(
                 "Relay health: lsn {}, {} changes/s, last change {} from commit to Kafka ack,"
                         + " {} changes and {} heartbeats published",

@@ -16,6 +16,7 @@ public final class RelayMetrics {
     private final AtomicLong lastLsn = new AtomicLong(-1);
     private final AtomicLong lastSourceTsMs = new AtomicLong(-1);
     private final AtomicLong lastAckedAtMs = new AtomicLong(-1);
+    private final AtomicLong lastChangeAckedAtMs = new AtomicLong(-1);
     private final AtomicLong snapshotRowsPublished = new AtomicLong();
     private final AtomicBoolean snapshotEnded = new AtomicBoolean();
     private final AtomicLong heartbeatsHeld = new AtomicLong();
@@ -108,8 +109,22 @@ public final class RelayMetrics {
         }
         if (sourceTsMs >= 0) {
             lastSourceTsMs.set(sourceTsMs);
+            // A batch of heartbeats alone acknowledges no change: the last change's delay stays.
+            lastChangeAckedAtMs.set(nowMs);
         }
         lastAckedAtMs.set(nowMs);
+    }
+
+    /** When Kafka acknowledged the batch of the last change (not of a heartbeat), or -1. */
+    public long lastChangeAckedAtMs() {
+        return lastChangeAckedAtMs.get();
+    }
+
+    /** The last change's time from the ledger's commit to Kafka's acknowledgement, or -1. */
+    public long lastChangeDelayMs() {
+        long sourceTs = lastSourceTsMs.get();
+        long ackedAt = lastChangeAckedAtMs.get();
+        return sourceTs < 0 || ackedAt < 0 ? -1 : ackedAt - sourceTs;
     }
 
     void marked(long changes) {

@@ -48,13 +48,13 @@ final class RelayMetricsText {
                     labels,
                     seconds(m.lastAckedAtMs()));
         }
-        if (m.lastSourceTsMs() >= 0 && m.lastAckedAtMs() >= 0) {
+        if (m.lastChangeDelayMs() >= 0) {
             gauge(
                     out,
                     "effonce_relay_last_change_delay_seconds",
                     "The last acknowledged change's time from the ledger's commit to Kafka's ack.",
                     labels,
-                    seconds(m.lastAckedAtMs() - m.lastSourceTsMs()));
+                    seconds(m.lastChangeDelayMs()));
         }
         if (slotRetainedWalBytes.isPresent()) {
             gauge(

@@ -27,6 +27,21 @@ class RelayMetricsTextTest {
     }
 
     @Test
+    void anIdleLedgersHeartbeatsLeaveTheLastChangesDelayAsItWas() {
+        RelayMetrics m = new RelayMetrics();
+        m.published(40, 4, 1_000, 1_700_000_000_000L, 1_700_000_000_250L);
+        // An hour of heartbeats alone, acknowledged by Kafka: no change among them.
+        m.published(0, 4, 2_000, -1, 1_700_003_600_000L);
+        String text = RelayMetricsText.render(m, "ledger", "t", OptionalLong.empty());
+        assertThat(text)
+                .contains(
+                        "effonce_relay_last_change_delay_seconds{slot=\"ledger\",topic=\"t\"} 0.25\n")
+                .contains(
+                        "effonce_relay_last_ack_timestamp_seconds{slot=\"ledger\",topic=\"t\"}"
+                                + " 1.7000036E9\n");
+    }
+
+    @Test
     void whatIsNotKnownYetIsLeftOut() {
         String text = RelayMetricsText.render(new RelayMetrics(), "s", "t", OptionalLong.empty());
         assertThat(text)

@@ -24,24 +24,34 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * README's "Try it on one machine", run as a reader would: every block as written and in order, the
- * services each in a shell of their own (up when they print what the README says to wait for), the
- * rest in one shell — from a shell environment without any of the project's variables, with the
- * launchers compiling what they run. The last block's oracle must print {@code 0 differences}; a
- * block that fails ends the test with its shell's log. Only the one build the README asks for first
- * is the test run's own.
+ * README's "Try it on one machine", run as a reader would: every block as written (but for the
+ * services' ports, given once where each starts) and in order, the services each in a shell of
+ * their own (up when they print what the README says to wait for), the rest in one shell — from a
+ * shell environment without any of the project's variables, with the launchers compiling what they
+ * run. The last block's oracle must print {@code 0 differences}; a block that fails ends the test
+ * with its shell's log. Only the one build the README asks for first is the test run's own.
  */
 class ReadmeDeployStepsITCase {
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Path LOGS = Path.of("target", "readme-steps").toAbsolutePath();
 
-    /** Ports the README's blocks use: the local PostgreSQL's and Kafka's defaults. */
-    private static final List<Integer> PORTS = List.of(54329, 19092);
+    /**
+     * The one change made to README's blocks: each service gets a port other than its default,
+     * given once where it starts, as README says to when a default port is taken. The other blocks
+     * reach the services through the files they write.
+     */
+    private static final Map<String, String> PORT_GIVEN_ONCE =
+            Map.of(
+                    "effonce-local postgres", "effonce-local postgres --port 54339",
+                    "effonce-local kafka", "effonce-local kafka --port 19093");
+
+    private static final List<Integer> PORTS = List.of(54339, 19093);
+    private static final List<String> DEFAULT_PORTS = List.of("54329", "19092");
 
     @Test
     void theDeployStepsRunAsWrittenAndTheOracleFindsNoDifference() throws Exception {
-        List<Block> blocks = ReadmeSteps.of(ROOT.resolve("README.md"));
+        List<Block> blocks = withPortsGivenOnce(ReadmeSteps.of(ROOT.resolve("README.md")));
         assertThat(blocks)
                 .as("README's one-machine blocks: postgres, kafka, setup, relay, job and verdict")
                 .extracting(Block::isService)
@@ -85,6 +95,30 @@ class ReadmeDeployStepsITCase {
                 services.pop().close();
             }
         }
+    }
+
+    private static List<Block> withPortsGivenOnce(List<Block> blocks) {
+        List<Block> changed = new ArrayList<>();
+        int given = 0;
+        for (Block block : blocks) {
+            String script = block.script();
+            for (String port : DEFAULT_PORTS) {
+                assertThat(script)
+                        .as("a default port written into README's blocks")
+                        .doesNotContain(port);
+            }
+            for (Map.Entry<String, String> start : PORT_GIVEN_ONCE.entrySet()) {
+                if (block.isService() && script.contains(start.getKey())) {
+                    script = script.replace(start.getKey(), start.getValue());
+                    given++;
+                }
+            }
+            changed.add(new Block(script, block.readyAt()));
+        }
+        assertThat(given)
+                .as("services whose port the test gives")
+                .isEqualTo(PORT_GIVEN_ONCE.size());
+        return changed;
     }
 
     /**

@@ -45,7 +45,11 @@ import picocli.CommandLine;
 class SessionClusterDayTwoITCase {
 
     private static final Path DIR = WorkDirs.fresh("day-two");
-    private static final String TOPIC = "daytwo.public.payments";
+
+    /** Each test its own topic: the class's tests share one broker. */
+    private static final String LOADERS_TOPIC = "daytwo-loaders.public.payments";
+
+    private static final String MISTAKES_TOPIC = "daytwo-mistakes.public.payments";
     private static final int TASK_MANAGERS = 2;
     private static final int RUNS = 5;
     private static final Path SQL_JAR = Path.of(System.getProperty("effonce.sink-sql.jar"));
@@ -67,9 +71,10 @@ class SessionClusterDayTwoITCase {
     @Test
     void finishedRunsLeaveNoUserCodeClassLoaderBehind(PostgresEndpoint db, KafkaBootstrap kafka)
             throws Exception {
-        KafkaTopics.create(kafka.servers(), TOPIC, 2);
+        KafkaTopics.create(kafka.servers(), LOADERS_TOPIC, 2);
         PostgresEndpoint sink = db.withPasswordFor("effonce_sink", "day-two");
-        JobSubmission job = JobJar.submission(sink, kafka.servers(), TOPIC, DIR).withParallelism(2);
+        JobSubmission job =
+                JobJar.submission(sink, kafka.servers(), LOADERS_TOPIC, DIR).withParallelism(2);
         FlinkJobs jobs = CLUSTER.cluster().jobs();
         for (int run = 1; run <= RUNS; run++) {
             String jobId = jobs.submit(job);
@@ -106,9 +111,9 @@ class SessionClusterDayTwoITCase {
     @Test
     void eachMistakeEndsInOneLineAndLeavesNoJobRestarting(PostgresEndpoint db, KafkaBootstrap kafka)
             throws Exception {
-        KafkaTopics.create(kafka.servers(), TOPIC, 2);
+        KafkaTopics.create(kafka.servers(), MISTAKES_TOPIC, 2);
         PostgresEndpoint sink = db.withPasswordFor("effonce_sink", "day-two");
-        JobSubmission job = JobJar.submission(sink, kafka.servers(), TOPIC, DIR);
+        JobSubmission job = JobJar.submission(sink, kafka.servers(), MISTAKES_TOPIC, DIR);
         Path jobManagerLog = CLUSTER.cluster().leadingJobManager().logFile();
         long logBefore = Files.size(jobManagerLog);
 

@@ -12,6 +12,8 @@ import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
 import io.effonce.testing.kafka.KafkaTopics;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -275,7 +277,27 @@ class SqlChangedLogicITCase {
                 .hasStackTraceContaining("lack table missing_totals")
                 .hasStackTraceContaining("CREATE TABLE IF NOT EXISTS missing_totals (")
                 .hasStackTraceContaining("CREATE TABLE IF NOT EXISTS sink_fences")
-                .hasStackTraceContaining("sink.create-tables=true");
+                .hasStackTraceContaining("sink.create-tables=true")
+                .satisfies(
+                        failure -> {
+                            // The script also in a file, with its lines, ready for psql -f.
+                            Matcher file =
+                                    Pattern.compile("The script is also in the file (\\S+\\.sql)")
+                                            .matcher(stackTrace(failure));
+                            assertThat(file.find()).as("the file named").isTrue();
+                            assertThat(Files.readAllLines(Path.of(file.group(1))))
+                                    .anyMatch(
+                                            l ->
+                                                    l.startsWith(
+                                                            "CREATE TABLE IF NOT EXISTS missing_totals ("))
+                                    .anyMatch(l -> l.startsWith("GRANT "));
+                        });
+    }
+
+    private static String stackTrace(Throwable t) {
+        StringWriter text = new StringWriter();
+        t.printStackTrace(new PrintWriter(text));
+        return text.toString();
     }
 
     /** Totals of the payments whose changes have one of the {@code states} (a SQL list). */

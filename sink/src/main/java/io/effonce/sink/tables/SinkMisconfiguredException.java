@@ -40,7 +40,7 @@ public final class SinkMisconfiguredException extends RuntimeException {
                 cause.getMessage()
                         + tablesScript
                                 .filter(script -> missingTable(cause))
-                                .map(script -> CREATE_THEM + script)
+                                .map(SinkMisconfiguredException::createThem)
                                 .orElse("")
                         + tablesScript
                                 .filter(script -> "42501".equals(cause.sqlState()))
@@ -68,7 +68,14 @@ public final class SinkMisconfiguredException extends RuntimeException {
 
     /** What the sink's tables lack, found before any statement needed it, with their script. */
     public SinkMisconfiguredException(String lack, Optional<String> tablesScript) {
-        super(lack + tablesScript.map(script -> CREATE_THEM + script).orElse("") + NO_RESTART);
+        super(
+                lack
+                        + tablesScript.map(SinkMisconfiguredException::createThem).orElse("")
+                        + NO_RESTART);
+    }
+
+    private static String createThem(String script) {
+        return TablesScriptFile.note(script) + CREATE_THEM + script;
     }
 
     private static boolean missingTable(TransactionFailedException cause) {

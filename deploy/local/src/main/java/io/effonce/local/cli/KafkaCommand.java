@@ -2,6 +2,8 @@ package io.effonce.local.cli;
 
 import io.effonce.testing.EmbeddedKafka;
 import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -30,6 +32,14 @@ public final class KafkaCommand implements Callable<Integer> {
             description = "Port clients connect to (default: ${DEFAULT-VALUE}).")
     private int port;
 
+    @Option(
+            names = "--env-file",
+            paramLabel = "FILE",
+            description =
+                    "Also write the export lines to FILE (readable by you only) once up, for"
+                            + " `source FILE` in other shells.")
+    private Path envFile;
+
     @Override
     public Integer call() throws InterruptedException {
         if (port <= 0 || port > 65_535) {
@@ -45,6 +55,9 @@ public final class KafkaCommand implements Callable<Integer> {
                                     broker.close();
                                     stopped.countDown();
                                 }));
+        if (envFile != null) {
+            EnvFile.write(envFile, Map.of("EFFONCE_KAFKA_BOOTSTRAP", broker.bootstrapServers()));
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.println("Kafka is up. In another shell:");
         out.println("  export EFFONCE_KAFKA_BOOTSTRAP=" + broker.bootstrapServers());

@@ -4,6 +4,8 @@ import io.effonce.testing.EmbeddedPostgres;
 import io.effonce.testing.PostgresEndpoint;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -39,6 +41,14 @@ public final class PostgresCommand implements Callable<Integer> {
                             + " temporary directory, deleted on stop).")
     private Path dataDir;
 
+    @Option(
+            names = "--env-file",
+            paramLabel = "FILE",
+            description =
+                    "Also write the export lines to FILE (readable by you only) once up, for"
+                            + " `source FILE` in other shells.")
+    private Path envFile;
+
     @Override
     public Integer call() throws InterruptedException {
         EmbeddedPostgres server =
@@ -54,11 +64,16 @@ public final class PostgresCommand implements Callable<Integer> {
                                     stopped.countDown();
                                 }));
         PostgresEndpoint admin = server.endpoint();
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("EFFONCE_PG_URL", admin.jdbcUrl());
+        env.put("EFFONCE_PG_USER", admin.user());
+        env.put("EFFONCE_PG_PASSWORD", admin.password());
+        if (envFile != null) {
+            EnvFile.write(envFile, env);
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.println("PostgreSQL is up. In another shell:");
-        out.println("  export EFFONCE_PG_URL=" + admin.jdbcUrl());
-        out.println("  export EFFONCE_PG_USER=" + admin.user());
-        out.println("  export EFFONCE_PG_PASSWORD=" + admin.password());
+        env.forEach((name, value) -> out.println("  export " + name + "=" + value));
         out.println("Ctrl-C stops it.");
         out.flush();
         stopped.await();

@@ -1,0 +1,37 @@
+package io.effonce.local.cli;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+
+/**
+ * The environment a local service prints ("In another shell: export ..."), also written to a file
+ * that other shells {@code source}: the service's port is then given once, where it starts.
+ */
+final class EnvFile {
+
+    private EnvFile() {}
+
+    /** Writes {@code export NAME=value} lines to {@code file}, readable by its owner only. */
+    static void write(Path file, Map<String, String> variables) {
+        StringBuilder text = new StringBuilder();
+        variables.forEach(
+                (name, value) ->
+                        text.append("export ").append(name).append('=').append(value).append('\n'));
+        try {
+            Path parent = file.toAbsolutePath().getParent();
+            Files.createDirectories(parent);
+            Files.deleteIfExists(file);
+            Files.createFile(
+                    file,
+                    PosixFilePermissions.asFileAttribute(
+                            PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(file, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot write " + file, e);
+        }
+    }
+}
