@@ -2,11 +2,11 @@ package io.effonce.local.cli;
 
 import io.effonce.testing.EmbeddedKafka;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -32,13 +32,7 @@ public final class KafkaCommand implements Callable<Integer> {
             description = "Port clients connect to (default: ${DEFAULT-VALUE}).")
     private int port;
 
-    @Option(
-            names = "--env-file",
-            paramLabel = "FILE",
-            description =
-                    "Also write the export lines to FILE (readable by you only) once up, for"
-                            + " `source FILE` in other shells.")
-    private Path envFile;
+    @Mixin private EnvFile envFile;
 
     @Override
     public Integer call() throws InterruptedException {
@@ -55,9 +49,7 @@ public final class KafkaCommand implements Callable<Integer> {
                                     broker.close();
                                     stopped.countDown();
                                 }));
-        if (envFile != null) {
-            EnvFile.write(envFile, Map.of("EFFONCE_KAFKA_BOOTSTRAP", broker.bootstrapServers()));
-        }
+        envFile.write(Map.of("EFFONCE_KAFKA_BOOTSTRAP", broker.bootstrapServers()));
         PrintWriter out = spec.commandLine().getOut();
         out.println("Kafka is up. In another shell:");
         out.println("  export EFFONCE_KAFKA_BOOTSTRAP=" + broker.bootstrapServers());

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -41,13 +42,7 @@ public final class PostgresCommand implements Callable<Integer> {
                             + " temporary directory, deleted on stop).")
     private Path dataDir;
 
-    @Option(
-            names = "--env-file",
-            paramLabel = "FILE",
-            description =
-                    "Also write the export lines to FILE (readable by you only) once up, for"
-                            + " `source FILE` in other shells.")
-    private Path envFile;
+    @Mixin private EnvFile envFile;
 
     @Override
     public Integer call() throws InterruptedException {
@@ -68,9 +63,7 @@ public final class PostgresCommand implements Callable<Integer> {
         env.put("EFFONCE_PG_URL", admin.jdbcUrl());
         env.put("EFFONCE_PG_USER", admin.user());
         env.put("EFFONCE_PG_PASSWORD", admin.password());
-        if (envFile != null) {
-            EnvFile.write(envFile, env);
-        }
+        envFile.write(env);
         PrintWriter out = spec.commandLine().getOut();
         out.println("PostgreSQL is up. In another shell:");
         env.forEach((name, value) -> out.println("  export " + name + "=" + value));
