@@ -123,9 +123,9 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
         long eventTime = element.getTimestamp();
         long expiry = expiryOf(eventTime);
         long watermark = timers.currentWatermark();
-        long bound = lateness.watermarkFloor() ? Math.max(floor.value(), watermark) : watermark;
+        long bound = lateness.bound(floor.value(), watermark);
 
-        if (expiry <= bound) {
+        if (lateness.isLate(eventTime, bound)) {
             lateRejected.inc();
             output.collect(
                     lateTag,

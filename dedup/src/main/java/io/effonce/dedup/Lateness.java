@@ -81,6 +81,19 @@ public final class Lateness implements Serializable {
     }
 
     /**
+     * What a change's expiry is judged against: the watermark, or the floor when that is higher and
+     * the floor is on (rule 4).
+     */
+    public long bound(long floor, long watermark) {
+        return watermarkFloor ? Math.max(floor, watermark) : watermark;
+    }
+
+    /** Rule 1: a change whose expiry the bound has reached is late. */
+    public boolean isLate(long eventTime, long bound) {
+        return expiryOf(eventTime) <= bound;
+    }
+
+    /**
      * When a change of {@code eventTime} is too late, and its id may be forgotten: {@code eventTime
      * + horizon}, saturated at {@code Long.MAX_VALUE}.
      */

@@ -12,7 +12,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
-/** The dedup rules on one subtask, without restores (seed Part 8, rules 1 and 2). */
+/** The dedup rules on one subtask, without restores (dedup/README.md, rules 1 and 2). */
 class EventTimeDedupOperatorTest {
 
     /** 2 h, as in the seed: 7,200 s. */

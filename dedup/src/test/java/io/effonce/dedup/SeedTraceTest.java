@@ -25,11 +25,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The seed's trace (Part 8, rule 1): checkpoint c1 is taken after m1 reached 12,000 and before ev_7
- * (pay_7:SUCCEEDED, 3,000 to m1) was counted. ev_7 is counted (15,000), the job crashes, it
- * restores from c1 and replays ev_7 from c1's input position. Dedup state in Flink restores with
- * the totals, so ev_7 is counted exactly once: 12,000 → 15,000. A seen-ID cache outside Flink
- * survives the restore, drops the replay and leaves m1 at 12,000.
+ * README's trace of m1 ("How it works"; dedup/README.md, rule 5): checkpoint c1 is taken after m1
+ * reached 12,000 and before ev_7 (pay_7:SUCCEEDED, 3,000 to m1) was counted. ev_7 is counted
+ * (15,000), the job crashes, it restores from c1 and replays ev_7 from c1's input position. Dedup
+ * state in Flink restores with the totals, so ev_7 is counted exactly once: 12,000 → 15,000. A
+ * seen-ID cache outside Flink survives the restore, drops the replay and leaves m1 at 12,000.
  */
 class SeedTraceTest {
 

@@ -15,8 +15,8 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.junit.jupiter.api.Test;
 
 /**
- * Rule 3 of seed Part 8: Flink does not checkpoint watermarks, so the operator keeps a floor. After
- * a restore, before any new watermark, a copy that was late before the crash must still be
+ * dedup/README.md, rule 4: Flink does not checkpoint watermarks, so the operator keeps a floor.
+ * After a restore, before any new watermark, a copy that was late before the crash must still be
  * rejected, on every subtask, whatever the new parallelism.
  */
 class WatermarkFloorRestoreTest {

@@ -43,8 +43,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
 
 /**
- * Seed Part 8: late changes go to a batch recount. The stream runs over 1 March; then the ledger
- * gets a genuinely late original (a SUCCEEDED payment of 1 March written hours behind the
+ * Late changes go to a batch recount (feed/README.md). The stream runs over 1 March; then the
+ * ledger gets a genuinely late original (a SUCCEEDED payment of 1 March written hours behind the
  * watermark) and the relay re-delivers an early change the stream had counted; both land in
  * late_events. Once 2 March's payments make 1 March final, the recount (the command, as {@code
  * effonce_recount}) publishes 1 March from the ledger, and the final view equals the ledger exactly

@@ -34,10 +34,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * DESIGN.md 3.3: Flink does not checkpoint watermarks, so right after a restore the live watermark
- * is gone. A copy of an old SUCCEEDED change, re-published then, whose ID already expired from the
- * dedup state, must still be rejected as late: the watermark floor (operator state) does that. The
- * counterfactual runs the same scenario with the floor off and shows the copy counted twice.
+ * dedup/README.md, rule 4: Flink does not checkpoint watermarks, so right after a restore the live
+ * watermark is gone. A copy of an old SUCCEEDED change, re-published then, whose ID already expired
+ * from the dedup state, must still be rejected as late: the watermark floor (operator state) does
+ * that. The counterfactual runs the same scenario with the floor off and shows the copy counted
+ * twice.
  *
  * <p>The merchant stage keeps a day's ids until the day is final, so the case is a copy of a day
  * already retired: the workload starts in the evening of 1 March and runs past 02:00 on 2 March

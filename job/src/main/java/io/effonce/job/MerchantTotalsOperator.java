@@ -224,7 +224,7 @@ final class MerchantTotalsOperator
             return;
         }
         long watermark = timers.currentWatermark();
-        long bound = lateness.watermarkFloor() ? Math.max(floor.value(), watermark) : watermark;
+        long bound = lateness.bound(floor.value(), watermark);
         for (Map.Entry<String, List<StreamRecord<PaymentChange>>> e : bundle.entrySet()) {
             setCurrentKey(e.getKey());
             count(e.getValue(), watermark, bound);
@@ -242,7 +242,7 @@ final class MerchantTotalsOperator
         for (StreamRecord<PaymentChange> record : records) {
             PaymentChange change = record.getValue();
             long eventTime = record.getTimestamp();
-            if (lateness.expiryOf(eventTime) <= bound) {
+            if (lateness.isLate(eventTime, bound)) {
                 lateRejected.inc();
                 output.collect(
                         lateTag,

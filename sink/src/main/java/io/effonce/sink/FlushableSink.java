@@ -11,7 +11,6 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
-import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.ReadableConfig;
@@ -171,12 +170,10 @@ public final class FlushableSink<K, V> {
         }
 
         /**
-         * Switches off step 3 of the full flush (deleting keys restored state lacks). Only for
-         * tests that show the stale key it leaves behind.
+         * Switches off step 3 of the full flush (deleting keys restored state lacks), for the tests
+         * that show the stale key it leaves behind (through the test-jar's {@code SinkTestHooks}).
          */
-        @Internal
-        @VisibleForTesting
-        public Builder<K, V> withoutStaleDeletionForTesting() {
+        Builder<K, V> withoutStaleDeletion() {
             this.deleteStaleOnFlush = false;
             return this;
         }

@@ -26,7 +26,7 @@ public final class StoreFaults {
      * The counterfactual of step 3 of the full flush: the store ignores deletes, so a key that the
      * restored state lacks stays in the table. {@code LedgerPipeline} builds its sink from options,
      * which cannot switch the delete step off, so the switch is made here, one level down, with the
-     * same effect as {@code FlushableSink.Builder#withoutStaleDeletionForTesting()}.
+     * same effect as {@code SinkTestHooks.withoutStaleDeletion} (the sink's test-jar).
      */
     public static TotalsStoreFactory<MerchantDayKey, DailyTotal> withoutDeletes(
             PostgresStoreConfig config) {

@@ -41,16 +41,6 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
         this.committed = new PostgresCommittedTable<>(config, rows, session, fence);
     }
 
-    /**
-     * A factory whose stores never check that the database still holds what it acknowledged: only
-     * for tests that show what that check is for.
-     */
-    public static <K, V> TotalsStoreFactory<K, V> factoryWithoutLostWriteCheckForTesting(
-            PostgresStoreConfig config, RowMapping<K, V> mapping) {
-        return new PostgresStoreFactory<>(
-                config, mapping, false, PostgresStoreFactory.Tables.DEPLOYED);
-    }
-
     @Override
     public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
         return fence.takeOwnership(span, claim, mayTake);

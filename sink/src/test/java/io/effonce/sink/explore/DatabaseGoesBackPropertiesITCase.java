@@ -43,8 +43,7 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
  * the last completed checkpoint, live and committed both hold exactly that checkpoint's values,
  * retired keys included and deleted keys absent; or the database lost nothing of the writer's and
  * the tables are right as they are. With the check switched off ({@code
- * PostgresTotalsStore.factoryWithoutLostWriteCheckForTesting}) the property fails: the lost values
- * stay.
+ * WithoutLostWriteCheck.factory}, a test helper) the property fails: the lost values stay.
  */
 class DatabaseGoesBackPropertiesITCase {
 

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.FlushableSinkOptions;
+import io.effonce.sink.SinkTestHooks;
 import io.effonce.sink.tables.StoredRow;
 import io.effonce.sink.testutils.InMemoryTable;
 import java.util.Map;
@@ -18,7 +19,10 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.junit.jupiter.api.Test;
 
-/** The full flush after a restore, with the seed's trace (Part 8) as the main fixture. */
+/**
+ * The full flush after a restore, with README's trace of m1 and m2 ("How it works") as the main
+ * fixture.
+ */
 class RestoreFlushTest {
 
     private static final long C = 5;
@@ -58,7 +62,8 @@ class RestoreFlushTest {
     @Test
     void withoutTheDeleteStepM2Stays500ForeverBranchS() throws Exception {
         OperatorSubtaskState checkpointC = runV1UntilCrash();
-        FlushableSink<String, Long> noDelete = sink(table).withoutStaleDeletionForTesting().build();
+        FlushableSink<String, Long> noDelete =
+                SinkTestHooks.withoutStaleDeletion(sink(table)).build();
 
         try (var v2 = restored(noDelete, checkpointC, C, 1, 0)) {
             upsert(v2, "m1", 15_000);

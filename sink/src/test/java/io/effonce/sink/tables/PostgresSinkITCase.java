@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
+import io.effonce.sink.SinkTestHooks;
 import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.TestKey;
@@ -84,7 +85,7 @@ class PostgresSinkITCase {
             upsert(v1, M2, 500, 1);
             v1.prepareSnapshotPreBarrier(C + 1);
         }
-        try (var v2 = restore(sink().withoutStaleDeletionForTesting().build(), checkpointC)) {
+        try (var v2 = restore(SinkTestHooks.withoutStaleDeletion(sink()).build(), checkpointC)) {
             assertThat(table.totals()).containsEntry(M2, 500L);
         }
     }

@@ -91,9 +91,7 @@ class SinkDatabaseGoesBackITCase {
     @Test
     void withoutTheCheckTheSinkWritesOnAndTheLostRowsStayWrong() throws Exception {
         FlushableSink<TestKey, TestTotal> sink =
-                sink(PostgresTotalsStore.factoryWithoutLostWriteCheckForTesting(
-                                config, TestRows.MAPPING))
-                        .build();
+                sink(WithoutLostWriteCheck.factory(config, TestRows.MAPPING)).build();
         try (var v1 = opened(sink, KEY)) {
             runThenGoBack(v1);
             upsert(v1, M1, 500);
