@@ -110,19 +110,8 @@ final class StartupCheck {
 
     private static List<String> tables(Connection c, PostgresStoreConfig sink, String where)
             throws SQLException {
-        List<String> needed =
-                List.of(
-                        sink.table(),
-                        sink.stagedTable(),
-                        sink.committedTable(),
-                        "sink_fences",
-                        "sink_writers",
-                        "sink_superseded_runs",
-                        "sink_progress",
-                        "sink_repairs",
-                        "sink_live_deletes",
-                        "late_events",
-                        "dead_letters");
+        List<String> needed = new ArrayList<>(sink.tablesWritten());
+        needed.addAll(List.of("late_events", "dead_letters"));
         List<String> missing = new ArrayList<>();
         List<String> notWritable = new ArrayList<>();
         try (PreparedStatement s =

@@ -5,6 +5,8 @@ import io.effonce.jdbc.SessionSettings;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -157,6 +159,16 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
     /** Values staged at a checkpoint barrier, waiting for the checkpoint to complete. */
     public String stagedTable() {
         return table + "_staged";
+    }
+
+    /**
+     * Every table this sink writes: its own three, then those every sink of the database shares
+     * (deploy/sql/sink.sql): what a job's start-up check asks the login's rights on.
+     */
+    public List<String> tablesWritten() {
+        List<String> all = new ArrayList<>(List.of(table, stagedTable(), committedTable()));
+        all.addAll(SinkTableDdl.sharedTableNames());
+        return all;
     }
 
     /** Each key's value as of the latest completed checkpoint: the committed read contract. */

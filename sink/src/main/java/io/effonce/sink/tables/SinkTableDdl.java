@@ -7,7 +7,10 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.flink.annotation.PublicEvolving;
 
@@ -26,6 +29,8 @@ public final class SinkTableDdl {
 
     private static final String BEGIN = "-- >>> shared";
     private static final String END = "-- <<< shared";
+    private static final Pattern SHARED_TABLE =
+            Pattern.compile("CREATE TABLE IF NOT EXISTS (\\w+) \\(");
 
     /** Concurrent CREATE ... IF NOT EXISTS can collide in the catalog: one creator at a time. */
     private static final long LOCK = 0x6566666f6e6365L; // "effonce"
@@ -92,6 +97,16 @@ public final class SinkTableDdl {
                     SINK_SQL + " in the sink's jar lacks its shared block's markers");
         }
         return sinkSql.substring(begin, end);
+    }
+
+    /** The names of the tables every sink of a database shares, from {@link #shared()}. */
+    static List<String> sharedTableNames() {
+        List<String> names = new ArrayList<>();
+        Matcher m = SHARED_TABLE.matcher(shared());
+        while (m.find()) {
+            names.add(m.group(1));
+        }
+        return names;
     }
 
     /** Everything a sink of {@code table} needs, as one script a superuser can apply. */

@@ -19,6 +19,22 @@ class PostgresStoreConfigTest {
                     + "&sslpassword=k3y&ApplicationName=x";
 
     @Test
+    void theTablesWrittenAreTheSinksOwnThenEverySharedTableOfSinkSql() {
+        PostgresStoreConfig config =
+                PostgresStoreConfig.of("jdbc:postgresql://h/db", "u", "p", "clicks");
+        assertThat(config.tablesWritten())
+                .startsWith("clicks", "clicks_staged", "clicks_committed")
+                .contains(
+                        "sink_fences",
+                        "sink_writers",
+                        "sink_superseded_runs",
+                        "sink_live_deletes",
+                        "sink_progress",
+                        "sink_repairs")
+                .hasSize(9);
+    }
+
+    @Test
     void theUrlIsPrintedWithoutItsSecrets() {
         PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
 
