@@ -220,8 +220,7 @@ final class PostgresFence implements RangeFence {
                         + ". It lost transactions it had acknowledged, as an asynchronous standby"
                         + " promoted or a restored backup does. The task fails so that Flink"
                         + " restores its last checkpoint; that restore repairs the live and"
-                        + " committed tables from state (sink/README.md, \"A database that goes"
-                        + " back in time\").");
+                        + " committed tables from state (sink/DATABASE-GOES-BACK.md).");
     }
 
     /** The range this writer took. */

@@ -14,8 +14,8 @@ import java.util.TreeMap;
 /**
  * The truth every end-to-end test checks against: the daily totals the ledger itself implies,
  * computed by SQL over {@code payments}, and their comparison with what the job wrote to {@code
- * merchant_daily_totals}. The invariant (README.md, "How it works"): for every key, sink total + late
- * total = ledger total, and the sink has no key the ledger lacks.
+ * merchant_daily_totals}. The invariant (README.md, "How it works"): for every key, sink total +
+ * late total = ledger total, and the sink has no key the ledger lacks.
  *
  * <p>Each query opens a session of its own, unless the oracle {@linkplain #keepingSession keeps
  * one}: what polls or samples many times a second should, since every new session costs PostgreSQL
