@@ -121,7 +121,7 @@ public final class FlinkJobs {
      * root message, or null once everything runs.
      */
     public String awaitAllTasksRunningOrFirstFailure(String jobId, Duration timeout) {
-        return awaitAllTasksRunningOrFirstFailure(jobId, timeout, Duration.ZERO, line -> {});
+        return new JobStart(rest, jobId).runningOrWhyNot(timeout, Duration.ZERO, line -> {});
     }
 
     /**
@@ -130,78 +130,7 @@ public final class FlinkJobs {
      */
     public String awaitAllTasksRunningOrFirstFailure(
             String jobId, Duration timeout, Duration every, Consumer<String> progress) {
-        AtomicReference<String> failure = new AtomicReference<>();
-        long started = System.nanoTime();
-        long[] nextLine = {started + every.toNanos()};
-        await("all tasks of job %s running, or its first failure".formatted(jobId))
-                .atMost(timeout)
-                .pollInterval(POLL)
-                .ignoreExceptions()
-                .until(
-                        () -> {
-                            rest.failures(jobId).stream()
-                                    .findFirst()
-                                    .ifPresent(f -> failure.set(FailureText.rootMessage(f)));
-                            if (failure.get() != null) {
-                                return true;
-                            }
-                            JobDetailsInfo job = rest.jobDetails(jobId);
-                            if (allTasksRunning(job)) {
-                                return true;
-                            }
-                            failure.set(moreSlotsThanTheCluster(job));
-                            if (failure.get() != null) {
-                                return true;
-                            }
-                            long now = System.nanoTime();
-                            if (!every.isZero() && now >= nextLine[0]) {
-                                nextLine[0] = now + every.toNanos();
-                                progress.accept(progressLine(job, started, now));
-                            }
-                            return false;
-                        });
-        return failure.get();
-    }
-
-    /**
-     * Why the job cannot run on this cluster at all: it needs more slots (its largest parallelism,
-     * with Flink's default slot sharing) than every TaskManager has together. Flink itself waits
-     * for them until its slot request times out (5 min by default), then restarts into the same
-     * wait.
-     */
-    private String moreSlotsThanTheCluster(JobDetailsInfo job) {
-        int needed = 0;
-        for (JobDetailsInfo.JobVertexDetailsInfo vertex : job.getJobVertexInfos()) {
-            needed = Math.max(needed, vertex.getParallelism());
-        }
-        int total = rest.slots().total();
-        if (total == 0 || needed <= total) {
-            return null;
-        }
-        return "it needs "
-                + needed
-                + " slots and the cluster has "
-                + total
-                + " in all: start TaskManagers (flink-local start-tm) or submit with --parallelism "
-                + total
-                + " or less";
-    }
-
-    private String progressLine(JobDetailsInfo job, long started, long now) {
-        int tasks = 0;
-        int running = 0;
-        for (JobDetailsInfo.JobVertexDetailsInfo vertex : job.getJobVertexInfos()) {
-            tasks += vertex.getParallelism();
-            running += vertex.getTasksPerState().getOrDefault(ExecutionState.RUNNING, 0);
-        }
-        return "Job %s is %s after %d s: %d of %d tasks running, %d free slots"
-                .formatted(
-                        job.getJobId(),
-                        job.getJobStatus(),
-                        Duration.ofNanos(now - started).toSeconds(),
-                        running,
-                        tasks,
-                        rest.slots().free());
+        return new JobStart(rest, jobId).runningOrWhyNot(timeout, every, progress);
     }
 
     /** Cancels every job that is not yet finished, failed or cancelled. */

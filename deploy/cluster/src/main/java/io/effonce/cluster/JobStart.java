@@ -1,0 +1,105 @@
+package io.effonce.cluster;
+
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
+
+/**
+ * One job's start, watched until every task runs or the start cannot succeed: its first failure, or
+ * more slots than the cluster has in all. Tells how far it is while it waits.
+ */
+final class JobStart {
+
+    private static final Duration POLL = Duration.ofMillis(100);
+
+    private final FlinkRestClient rest;
+    private final String jobId;
+
+    JobStart(FlinkRestClient rest, String jobId) {
+        this.rest = rest;
+        this.jobId = jobId;
+    }
+
+    /**
+     * Waits until every task of the job runs (returns null) or the start cannot succeed (returns
+     * why), telling {@code progress} every {@code every} (if positive) how far the job is.
+     */
+    String runningOrWhyNot(Duration timeout, Duration every, Consumer<String> progress) {
+        AtomicReference<String> failure = new AtomicReference<>();
+        long started = System.nanoTime();
+        long[] nextLine = {started + every.toNanos()};
+        await("all tasks of job %s running, or its first failure".formatted(jobId))
+                .atMost(timeout)
+                .pollInterval(POLL)
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            rest.failures(jobId).stream()
+                                    .findFirst()
+                                    .ifPresent(f -> failure.set(FailureText.rootMessage(f)));
+                            if (failure.get() != null) {
+                                return true;
+                            }
+                            JobDetailsInfo job = rest.jobDetails(jobId);
+                            if (FlinkJobs.allTasksRunning(job)) {
+                                return true;
+                            }
+                            failure.set(moreSlotsThanTheCluster(job));
+                            if (failure.get() != null) {
+                                return true;
+                            }
+                            long now = System.nanoTime();
+                            if (!every.isZero() && now >= nextLine[0]) {
+                                nextLine[0] = now + every.toNanos();
+                                progress.accept(progressLine(job, started, now));
+                            }
+                            return false;
+                        });
+        return failure.get();
+    }
+
+    /**
+     * Why the job cannot run on this cluster at all: it needs more slots (its largest parallelism,
+     * with Flink's default slot sharing) than every TaskManager has together. Flink itself waits
+     * for them until its slot request times out (5 min by default), then restarts into the same
+     * wait.
+     */
+    private String moreSlotsThanTheCluster(JobDetailsInfo job) {
+        int needed = 0;
+        for (JobDetailsInfo.JobVertexDetailsInfo vertex : job.getJobVertexInfos()) {
+            needed = Math.max(needed, vertex.getParallelism());
+        }
+        int total = rest.slots().total();
+        if (total == 0 || needed <= total) {
+            return null;
+        }
+        return "it needs "
+                + needed
+                + " slots and the cluster has "
+                + total
+                + " in all: start TaskManagers (flink-local start-tm) or submit with --parallelism "
+                + total
+                + " or less";
+    }
+
+    private String progressLine(JobDetailsInfo job, long started, long now) {
+        int tasks = 0;
+        int running = 0;
+        for (JobDetailsInfo.JobVertexDetailsInfo vertex : job.getJobVertexInfos()) {
+            tasks += vertex.getParallelism();
+            running += vertex.getTasksPerState().getOrDefault(ExecutionState.RUNNING, 0);
+        }
+        return "Job %s is %s after %d s: %d of %d tasks running, %d free slots"
+                .formatted(
+                        job.getJobId(),
+                        job.getJobStatus(),
+                        Duration.ofNanos(now - started).toSeconds(),
+                        running,
+                        tasks,
+                        rest.slots().free());
+    }
+}
