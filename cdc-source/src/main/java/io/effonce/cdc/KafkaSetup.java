@@ -10,6 +10,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -37,37 +39,84 @@ public final class KafkaSetup {
 
     private KafkaSetup() {}
 
-    /** An existing topic with CreateTime: the job's bound is then the relay host's clock. */
-    private static void warnUnlessLogAppendTime(Admin admin, String topic, int timeoutMs)
-            throws InterruptedException {
-        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-        ConfigEntry type;
+    /**
+     * Reads the topic's settings once: refuses one under which an acknowledged change can be lost
+     * (after raising {@code min.insync.replicas} to 2 on a replicated topic the relay has just
+     * created), warns of a single replica and of CreateTime stamps.
+     */
+    private static void checkTopicConfigs(
+            Admin admin, RelayOptions o, TopicDescription d, boolean created, int timeoutMs)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, o.topic());
+        Config configs;
         try {
-            type =
+            configs =
                     admin.describeConfigs(List.of(resource))
                             .all()
                             .get(timeoutMs, TimeUnit.MILLISECONDS)
-                            .get(resource)
-                            .get(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG);
+                            .get(resource);
         } catch (ExecutionException | TimeoutException e) {
             LOG.warn(
-                    "Cannot read the timestamp type of topic {} ({}); not checked",
-                    topic,
+                    "Cannot read the settings of topic {} ({}); its durability and timestamp type"
+                            + " are not checked",
+                    o.topic(),
                     e.toString());
             return;
         }
-        if (type == null || !"LogAppendTime".equals(type.value())) {
+        TopicDurability.Topic topic =
+                new TopicDurability.Topic(
+                        o.topic(),
+                        d.partitions().get(0).replicas().size(),
+                        Integer.parseInt(
+                                value(configs, TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1")),
+                        Boolean.parseBoolean(
+                                value(
+                                        configs,
+                                        TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG,
+                                        "false")));
+        if (created && topic.replicas() >= 2 && topic.minInSyncReplicas() < 2) {
+            admin.incrementalAlterConfigs(
+                            Map.of(
+                                    resource,
+                                    List.of(
+                                            new AlterConfigOp(
+                                                    new ConfigEntry(
+                                                            TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
+                                                            "2"),
+                                                    AlterConfigOp.OpType.SET))))
+                    .all()
+                    .get(timeoutMs, TimeUnit.MILLISECONDS);
+            LOG.info(
+                    "Set min.insync.replicas=2 on topic {} (the brokers' default was {})",
+                    o.topic(),
+                    topic.minInSyncReplicas());
+            topic =
+                    new TopicDurability.Topic(
+                            topic.name(), topic.replicas(), 2, topic.uncleanElection());
+        }
+        Optional<String> refusal = TopicDurability.refusal(topic, o.kafkaBootstrap);
+        if (refusal.isPresent()) {
+            throw new RelayStartupException(refusal.get());
+        }
+        TopicDurability.warning(topic).ifPresent(LOG::warn);
+        String stamps = value(configs, TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "(unknown)");
+        if (!"LogAppendTime".equals(stamps)) {
             LOG.warn(
                     "Topic {} has {}={}: its record timestamps come from the relay host's clock, so"
                             + " the job's event-time bound (event-time.tolerance) cannot catch a"
                             + " relay clock that runs ahead. Fix: kafka-configs --alter --topic {}"
                             + " --add-config {}=LogAppendTime",
-                    topic,
+                    o.topic(),
                     TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
-                    type == null ? "(unknown)" : type.value(),
-                    topic,
+                    stamps,
+                    o.topic(),
                     TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG);
         }
+    }
+
+    private static String value(Config configs, String name, String absent) {
+        ConfigEntry entry = configs.get(name);
+        return entry == null || entry.value() == null ? absent : entry.value();
     }
 
     /**
@@ -141,6 +190,7 @@ public final class KafkaSetup {
             }
             Optional<Short> rf =
                     o.replicationFactor < 0 ? Optional.empty() : Optional.of(o.replicationFactor);
+            boolean created = false;
             try {
                 admin.createTopics(
                                 List.of(
@@ -148,6 +198,7 @@ public final class KafkaSetup {
                                                 .configs(TOPIC_CONFIGS)))
                         .all()
                         .get(timeoutMs, TimeUnit.MILLISECONDS);
+                created = true;
                 LOG.info("Created topic {} with {} partitions", o.topic(), o.partitions);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
@@ -169,7 +220,7 @@ public final class KafkaSetup {
                         n,
                         o.partitions);
             }
-            warnUnlessLogAppendTime(admin, o.topic(), timeoutMs);
+            checkTopicConfigs(admin, o, d, created, timeoutMs);
             return IntStream.range(0, n).boxed().toList();
         } catch (ExecutionException | TimeoutException e) {
             throw unreachable(o, e);

@@ -63,10 +63,6 @@ public final class LedgerRelay implements AutoCloseable {
     }
 
     /**
-     * Starts a relay; throws {@link RelayStartupException} saying why and how to fix it if the
-     * database, Kafka or the engine cannot start.
-     */
-    /**
      * The Debezium engine's properties the relay would run with, decided by the same preflight
      * checks of the database: for a bare engine with the relay's settings (the relay benchmark's
      * baseline).
@@ -75,6 +71,10 @@ public final class LedgerRelay implements AutoCloseable {
         return EngineConfig.properties(options, Preflight.check(options));
     }
 
+    /**
+     * Starts a relay; throws {@link RelayStartupException} saying why and how to fix it if the
+     * database, Kafka or the engine cannot start.
+     */
     public static LedgerRelay start(RelayOptions options) {
         options.validate();
         options.streamFrom(LedgerHosts.primary(options));

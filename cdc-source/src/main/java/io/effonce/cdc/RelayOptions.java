@@ -162,8 +162,8 @@ public final class RelayOptions {
             paramLabel = "KEY=VALUE",
             description =
                     "Extra Kafka client property for the producer, the admin client and a Kafka"
-                            + " offset store (security, compression, ...); repeatable. acks and"
-                            + " idempotence cannot be weakened.")
+                            + " offset store (security, compression, ...); repeatable. A weaker acks"
+                            + " or idempotence is refused.")
     Map<String, String> kafkaProperties = new LinkedHashMap<>();
 
     @Option(
@@ -344,6 +344,11 @@ public final class RelayOptions {
                 replicationFactor == -1 || replicationFactor >= 1,
                 "--replication-factor must be -1 or >= 1");
         check(!kafkaBootstrap.isBlank(), "--kafka-bootstrap must name at least one HOST:PORT");
+        TopicDurability.weakProducerProperty(kafkaProperties)
+                .ifPresent(
+                        weak -> {
+                            throw new IllegalArgumentException(weak);
+                        });
         check(!offsetFlushInterval.isNegative(), "--offset-flush-interval must be >= 0");
         check(!heartbeatInterval.isNegative(), "--heartbeat-interval must be >= 0 (0 = off)");
         check(

@@ -1,0 +1,143 @@
+package io.effonce.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.testing.kafka.KafkaBrokers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three brokers as processes; the leader of a partition killed with SIGKILL while an idempotent
+ * {@code acks=all} producer sends into it: another replica leads, sends go on, the killed node
+ * comes back on its data and catches up, and every acknowledged record is in the partition exactly
+ * once.
+ */
+class KafkaBrokersITCase {
+
+    private static final String TOPIC = "leader-killed";
+
+    @Test
+    void aKilledLeaderLosesNoAcknowledgedRecordAndCatchesUpAfterItsRestart() throws Exception {
+        try (KafkaBrokers brokers = KafkaBrokers.start(3)) {
+            String bootstrap = brokers.bootstrapServers();
+            try (Admin admin =
+                    Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+                admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3))).all().get();
+            }
+            int leader = brokers.leaderOf(TOPIC, 0);
+            Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+            AtomicBoolean stop = new AtomicBoolean();
+            try (var producer = producer(bootstrap)) {
+                Thread sends =
+                        new Thread(
+                                () -> {
+                                    for (int i = 0; !stop.get(); i++) {
+                                        String v = "r-" + i;
+                                        producer.send(
+                                                new ProducerRecord<>(TOPIC, v, v),
+                                                (meta, error) -> {
+                                                    if (error == null) {
+                                                        acknowledged.add(v);
+                                                    }
+                                                });
+                                        try {
+                                            Thread.sleep(2); // pacing: about 500 sends a second
+                                        } catch (InterruptedException e) {
+                                            return;
+                                        }
+                                    }
+                                },
+                                "producer-through-leader-kill");
+                sends.start();
+                await("1,000 records acknowledged before the kill")
+                        .atMost(KafkaBrokers.TIMEOUT)
+                        .until(() -> acknowledged.size() >= 1_000);
+
+                brokers.kill(leader);
+                int before = acknowledged.size();
+                await("records acknowledged with node " + leader + " dead")
+                        .atMost(KafkaBrokers.TIMEOUT)
+                        .until(() -> acknowledged.size() > before + 1_000);
+                assertThat(brokers.leaderOf(TOPIC, 0)).isNotEqualTo(leader);
+
+                brokers.restart(leader);
+                brokers.awaitFullyReplicated(TOPIC);
+                int back = acknowledged.size();
+                await("records acknowledged with node " + leader + " back in sync")
+                        .atMost(KafkaBrokers.TIMEOUT)
+                        .until(() -> acknowledged.size() > back + 1_000);
+                stop.set(true);
+                sends.join();
+                producer.flush();
+            }
+
+            List<String> present = consumeAll(bootstrap);
+            Set<String> missing = new HashSet<>(acknowledged);
+            missing.removeAll(present);
+            assertThat(missing).as("acknowledged but not in the partition").isEmpty();
+            assertThat(present).as("records written twice").doesNotHaveDuplicates();
+        }
+    }
+
+    private static KafkaProducer<String, String> producer(String bootstrap) {
+        return new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all",
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        true,
+                        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                        120_000,
+                        ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                        10_000,
+                        ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG,
+                        1_000),
+                new StringSerializer(),
+                new StringSerializer());
+    }
+
+    private static List<String> consumeAll(String bootstrap) {
+        List<String> values = new ArrayList<>();
+        try (var consumer =
+                new KafkaConsumer<>(
+                        Map.<String, Object>of(
+                                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                bootstrap,
+                                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                                "read_committed"),
+                        new StringDeserializer(),
+                        new StringDeserializer())) {
+            TopicPartition partition = new TopicPartition(TOPIC, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long end = consumer.endOffsets(List.of(partition)).get(partition);
+            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+            while (consumer.position(partition) < end) {
+                assertThat(System.nanoTime()).as("read to the end in time").isLessThan(deadline);
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+            }
+        }
+        return values;
+    }
+}
