@@ -152,6 +152,27 @@ public final class ChaosReport implements AutoCloseable {
         private long since(long at) {
             return at < 0 ? -1 : at - faultAt;
         }
+
+        /** When the fault was injected, in milliseconds of the run. */
+        public long faultAtMs() {
+            synchronized (ChaosReport.this) {
+                return faultAt;
+            }
+        }
+
+        /** When the job ran again, in milliseconds of the run; -1 until then. */
+        public long runningAtMs() {
+            synchronized (ChaosReport.this) {
+                return runningAt;
+            }
+        }
+
+        /** When the totals were exact again, in milliseconds of the run; -1 until then. */
+        public long exactAtMs() {
+            synchronized (ChaosReport.this) {
+                return exactAt;
+            }
+        }
     }
 
     /** A figure for the table (restores, flushes, duplicates, ...). */
