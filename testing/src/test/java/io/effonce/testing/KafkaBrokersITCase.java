@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.testing.kafka.KafkaBrokers;
-import java.time.Duration;
-import java.util.ArrayList;
+import io.effonce.testing.kafka.KafkaTopics;
+import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,13 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -90,7 +86,10 @@ class KafkaBrokersITCase {
                 producer.flush();
             }
 
-            List<String> present = consumeAll(bootstrap);
+            List<String> present =
+                    KafkaTopics.readAll(bootstrap, TOPIC).stream()
+                            .map(r -> new String(r.value(), StandardCharsets.UTF_8))
+                            .toList();
             Set<String> missing = new HashSet<>(acknowledged);
             missing.removeAll(present);
             assertThat(missing).as("acknowledged but not in the partition").isEmpty();
@@ -115,29 +114,5 @@ class KafkaBrokersITCase {
                         1_000),
                 new StringSerializer(),
                 new StringSerializer());
-    }
-
-    private static List<String> consumeAll(String bootstrap) {
-        List<String> values = new ArrayList<>();
-        try (var consumer =
-                new KafkaConsumer<>(
-                        Map.<String, Object>of(
-                                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                bootstrap,
-                                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                                "read_committed"),
-                        new StringDeserializer(),
-                        new StringDeserializer())) {
-            TopicPartition partition = new TopicPartition(TOPIC, 0);
-            consumer.assign(List.of(partition));
-            consumer.seekToBeginning(List.of(partition));
-            long end = consumer.endOffsets(List.of(partition)).get(partition);
-            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-            while (consumer.position(partition) < end) {
-                assertThat(System.nanoTime()).as("read to the end in time").isLessThan(deadline);
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
-            }
-        }
-        return values;
     }
 }

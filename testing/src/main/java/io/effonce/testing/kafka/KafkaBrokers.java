@@ -135,21 +135,7 @@ public final class KafkaBrokers implements AutoCloseable {
 
     /** The node leading {@code partition} of {@code topic}, waiting while it has none. */
     public int leaderOf(String topic, int partition) {
-        int[] leader = new int[1];
-        await("a leader for " + topic + "-" + partition)
-                .atMost(TIMEOUT)
-                .pollInterval(Duration.ofMillis(200))
-                .ignoreExceptions()
-                .until(
-                        () -> {
-                            TopicPartitionInfo info = describe(topic).partitions().get(partition);
-                            if (info.leader() == null || info.leader().isEmpty()) {
-                                return false;
-                            }
-                            leader[0] = info.leader().id();
-                            return true;
-                        });
-        return leader[0];
+        return awaitLeaderOtherThan(topic, partition, -1);
     }
 
     /**
