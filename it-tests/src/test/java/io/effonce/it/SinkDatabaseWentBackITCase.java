@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -127,106 +128,124 @@ class SinkDatabaseWentBackITCase {
                 pipeline.set(FlushableSinkOptions.RETIRED_RETENTION, retention);
             }
             JobClient job = pipeline.start("sink-database-went-back");
-            MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
-            faults.awaitAllTasksRunning(MiniClusterFaults.TIMEOUT);
-            ChaosReport report = new ChaosReport(name, db);
+            try {
+                MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
+                faults.awaitAllTasksRunning(MiniClusterFaults.TIMEOUT);
+                ChaosReport report = new ChaosReport(name, db);
 
-            await("a final day committed")
-                    .atMost(TotalsInvariant.TIMEOUT)
-                    .until(() -> finalThrough(tables) != null);
-            long committedAtCopy = committedCheckpoint(tables);
-            LocalDate openAtCopy =
-                    LocalDate.parse(
-                            tables.text(
-                                    "SELECT max(day)::text FROM merchant_daily_totals_committed"));
-            SinkDatabaseRollback standby = SinkDatabaseRollback.copy(db);
-            report.mark("other", "copied the sink's tables at committed " + committedAtCopy);
-
-            await(CHECKPOINTS_LOST + " more checkpoints committed and day " + openAtCopy + " final")
-                    .atMost(TotalsInvariant.TIMEOUT)
-                    .until(
-                            () ->
-                                    committedCheckpoint(tables)
-                                                    >= committedAtCopy + CHECKPOINTS_LOST
-                                            && !LocalDate.parse(finalThrough(tables))
-                                                    .isBefore(openAtCopy));
-            long lostFinalRows =
-                    tables.number(
-                            "SELECT count(*) FROM merchant_daily_totals_committed c"
-                                    + " LEFT JOIN "
-                                    + standby.schema()
-                                    + ".merchant_daily_totals_committed o"
-                                    + " USING (merchant_id, day, currency)"
-                                    + " WHERE c.day <= '"
-                                    + openAtCopy
-                                    + "' AND c.total_minor IS DISTINCT FROM o.total_minor");
-            assertThat(lostFinalRows)
-                    .as("final rows of day %s and before written after the copy", openAtCopy)
-                    .isPositive();
-
-            long restoresBefore = faults.restores();
-            long committedBefore = committedCheckpoint(tables);
-            ChaosReport.Recovery recovery =
-                    report.fault(
-                            "restart",
-                            "sink database back from committed "
-                                    + committedBefore
-                                    + " to "
-                                    + committedAtCopy);
-            standby.restore();
-            faults.awaitRestoredAndRunning(restoresBefore, MiniClusterFaults.TIMEOUT);
-            recovery.running("job running, restored " + faults.restores() + " times");
-            assertThat(faults.lastFailure())
-                    .as("the task failed on the sink's check, not on a lost connection")
-                    .contains("LostWritesException")
-                    .contains("went back in time");
-            recovery.checkpointed(faults.awaitCheckpointAfter(faults.latestCompletedId()));
-            workload.awaitMore(1_000);
-
-            AtomicReference<Comparison> exact = new AtomicReference<>();
-            if (retention == null) {
-                workload.whilePaused(
-                        () -> {
-                            exact.set(TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT));
-                            TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
-                            LedgerOracle oracle = new LedgerOracle(db);
-                            await("the final view equal to the ledger")
-                                    .atMost(TotalsInvariant.TIMEOUT)
-                                    .until(
-                                            () ->
-                                                    oracle.finalTotals()
-                                                            .equals(oracle.ledgerTotals()));
-                            recovery.exact();
-                            TotalsInvariant.assertSinkAloneHolds(db);
-                        });
-            } else {
-                workload.stopAndDrain();
-                // Every open day's totals are in state and come back; the final rows lost in the
-                // window do not: wait until everything but them is there.
-                LedgerOracle oracle = new LedgerOracle(db);
-                await("every total but the lost final rows back in the committed table")
+                await("a final day committed")
                         .atMost(TotalsInvariant.TIMEOUT)
-                        .pollInterval(Duration.ofMillis(500))
+                        .until(() -> finalThrough(tables) != null);
+                long committedAtCopy = committedCheckpoint(tables);
+                LocalDate openAtCopy =
+                        LocalDate.parse(
+                                tables.text(
+                                        "SELECT max(day)::text FROM merchant_daily_totals_committed"));
+                SinkDatabaseRollback standby = SinkDatabaseRollback.copy(db);
+                report.mark("other", "copied the sink's tables at committed " + committedAtCopy);
+
+                await(
+                                CHECKPOINTS_LOST
+                                        + " more checkpoints committed and day "
+                                        + openAtCopy
+                                        + " final")
+                        .atMost(TotalsInvariant.TIMEOUT)
                         .until(
-                                () -> {
-                                    Comparison c =
-                                            Comparison.of(
-                                                    oracle.ledgerTotals(),
-                                                    oracle.committedTotals());
-                                    exact.set(c);
-                                    return committedCheckpoint(tables) > committedBefore
-                                            && onlyFinalDaysDiffer(c, finalThrough(tables));
-                                });
+                                () ->
+                                        committedCheckpoint(tables)
+                                                        >= committedAtCopy + CHECKPOINTS_LOST
+                                                && !LocalDate.parse(finalThrough(tables))
+                                                        .isBefore(openAtCopy));
+                long lostFinalRows =
+                        tables.number(
+                                "SELECT count(*) FROM merchant_daily_totals_committed c"
+                                        + " LEFT JOIN "
+                                        + standby.schema()
+                                        + ".merchant_daily_totals_committed o"
+                                        + " USING (merchant_id, day, currency)"
+                                        + " WHERE c.day <= '"
+                                        + openAtCopy
+                                        + "' AND c.total_minor IS DISTINCT FROM o.total_minor");
+                assertThat(lostFinalRows)
+                        .as("final rows of day %s and before written after the copy", openAtCopy)
+                        .isPositive();
+
+                long restoresBefore = faults.restores();
+                long committedBefore = committedCheckpoint(tables);
+                ChaosReport.Recovery recovery =
+                        report.fault(
+                                "restart",
+                                "sink database back from committed "
+                                        + committedBefore
+                                        + " to "
+                                        + committedAtCopy);
+                standby.restore();
+                faults.awaitRestoredAndRunning(restoresBefore, MiniClusterFaults.TIMEOUT);
+                recovery.running("job running, restored " + faults.restores() + " times");
+                assertThat(faults.lastFailure())
+                        .as("the task failed on the sink's check, not on a lost connection")
+                        .contains("LostWritesException")
+                        .contains("went back in time");
+                recovery.checkpointed(faults.awaitCheckpointAfter(faults.latestCompletedId()));
+                workload.awaitMore(1_000);
+
+                AtomicReference<Comparison> exact = new AtomicReference<>();
+                if (retention == null) {
+                    workload.whilePaused(
+                            () -> {
+                                exact.set(TotalsInvariant.awaitHolds(db, TotalsInvariant.TIMEOUT));
+                                TotalsInvariant.awaitCommittedHolds(db, TotalsInvariant.TIMEOUT);
+                                LedgerOracle oracle = new LedgerOracle(db);
+                                await("the final view equal to the ledger")
+                                        .atMost(TotalsInvariant.TIMEOUT)
+                                        .until(
+                                                () ->
+                                                        oracle.finalTotals()
+                                                                .equals(oracle.ledgerTotals()));
+                                recovery.exact();
+                                TotalsInvariant.assertSinkAloneHolds(db);
+                            });
+                } else {
+                    workload.stopAndDrain();
+                    // Every open day's totals are in state and come back; the final rows lost in
+                    // the
+                    // window do not: wait until everything but them is there.
+                    LedgerOracle oracle = new LedgerOracle(db);
+                    await("every total but the lost final rows back in the committed table")
+                            .atMost(TotalsInvariant.TIMEOUT)
+                            .pollInterval(Duration.ofMillis(500))
+                            .until(
+                                    () -> {
+                                        Comparison c =
+                                                Comparison.of(
+                                                        oracle.ledgerTotals(),
+                                                        oracle.committedTotals());
+                                        exact.set(c);
+                                        return committedCheckpoint(tables) > committedBefore
+                                                && onlyFinalDaysDiffer(c, finalThrough(tables));
+                                    });
+                }
+                report.figure("checkpoints lost", committedBefore - committedAtCopy);
+                report.figure("final rows lost", lostFinalRows);
+                report.figure("restores", faults.restores() - restoresBefore);
+                report.figure("result", exact.get().summary());
+                report.close();
+            } finally {
+                // A failed check must not leave the job holding the shared cluster's slots.
+                cancel(job);
             }
-            report.figure("checkpoints lost", committedBefore - committedAtCopy);
-            report.figure("final rows lost", lostFinalRows);
-            report.figure("restores", faults.restores() - restoresBefore);
-            report.figure("result", exact.get().summary());
-            report.close();
-            job.cancel().get();
         } finally {
             relay.close();
             relays.dropSlot();
+        }
+    }
+
+    /** Cancels the job unless it has ended already (a failure that ended it stays the one seen). */
+    private static void cancel(JobClient job) throws InterruptedException {
+        try {
+            job.cancel().get();
+        } catch (ExecutionException e) {
+            // ended already: it holds no slots
         }
     }
 

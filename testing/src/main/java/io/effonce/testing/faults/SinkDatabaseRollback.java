@@ -84,11 +84,18 @@ public final class SinkDatabaseRollback {
     /**
      * Puts the copy back in one transaction (tables and sequences), then ends every session of the
      * sink ({@code application_name} effonce-sink), as a failover to a standby that lags does.
+     *
+     * <p>The sink keeps writing meanwhile, and its transactions lock these tables in another order
+     * than {@code TRUNCATE} does: the two can wait for each other. PostgreSQL breaks such a cycle
+     * in the session whose {@code deadlock_timeout} ends first, so this one waits far longer than
+     * the sink's sessions: the sink's transaction is the one cancelled (a deadlock it retries),
+     * never the rollback.
      */
     public void restore() {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL deadlock_timeout = '10min'");
                 s.execute("TRUNCATE " + String.join(", ", TABLES));
                 for (String table : TABLES) {
                     s.execute("INSERT INTO " + table + " SELECT * FROM " + schema + "." + table);
