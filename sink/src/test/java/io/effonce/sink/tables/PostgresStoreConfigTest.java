@@ -110,4 +110,43 @@ class PostgresStoreConfigTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("sink.idle-in-transaction-timeout must be at least 1 s");
     }
+
+    /** A table name goes into SQL text: anything but a plain lower-case identifier is refused. */
+    @Test
+    void aTableNameThatIsNotAPlainIdentifierIsRefusedNamingTheOptionAndTheValue() {
+        for (String refused :
+                new String[] {"Totals", "totals; DROP TABLE x", "a.b.c", "1totals", "", "\"t\""}) {
+            assertThatThrownBy(() -> PostgresStoreConfig.of(URL, "sink", "direct", refused))
+                    .as(refused)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(
+                            "sink.table must be a lower-case table name (letters, digits,"
+                                    + " underscores, optionally schema.table), was '"
+                                    + refused
+                                    + "'");
+        }
+        assertThat(PostgresStoreConfig.of(URL, "sink", "direct", "public.totals_2").table())
+                .isEqualTo("public.totals_2");
+    }
+
+    /** The committed table's name is the table's plus a suffix, within PostgreSQL's 63 bytes. */
+    @Test
+    void aTableNameWithoutRoomForTheCommittedSuffixIsRefused() {
+        String longest = "t".repeat(53);
+        assertThat(PostgresStoreConfig.of(URL, "sink", "direct", longest).committedTable())
+                .hasSize(63);
+        assertThatThrownBy(() -> PostgresStoreConfig.of(URL, "sink", "direct", longest + "t"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("sink.table must leave room for the suffix _committed")
+                .hasMessageContaining("(at most 53)");
+    }
+
+    @Test
+    void aNegativeRetryCountIsRefusedNamingTheOption() {
+        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
+        assertThatThrownBy(() -> config.withRetries(-1, Duration.ofMillis(200)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("sink.max-retries must be 0 or more, was -1");
+        assertThat(config.withRetries(0, Duration.ofMillis(200)).maxRetries()).isZero();
+    }
 }
