@@ -49,6 +49,11 @@ public final class StreamingStandby implements AutoCloseable {
      * the copy as its standby; with {@code failoverSlots}, both are set up for failover slots.
      */
     public static StreamingStandby of(EmbeddedPostgres primary, boolean failoverSlots) {
+        return of(primary, failoverSlots, 0);
+    }
+
+    /** As {@link #of(EmbeddedPostgres, boolean)}, the standby on {@code port} (0: a free one). */
+    public static StreamingStandby of(EmbeddedPostgres primary, boolean failoverSlots, int port) {
         PostgresEndpoint p = primary.endpoint();
         execute(p, "SELECT pg_create_physical_replication_slot('" + PHYSICAL_SLOT + "', true)");
         if (failoverSlots) {
@@ -64,6 +69,8 @@ public final class StreamingStandby implements AutoCloseable {
             List<String> settings =
                     Files.readAllLines(auto).stream()
                             .filter(line -> !line.startsWith("synchronized_standby_slots"))
+                            .filter(line -> !line.startsWith("primary_conninfo"))
+                            .filter(line -> !line.startsWith("primary_slot_name"))
                             .toList();
             Files.write(auto, settings);
             Files.writeString(
@@ -84,7 +91,7 @@ public final class StreamingStandby implements AutoCloseable {
             throw new UncheckedIOException("Cannot make the standby's data directory", e);
         }
         primary.restart();
-        EmbeddedPostgres standby = EmbeddedPostgres.start(copy, 0);
+        EmbeddedPostgres standby = EmbeddedPostgres.start(copy, port);
         LOG.info(
                 "Standby of 127.0.0.1:{} streaming on 127.0.0.1:{} (failover slots {})",
                 primary.port(),

@@ -1,11 +1,20 @@
 package io.effonce.it.soak;
 
+import static org.awaitility.Awaitility.await;
+
 import io.effonce.cluster.CheckpointStats;
+import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.ClusterChaos;
+import io.effonce.it.testutils.SinkTables;
+import io.effonce.it.testutils.StepBackSampler;
 import io.effonce.it.testutils.TaskManagerPause;
+import io.effonce.testing.LedgerPair;
+import io.effonce.testing.faults.SinkDatabaseRollback;
 import io.effonce.testing.kafka.KafkaBrokers;
+import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 
@@ -16,37 +25,39 @@ import java.util.Random;
  */
 final class Nemesis {
 
+    /** Committed checkpoints the sink's database loses when it goes back. */
+    private static final int CHECKPOINTS_LOST = 3;
+
+    private static final Duration TIMEOUT = FlinkJobs.DEFAULT_TIMEOUT;
+
+    private final SoakDeployment deployment;
     private final LocalFlinkCluster cluster;
     private final ClusterChaos chaos;
     private final KafkaBrokers kafka;
-    private final RelayProcess relay;
-    private final String topic;
-    private final int partitions;
     private final ChaosReport report;
+    private final StepBackSampler sampler;
+    private final SoakWorkload workload;
+    private final Random random;
     private String jobId;
     private int parallelism;
-    private final Random random;
 
     Nemesis(
-            LocalFlinkCluster cluster,
-            ClusterChaos chaos,
-            KafkaBrokers kafka,
-            RelayProcess relay,
-            String topic,
-            int partitions,
+            SoakDeployment deployment,
             String jobId,
             int parallelism,
             ChaosReport report,
+            StepBackSampler sampler,
+            SoakWorkload workload,
             Random random) {
-        this.cluster = cluster;
-        this.chaos = chaos;
-        this.kafka = kafka;
-        this.relay = relay;
-        this.topic = topic;
-        this.partitions = partitions;
+        this.deployment = deployment;
+        this.cluster = deployment.cluster();
+        this.chaos = deployment.chaos();
+        this.kafka = deployment.kafka();
         this.jobId = jobId;
         this.parallelism = parallelism;
         this.report = report;
+        this.sampler = sampler;
+        this.workload = workload;
         this.random = random;
     }
 
@@ -73,9 +84,25 @@ final class Nemesis {
             case RELAY_KILL -> {
                 long checkpointBefore = latestCheckpoint();
                 ChaosReport.Recovery recovery = report.fault("kill", "kill -9 of the relay");
-                relay.kill();
-                relay.start();
+                deployment.relay().kill();
+                deployment.relay().start();
                 recovery.running("relay streaming again from its offsets");
+                recovery.checkpointed(awaitCheckpointAfter(checkpointBefore));
+                yield List.of(recovery);
+            }
+            case SINK_CUT ->
+                    List.of(
+                            chaos.cutFromPostgresMidTransaction(
+                                    jobId, deployment.sinkLink(), report));
+            case SINK_DATABASE_BACK -> {
+                ChaosReport.Recovery recovery = putSinkDatabaseBack();
+                recovery.checkpointed(awaitCheckpointAfter(latestRestored()));
+                yield List.of(recovery);
+            }
+            case LEDGER_FAILOVER -> {
+                long checkpointBefore = latestCheckpoint();
+                ChaosReport.Recovery recovery = failLedgerOver();
+                workload.restartAfterFailover();
                 recovery.checkpointed(awaitCheckpointAfter(checkpointBefore));
                 yield List.of(recovery);
             }
@@ -91,11 +118,28 @@ final class Nemesis {
             }
             case RELAY_KILL_DURING_JOB_MANAGER_RECOVERY -> {
                 ChaosReport.Recovery first = report.fault("kill", "kill -9 of the relay");
-                relay.kill();
+                deployment.relay().kill();
                 ChaosReport.Recovery second =
                         chaos.killLeadingJobManagerMidCheckpoint(jobId, false, report).recovery();
-                relay.start();
+                deployment.relay().start();
                 first.running("relay streaming again from its offsets");
+                yield List.of(first, second);
+            }
+            case BROKER_KILL_DURING_LEDGER_RECOVERY -> {
+                long checkpointBefore = latestCheckpoint();
+                ChaosReport.Recovery first = failLedgerOver();
+                DeadBroker dead = killPartitionLeader();
+                workload.restartAfterFailover();
+                first.checkpointed(awaitCheckpointAfter(checkpointBefore));
+                dead.recovery.checkpointed(awaitCheckpointAfter(dead.checkpointBefore));
+                restart(dead);
+                yield List.of(first, dead.recovery);
+            }
+            case JOB_MANAGER_KILL_DURING_SINK_REPAIR -> {
+                ChaosReport.Recovery first = putSinkDatabaseBack();
+                ChaosReport.Recovery second =
+                        chaos.killLeadingJobManagerMidCheckpoint(jobId, false, report).recovery();
+                first.checkpointed(latestCheckpoint());
                 yield List.of(first, second);
             }
         };
@@ -122,13 +166,95 @@ final class Nemesis {
         return recovery;
     }
 
+    /**
+     * Kills the ledger's primary once the relay's slot is synchronized to the standby (without it
+     * the relay could not resume there: that case is {@code LedgerFailoverITCase}'s), waits for the
+     * workload and the relay to stop on it, promotes the standby and starts the relay again.
+     */
+    private ChaosReport.Recovery failLedgerOver() throws IOException {
+        LedgerPair ledger = deployment.ledger();
+        await("the relay's slot synchronized to the ledger's standby")
+                .atMost(TIMEOUT)
+                .until(() -> ledger.standbyHasSlot(deployment.relaySlot()));
+        ChaosReport.Recovery recovery =
+                report.fault("kill", "ledger primary killed (SIGKILL), standby promoted");
+        ledger.crashPrimary();
+        report.mark("other", "workload stopped: " + workload.awaitFailure().getMessage());
+        deployment.relay().awaitExit();
+        ledger.promoteStandby();
+        deployment.relay().start();
+        recovery.running("relay streaming from the promoted standby");
+        return recovery;
+    }
+
+    /**
+     * Copies the sink's database, waits until it has committed {@link #CHECKPOINTS_LOST} more
+     * checkpoints and a day has become final since (so final rows are lost too), puts the copy back
+     * (the sampler starts again from it) and waits until the job, failed on the sink's check, has
+     * restored and runs.
+     */
+    private ChaosReport.Recovery putSinkDatabaseBack() {
+        SinkTables tables = new SinkTables(deployment.sinkDb());
+        long copiedAt = committedCheckpoint(tables);
+        String finalAtCopy = finalThrough(tables);
+        SinkDatabaseRollback copy = SinkDatabaseRollback.copy(deployment.sinkDb());
+        try {
+            await(
+                            CHECKPOINTS_LOST
+                                    + " checkpoints committed after the copy at "
+                                    + copiedAt
+                                    + " and a day final after "
+                                    + finalAtCopy)
+                    .atMost(TIMEOUT)
+                    .until(
+                            () ->
+                                    committedCheckpoint(tables) >= copiedAt + CHECKPOINTS_LOST
+                                            && isAfter(finalThrough(tables), finalAtCopy));
+            long restoredBefore = cluster.rest().checkpoints(jobId).restored();
+            ChaosReport.Recovery recovery =
+                    report.fault(
+                            "restart",
+                            "sink database back from committed %d to %d"
+                                    .formatted(committedCheckpoint(tables), copiedAt));
+            sampler.whileTheDatabaseGoesBack(copy::restore);
+            CheckpointStats restored =
+                    cluster.jobs().awaitRestoredAndRunning(jobId, restoredBefore, TIMEOUT);
+            recovery.running("restored from checkpoint " + restored.latestRestoredId());
+            return recovery;
+        } finally {
+            copy.discard();
+        }
+    }
+
+    /** The checkpoint the sink's committed table holds (its slowest range's). */
+    private static long committedCheckpoint(SinkTables tables) {
+        return tables.number(
+                "SELECT coalesce(min(checkpoint_id), 0) FROM committed_progress"
+                        + " WHERE sink_table = 'merchant_daily_totals'");
+    }
+
+    /** The last final day of the committed table (ISO date; null while none is). */
+    private static String finalThrough(SinkTables tables) {
+        return tables.text(
+                "SELECT final_through::text FROM committed_progress"
+                        + " WHERE sink_table = 'merchant_daily_totals'");
+    }
+
+    private static boolean isAfter(String day, String than) {
+        return day != null && (than == null || day.compareTo(than) > 0);
+    }
+
+    private long latestRestored() {
+        return cluster.rest().checkpoints(jobId).latestRestoredId();
+    }
+
     private record DeadBroker(
             int node, int partition, long checkpointBefore, ChaosReport.Recovery recovery) {}
 
     /** Kills the node leading a partition drawn at random; returns once another node leads it. */
     private DeadBroker killPartitionLeader() {
-        int partition = random.nextInt(partitions);
-        int leader = kafka.leaderOf(topic, partition);
+        int partition = random.nextInt(deployment.partitions());
+        int leader = kafka.leaderOf(deployment.topic(), partition);
         long checkpointBefore = latestCheckpoint();
         ChaosReport.Recovery recovery =
                 report.fault(
@@ -136,14 +262,14 @@ final class Nemesis {
                         "kill -9 of Kafka node %d, leader of partition %d"
                                 .formatted(leader, partition));
         kafka.kill(leader);
-        int successor = kafka.awaitLeaderOtherThan(topic, partition, leader);
+        int successor = kafka.awaitLeaderOtherThan(deployment.topic(), partition, leader);
         recovery.running("partition %d led by node %d".formatted(partition, successor));
         return new DeadBroker(leader, partition, checkpointBefore, recovery);
     }
 
     private void restart(DeadBroker dead) {
         kafka.restart(dead.node());
-        kafka.awaitFullyReplicated(topic);
+        kafka.awaitFullyReplicated(deployment.topic());
         report.mark("restart", "Kafka node %d back, replicas in sync".formatted(dead.node()));
     }
 

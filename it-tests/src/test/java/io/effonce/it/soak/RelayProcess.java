@@ -47,6 +47,14 @@ final class RelayProcess implements AutoCloseable {
                 .until(() -> !relays.slotActive());
     }
 
+    /** Waits until the relay has stopped by itself (its stream broken, as a lost primary does). */
+    void awaitExit() {
+        await("the relay to stop on its broken stream")
+                .atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> !process.isAlive());
+    }
+
     boolean isAlive() {
         return process != null && process.isAlive();
     }

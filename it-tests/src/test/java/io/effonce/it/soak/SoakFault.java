@@ -15,6 +15,22 @@ public enum SoakFault {
     BROKER_KILL,
     /** {@code kill -9} of the relay, started again from its offsets. */
     RELAY_KILL,
+    /**
+     * The TaskManagers cut from the sink's database between a fence check and its COMMIT (the
+     * server holds the transactions open), then killed.
+     */
+    SINK_CUT,
+    /**
+     * The sink's database put back to a copy three committed checkpoints old, its sessions ended: a
+     * promoted asynchronous standby, or a backup restored.
+     */
+    SINK_DATABASE_BACK,
+    /**
+     * The ledger's primary killed ({@code SIGKILL}) mid-workload, its asynchronous standby
+     * promoted; the relay, stopped on its broken stream, started again (a supervisor's restart) and
+     * resuming from its failover slot; the workload reconnecting to the new primary.
+     */
+    LEDGER_FAILOVER,
     /** Stop-with-savepoint, submitted again from it with the other parallelism (2 and 3). */
     RESCALE,
     /** Stop-with-savepoint, submitted again from it unchanged: a redeploy. */
@@ -22,7 +38,17 @@ public enum SoakFault {
     /** A partition's leader killed, and while it is down a TaskManager killed mid-checkpoint. */
     BROKER_KILL_DURING_TASK_MANAGER_RECOVERY,
     /** The relay killed, and while it is down the leading JobManager killed mid-checkpoint. */
-    RELAY_KILL_DURING_JOB_MANAGER_RECOVERY;
+    RELAY_KILL_DURING_JOB_MANAGER_RECOVERY,
+    /**
+     * The sink's database put back, and once the job restored on it, the leading JobManager killed
+     * mid-checkpoint, before the repaired rows were committed.
+     */
+    JOB_MANAGER_KILL_DURING_SINK_REPAIR,
+    /**
+     * The ledger failed over, and while the relay catches up from the promoted standby, the Kafka
+     * node leading a partition killed.
+     */
+    BROKER_KILL_DURING_LEDGER_RECOVERY;
 
     /** Whether it is two faults, the second in the recovery from the first. */
     public boolean isOverlap() {

@@ -40,13 +40,22 @@ public final class ChaosReport implements AutoCloseable {
     private final List<Recovery> recoveries = new ArrayList<>();
     private final Map<String, Object> figures = new LinkedHashMap<>();
     private final ScheduledExecutorService sampler;
-    private final LedgerOracle oracle;
+    private final LedgerOracle ledgerOracle;
+    private final LedgerOracle sinkOracle;
 
-    /** Starts sampling {@code db} for the run {@code name}. */
+    /** Starts sampling {@code db}, the ledger's and the sink's, for the run {@code name}. */
     public ChaosReport(String name, PostgresEndpoint db) {
+        this(name, db, db);
+    }
+
+    /**
+     * Starts sampling the {@code ledger} and the {@code sink} databases for the run {@code name}.
+     */
+    public ChaosReport(String name, PostgresEndpoint ledger, PostgresEndpoint sink) {
         this.name = name;
-        this.oracle = LedgerOracle.keepingSession(db);
-        SinkTables tables = new SinkTables(db);
+        this.ledgerOracle = LedgerOracle.keepingSession(ledger);
+        this.sinkOracle = ledger.equals(sink) ? ledgerOracle : LedgerOracle.keepingSession(sink);
+        SinkTables tables = new SinkTables(sink);
         this.sampler =
                 Executors.newSingleThreadScheduledExecutor(
                         r -> {
@@ -59,10 +68,10 @@ public final class ChaosReport implements AutoCloseable {
 
     private void sample(SinkTables tables) {
         try {
-            long ledger = TotalsInvariant.grandTotal(oracle.ledgerTotals());
+            long ledger = TotalsInvariant.grandTotal(ledgerOracle.ledgerTotals());
             long actual =
                     TotalsInvariant.grandTotal(
-                            LedgerOracle.sum(oracle.sinkTotals(), oracle.lateTotals()));
+                            LedgerOracle.sum(sinkOracle.sinkTotals(), sinkOracle.lateTotals()));
             long takeovers = tables.ownershipTakeovers();
             synchronized (this) {
                 if (!samples.isEmpty() && takeovers > samples.get(samples.size() - 1).takeovers()) {
@@ -199,7 +208,8 @@ public final class ChaosReport implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        oracle.close();
+        ledgerOracle.close();
+        sinkOracle.close();
         Path dir = Path.of(System.getProperty("effonce.report.dir", "target/chaos-reports"));
         try {
             Files.createDirectories(dir);

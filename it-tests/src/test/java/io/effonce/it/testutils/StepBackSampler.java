@@ -6,6 +6,7 @@ import io.effonce.testing.oracle.MerchantDay;
 import io.effonce.testing.oracle.Total;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -81,6 +82,28 @@ public final class StepBackSampler implements AutoCloseable {
 
     public long liveSamples() {
         return liveSamples.get();
+    }
+
+    /**
+     * Runs {@code goBack}, which puts the database itself back in time, between two reads, and
+     * starts counting again from what the next read finds: the tables stepping back with their
+     * database is that fault, not the job's; what the job writes after it must not step back.
+     */
+    public void whileTheDatabaseGoesBack(Runnable goBack) {
+        try {
+            reader.submit(
+                            () -> {
+                                goBack.run();
+                                lastLive.clear();
+                                lastCommitted.clear();
+                            })
+                    .get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while the database went back", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("The database did not go back", e.getCause());
+        }
     }
 
     @Override

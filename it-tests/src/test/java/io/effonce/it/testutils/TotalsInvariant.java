@@ -43,11 +43,22 @@ public final class TotalsInvariant {
 
     /** Waits until the invariant holds; fails with the last differences if it never does. */
     public static Comparison awaitHolds(PostgresEndpoint db, Duration timeout) {
-        try (LedgerOracle oracle = LedgerOracle.keepingSession(db)) {
+        return awaitHolds(db, db, timeout);
+    }
+
+    /** {@link #awaitHolds(PostgresEndpoint, Duration)} with the ledger in a database of its own. */
+    public static Comparison awaitHolds(
+            PostgresEndpoint ledger, PostgresEndpoint sink, Duration timeout) {
+        try (LedgerOracle ledgerOracle = LedgerOracle.keepingSession(ledger);
+                LedgerOracle sinkOracle = LedgerOracle.keepingSession(sink)) {
             return awaitMatch(
-                    db,
+                    sink,
                     "sink + late_events equal to the ledger",
-                    oracle::compareWithSinkAndLate,
+                    () ->
+                            Comparison.of(
+                                    ledgerOracle.ledgerTotals(),
+                                    LedgerOracle.sum(
+                                            sinkOracle.sinkTotals(), sinkOracle.lateTotals())),
                     timeout);
         }
     }
@@ -68,15 +79,22 @@ public final class TotalsInvariant {
      * completed after the live table caught up, the committed table has caught up too.
      */
     public static Comparison awaitCommittedHolds(PostgresEndpoint db, Duration timeout) {
-        try (LedgerOracle oracle = LedgerOracle.keepingSession(db)) {
+        return awaitCommittedHolds(db, db, timeout);
+    }
+
+    /** {@link #awaitCommittedHolds(PostgresEndpoint, Duration)}, the ledger in its own database. */
+    public static Comparison awaitCommittedHolds(
+            PostgresEndpoint ledger, PostgresEndpoint sink, Duration timeout) {
+        try (LedgerOracle ledgerOracle = LedgerOracle.keepingSession(ledger);
+                LedgerOracle sinkOracle = LedgerOracle.keepingSession(sink)) {
             return awaitMatch(
-                    db,
+                    sink,
                     "committed + late_events equal to the ledger",
                     () ->
                             Comparison.of(
-                                    oracle.ledgerTotals(),
+                                    ledgerOracle.ledgerTotals(),
                                     LedgerOracle.sum(
-                                            oracle.committedTotals(), oracle.lateTotals())),
+                                            sinkOracle.committedTotals(), sinkOracle.lateTotals())),
                     timeout);
         }
     }

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * at that moment every connection open through it stops passing bytes, both ways. PostgreSQL sees
  * sessions idle in transaction, holding their locks; the clients wait for an answer. Later {@link
  * #dropClients()} closes the clients' side only (the client learns of the cut, the server still
- * does not), and {@link #close()} both. Connections opened after the cut pass normally.
+ * does not), and {@link #close()} both. Connections opened after the cut pass normally, and the cut
+ * can be armed again for them.
  *
  * <p>Clients must connect with {@link #jdbcUrl(String)}: no SSL or GSS negotiation, and statements
  * sent with their text every time ({@code prepareThreshold=0}), so the statement is readable.
@@ -38,8 +39,9 @@ public final class PostgresLinkCut implements AutoCloseable {
     private final ServerSocket listener;
     private final InetSocketAddress target;
     private final List<Link> links = new CopyOnWriteArrayList<>();
-    private final CountDownLatch cut = new CountDownLatch(1);
+    private volatile CountDownLatch cut = new CountDownLatch(1);
     private volatile Predicate<String> trigger;
+    private volatile long lastFrozen;
 
     private PostgresLinkCut(InetSocketAddress target) throws IOException {
         this.target = target;
@@ -72,9 +74,13 @@ public final class PostgresLinkCut implements AutoCloseable {
 
     /**
      * Arms the cut: the first time a statement whose text {@code statement} accepts leaves its
-     * session in a transaction, every open connection stops passing bytes.
+     * session in a transaction, every open connection stops passing bytes. Arming it again after a
+     * cut waits for the next such statement.
      */
-    public void cutAfter(Predicate<String> statement) {
+    public synchronized void cutAfter(Predicate<String> statement) {
+        if (cut.getCount() == 0) {
+            cut = new CountDownLatch(1);
+        }
         this.trigger = statement;
     }
 
@@ -83,9 +89,9 @@ public final class PostgresLinkCut implements AutoCloseable {
         return cut.await(atMost.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** How many connections the cut froze. */
+    /** How many connections the last cut froze. */
     public long frozenLinks() {
-        return links.stream().filter(l -> l.frozen).count();
+        return lastFrozen;
     }
 
     /**
@@ -126,11 +132,25 @@ public final class PostgresLinkCut implements AutoCloseable {
         }
     }
 
-    private void cutEveryLink() {
+    /** Cuts every open connection, once per {@link #cutAfter}. */
+    private synchronized void cutIfArmed() {
+        if (trigger == null) {
+            return;
+        }
+        trigger = null;
+        // The connections an earlier cut froze, or that ended, are dead: let them go.
+        for (Link link : links) {
+            if (link.frozen || link.ended) {
+                links.remove(link);
+                closeQuietly(link.client);
+                closeQuietly(link.server);
+            }
+        }
         for (Link link : links) {
             link.frozen = true;
         }
-        LOG.info("Cut {} connections to PostgreSQL in the middle of a transaction", links.size());
+        lastFrozen = links.size();
+        LOG.info("Cut {} connections to PostgreSQL in the middle of a transaction", lastFrozen);
         cut.countDown();
     }
 
@@ -148,6 +168,7 @@ public final class PostgresLinkCut implements AutoCloseable {
         final Socket server;
         volatile boolean frozen;
         volatile boolean suspect;
+        volatile boolean ended;
 
         Link(Socket client, Socket server) {
             this.client = client;
@@ -187,9 +208,8 @@ public final class PostgresLinkCut implements AutoCloseable {
                         Predicate<String> armed = trigger;
                         suspect = armed != null && armed.test(statementText(type, body));
                     }
-                    if (!upward && type == 'Z' && suspect && body[0] == 'T' && trigger != null) {
-                        trigger = null;
-                        cutEveryLink();
+                    if (!upward && type == 'Z' && suspect && body[0] == 'T') {
+                        cutIfArmed();
                     }
                     if (frozen) {
                         return; // the link is cut: nothing more passes
@@ -208,9 +228,11 @@ public final class PostgresLinkCut implements AutoCloseable {
                     out.flush();
                 }
             } catch (EOFException e) {
+                ended = true;
                 closeQuietly(upward ? server : client);
             } catch (IOException e) {
                 if (!frozen) {
+                    ended = true;
                     closeQuietly(upward ? server : client);
                 }
             }
