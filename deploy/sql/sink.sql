@@ -221,7 +221,7 @@ LEFT JOIN (SELECT sink_table, count(*) AS owned FROM sink_fences GROUP BY sink_t
 GROUP BY p.sink_table;
 -- <<< shared
 
--- The batch recount (seed Part 8: late changes go to a batch recount): a merchant-day's totals
+-- The batch recount (late changes go to a batch recount: README.md, "How it works"): a merchant-day's totals
 -- recomputed from the ledger, late changes included. Only the recount writes here; the stream's
 -- writes and its restore flush never touch it.
 CREATE TABLE IF NOT EXISTS merchant_daily_totals_recount (

@@ -196,7 +196,7 @@ class WatermarkPathPropertiesTest {
 
     /**
      * Counterfactual: with the bound switched off, one change from a clock thirty days ahead moves
-     * event time, and the next sane change is judged late (the seed's m1 misses its 3,000).
+     * event time, and the next sane change is judged late (README.md's m1 misses its 3,000).
      */
     @Test
     void withoutTheBoundOneChangeAheadJudgesTheNextSaneChangeLate() throws Exception {

@@ -19,10 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a chaos run did, for a person to read: faults and restores on a timeline, the sink's grand
- * total (plus late events) against the ledger's, sampled every 500 ms, and the run's figures.
- * {@link #close()} writes {@code <name>.txt} (a table) and {@code <name>.svg} (totals vs oracle
- * over time with kills, restores and flushes marked) under {@code target/chaos-reports}.
+ * What a chaos run did, for a person to read: faults and restores on a timeline, the live and the
+ * committed grand totals (each plus late events) against the ledger's, sampled every 500 ms, and
+ * the run's figures. {@link #close()} writes {@code <name>.txt} (a table) and {@code <name>.svg}
+ * ({@link ChaosTimeline}: each fault's recovery as a bar, overlaps in lanes of their own, the
+ * totals over time) under {@code target/chaos-reports}.
  */
 public final class ChaosReport implements AutoCloseable {
 
@@ -31,7 +32,8 @@ public final class ChaosReport implements AutoCloseable {
     /** A marked moment. */
     public record Event(long atMillis, String kind, String label) {}
 
-    private record Sample(long atMillis, long ledger, long sinkAndLate, long takeovers) {}
+    private record Sample(
+            long atMillis, long ledger, long sinkAndLate, long committedAndLate, long takeovers) {}
 
     private final String name;
     private final long start = System.nanoTime();
@@ -72,6 +74,10 @@ public final class ChaosReport implements AutoCloseable {
             long actual =
                     TotalsInvariant.grandTotal(
                             LedgerOracle.sum(sinkOracle.sinkTotals(), sinkOracle.lateTotals()));
+            long committed =
+                    TotalsInvariant.grandTotal(
+                            LedgerOracle.sum(
+                                    sinkOracle.committedTotals(), sinkOracle.lateTotals()));
             long takeovers = tables.ownershipTakeovers();
             synchronized (this) {
                 if (!samples.isEmpty() && takeovers > samples.get(samples.size() - 1).takeovers()) {
@@ -82,7 +88,7 @@ public final class ChaosReport implements AutoCloseable {
                                     (takeovers - samples.get(samples.size() - 1).takeovers())
                                             + " subtask flush(es)"));
                 }
-                samples.add(new Sample(now(), ledger, actual, takeovers));
+                samples.add(new Sample(now(), ledger, actual, committed, takeovers));
             }
         } catch (RuntimeException e) {
             // the database may be restarting; the next sample will tell
@@ -102,7 +108,7 @@ public final class ChaosReport implements AutoCloseable {
      */
     public synchronized Recovery fault(String kind, String label) {
         mark(kind, label);
-        Recovery recovery = new Recovery(recoveries.size() + 1, kind, now());
+        Recovery recovery = new Recovery(recoveries.size() + 1, kind, label, now());
         recoveries.add(recovery);
         return recovery;
     }
@@ -111,15 +117,17 @@ public final class ChaosReport implements AutoCloseable {
     public final class Recovery {
         private final int number;
         private final String kind;
+        private final String label;
         private final long faultAt;
         private long leaderAt = -1;
         private long runningAt = -1;
         private long checkpointAt = -1;
         private long exactAt = -1;
 
-        private Recovery(int number, String kind, long faultAt) {
+        private Recovery(int number, String kind, String label, long faultAt) {
             this.number = number;
             this.kind = kind;
+            this.label = label;
             this.faultAt = faultAt;
         }
 
@@ -302,10 +310,11 @@ public final class ChaosReport implements AutoCloseable {
         s.append(
                 String.format(
                         Locale.ROOT,
-                        "%n%10s  %20s  %20s  %10s%n",
+                        "%n%10s  %20s  %20s  %20s  %10s%n",
                         "at (ms)",
                         "ledger total",
                         "sink + late total",
+                        "committed + late",
                         "takeovers"));
         int step = Math.max(1, samples.size() / 40);
         for (int i = 0; i < samples.size(); i += step) {
@@ -313,148 +322,42 @@ public final class ChaosReport implements AutoCloseable {
             s.append(
                     String.format(
                             Locale.ROOT,
-                            "%10d  %20d  %20d  %10d%n",
+                            "%10d  %20d  %20d  %20d  %10d%n",
                             p.atMillis(),
                             p.ledger(),
                             p.sinkAndLate(),
+                            p.committedAndLate(),
                             p.takeovers()));
         }
         return s.toString();
     }
 
     private String svg() {
-        int w = 1000;
-        int h = 420;
-        int left = 90;
-        int right = 20;
-        int top = 30;
-        int bottom = 60;
-        long tMax = Math.max(1, now());
-        long yMax = 1;
-        for (Sample p : samples) {
-            yMax = Math.max(yMax, Math.max(p.ledger(), p.sinkAndLate()));
-        }
-        double sx = (double) (w - left - right) / tMax;
-        double sy = (double) (h - top - bottom) / yMax;
-        StringBuilder s = new StringBuilder();
-        s.append(
-                String.format(
-                        Locale.ROOT,
-                        "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d'"
-                                + " font-family='sans-serif' font-size='11'>%n",
-                        w,
-                        h));
-        s.append("<rect width='100%' height='100%' fill='white'/>\n");
-        s.append(
-                String.format(
-                        Locale.ROOT,
-                        "<text x='%d' y='18' font-size='14'>%s: totals vs oracle over time</text>%n",
-                        left,
-                        name));
-        s.append(
-                String.format(
-                        Locale.ROOT,
-                        "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>"
-                                + "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>%n",
-                        left,
-                        h - bottom,
-                        w - right,
-                        h - bottom,
-                        left,
-                        top,
-                        left,
-                        h - bottom));
-        s.append(
-                String.format(
-                        Locale.ROOT,
-                        "<text x='%d' y='%d'>0</text><text x='%d' y='%d'>%d ms</text>"
-                                + "<text x='4' y='%d'>%,d</text>%n",
-                        left,
-                        h - bottom + 14,
-                        w - right - 60,
-                        h - bottom + 14,
-                        tMax,
-                        top + 4,
-                        yMax));
-        for (Event e : events) {
-            String color =
-                    switch (e.kind()) {
-                        case "kill" -> "red";
-                        case "restore" -> "orange";
-                        case "checkpoint" -> "#17becf";
-                        case "exact" -> "darkgreen";
-                        case "flush" -> "purple";
-                        default -> "gray";
-                    };
-            double x = left + e.atMillis() * sx;
-            s.append(
-                    String.format(
-                            Locale.ROOT,
-                            "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='%s'"
-                                    + " stroke-dasharray='4,3'><title>%s: %s</title></line>%n",
-                            x,
-                            top,
-                            x,
-                            h - bottom,
-                            color,
-                            e.kind(),
-                            escape(e.label())));
-        }
-        s.append(polyline(samples, true, left, h - bottom, sx, sy, "#1f77b4", 3));
-        s.append(polyline(samples, false, left, h - bottom, sx, sy, "#2ca02c", 1.5));
-        String[][] legend = {
-            {"#1f77b4", "ledger (oracle)"},
-            {"#2ca02c", "sink + late_events"},
-            {"red", "kill"},
-            {"orange", "running again"},
-            {"#17becf", "checkpoint"},
-            {"darkgreen", "exact again"},
-            {"purple", "flush"},
-            {"gray", "other fault"}
-        };
-        for (int i = 0; i < legend.length; i++) {
-            int x = left + i * 110;
-            s.append(
-                    String.format(
-                            Locale.ROOT,
-                            "<rect x='%d' y='%d' width='12' height='12' fill='%s'/>"
-                                    + "<text x='%d' y='%d'>%s</text>%n",
-                            x,
-                            h - 30,
-                            legend[i][0],
-                            x + 16,
-                            h - 20,
-                            legend[i][1]));
-        }
-        s.append("</svg>\n");
-        return s.toString();
-    }
-
-    private static String polyline(
-            List<Sample> samples,
-            boolean ledger,
-            int left,
-            int base,
-            double sx,
-            double sy,
-            String color,
-            double width) {
-        StringBuilder points = new StringBuilder();
-        for (Sample p : samples) {
-            long y = ledger ? p.ledger() : p.sinkAndLate();
-            points.append(
-                    String.format(
-                            Locale.ROOT, "%.1f,%.1f ", left + p.atMillis() * sx, base - y * sy));
-        }
-        return String.format(
-                Locale.ROOT,
-                "<polyline fill='none' stroke='%s' stroke-width='%.1f' points='%s'/>%n",
-                color,
-                width,
-                points.toString().trim());
-    }
-
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace("'", "&apos;");
+        return ChaosTimeline.svg(
+                name,
+                now(),
+                samples.stream()
+                        .map(
+                                p ->
+                                        new ChaosTimeline.Point(
+                                                p.atMillis(),
+                                                p.ledger(),
+                                                p.sinkAndLate(),
+                                                p.committedAndLate()))
+                        .toList(),
+                recoveries.stream()
+                        .map(
+                                r ->
+                                        new ChaosTimeline.Bar(
+                                                r.number,
+                                                r.kind,
+                                                r.label,
+                                                r.faultAt,
+                                                r.runningAt,
+                                                r.exactAt))
+                        .toList(),
+                events.stream()
+                        .map(e -> new ChaosTimeline.Tick(e.atMillis(), e.kind(), e.label()))
+                        .toList());
     }
 }

@@ -61,7 +61,7 @@ class LedgerOracleITCase {
     void plantedMissingExtraAndWrongKeysAreReported(PostgresEndpoint db) throws SQLException {
         execute(db, "DELETE FROM merchant_daily_totals");
         execute(db, "DELETE FROM late_events");
-        sink(db, M1, 12_000, 1); // wrong: the seed's under-billing
+        sink(db, M1, 12_000, 1); // wrong: README.md's under-billing of m1
         sink(db, M3, 700, 1); // right
         sink(db, M4, 250, 1); // extra: the ledger has no m4
         // m2 is missing
