@@ -135,8 +135,8 @@ class SinkDatabaseWentBackITCase {
 
                 await("a final day committed")
                         .atMost(TotalsInvariant.TIMEOUT)
-                        .until(() -> finalThrough(tables) != null);
-                long committedAtCopy = committedCheckpoint(tables);
+                        .until(() -> tables.finalThrough() != null);
+                long committedAtCopy = tables.committedCheckpoint();
                 LocalDate openAtCopy =
                         LocalDate.parse(
                                 tables.text(
@@ -152,9 +152,9 @@ class SinkDatabaseWentBackITCase {
                         .atMost(TotalsInvariant.TIMEOUT)
                         .until(
                                 () ->
-                                        committedCheckpoint(tables)
+                                        tables.committedCheckpoint()
                                                         >= committedAtCopy + CHECKPOINTS_LOST
-                                                && !LocalDate.parse(finalThrough(tables))
+                                                && !LocalDate.parse(tables.finalThrough())
                                                         .isBefore(openAtCopy));
                 long lostFinalRows =
                         tables.number(
@@ -171,7 +171,7 @@ class SinkDatabaseWentBackITCase {
                         .isPositive();
 
                 long restoresBefore = faults.restores();
-                long committedBefore = committedCheckpoint(tables);
+                long committedBefore = tables.committedCheckpoint();
                 ChaosReport.Recovery recovery =
                         report.fault(
                                 "restart",
@@ -221,8 +221,8 @@ class SinkDatabaseWentBackITCase {
                                                         oracle.ledgerTotals(),
                                                         oracle.committedTotals());
                                         exact.set(c);
-                                        return committedCheckpoint(tables) > committedBefore
-                                                && onlyFinalDaysDiffer(c, finalThrough(tables));
+                                        return tables.committedCheckpoint() > committedBefore
+                                                && onlyFinalDaysDiffer(c, tables.finalThrough());
                                     });
                 }
                 report.figure("checkpoints lost", committedBefore - committedAtCopy);
@@ -256,17 +256,5 @@ class SinkDatabaseWentBackITCase {
         }
         LocalDate last = LocalDate.parse(finalThrough);
         return c.differences().stream().allMatch(d -> !d.key().day().isAfter(last));
-    }
-
-    private static long committedCheckpoint(SinkTables tables) {
-        return tables.number(
-                "SELECT coalesce(min(checkpoint_id), 0) FROM committed_progress"
-                        + " WHERE sink_table = 'merchant_daily_totals'");
-    }
-
-    private static String finalThrough(SinkTables tables) {
-        return tables.text(
-                "SELECT final_through::text FROM committed_progress"
-                        + " WHERE sink_table = 'merchant_daily_totals'");
     }
 }

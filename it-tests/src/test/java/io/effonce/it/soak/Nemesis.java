@@ -195,8 +195,8 @@ final class Nemesis {
      */
     private ChaosReport.Recovery putSinkDatabaseBack() {
         SinkTables tables = new SinkTables(deployment.sinkDb());
-        long copiedAt = committedCheckpoint(tables);
-        String finalAtCopy = finalThrough(tables);
+        long copiedAt = tables.committedCheckpoint();
+        String finalAtCopy = tables.finalThrough();
         SinkDatabaseRollback copy = SinkDatabaseRollback.copy(deployment.sinkDb());
         try {
             await(
@@ -208,14 +208,14 @@ final class Nemesis {
                     .atMost(TIMEOUT)
                     .until(
                             () ->
-                                    committedCheckpoint(tables) >= copiedAt + CHECKPOINTS_LOST
-                                            && isAfter(finalThrough(tables), finalAtCopy));
+                                    tables.committedCheckpoint() >= copiedAt + CHECKPOINTS_LOST
+                                            && isAfter(tables.finalThrough(), finalAtCopy));
             long restoredBefore = cluster.rest().checkpoints(jobId).restored();
             ChaosReport.Recovery recovery =
                     report.fault(
                             "restart",
                             "sink database back from committed %d to %d"
-                                    .formatted(committedCheckpoint(tables), copiedAt));
+                                    .formatted(tables.committedCheckpoint(), copiedAt));
             sampler.whileTheDatabaseGoesBack(copy::restore);
             CheckpointStats restored =
                     cluster.jobs().awaitRestoredAndRunning(jobId, restoredBefore, TIMEOUT);
@@ -224,20 +224,6 @@ final class Nemesis {
         } finally {
             copy.discard();
         }
-    }
-
-    /** The checkpoint the sink's committed table holds (its slowest range's). */
-    private static long committedCheckpoint(SinkTables tables) {
-        return tables.number(
-                "SELECT coalesce(min(checkpoint_id), 0) FROM committed_progress"
-                        + " WHERE sink_table = 'merchant_daily_totals'");
-    }
-
-    /** The last final day of the committed table (ISO date; null while none is). */
-    private static String finalThrough(SinkTables tables) {
-        return tables.text(
-                "SELECT final_through::text FROM committed_progress"
-                        + " WHERE sink_table = 'merchant_daily_totals'");
     }
 
     private static boolean isAfter(String day, String than) {

@@ -80,6 +80,20 @@ public final class SinkTables {
         return out.toString();
     }
 
+    /** The checkpoint every key group of the merchant table has committed (0: none yet). */
+    public long committedCheckpoint() {
+        return number(
+                "SELECT coalesce(min(checkpoint_id), 0) FROM committed_progress"
+                        + " WHERE sink_table = 'merchant_daily_totals'");
+    }
+
+    /** The merchant table's last final day (ISO date; null while none is). */
+    public String finalThrough() {
+        return text(
+                "SELECT final_through::text FROM committed_progress"
+                        + " WHERE sink_table = 'merchant_daily_totals'");
+    }
+
     public long count(String table) {
         return number("SELECT count(*) FROM " + table);
     }
