@@ -75,17 +75,28 @@ public final class KafkaSetup {
                                         TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG,
                                         "false")));
         if (created && topic.replicas() >= 2 && topic.minInSyncReplicas() < 2) {
-            admin.incrementalAlterConfigs(
-                            Map.of(
-                                    resource,
-                                    List.of(
-                                            new AlterConfigOp(
-                                                    new ConfigEntry(
-                                                            TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
-                                                            "2"),
-                                                    AlterConfigOp.OpType.SET))))
-                    .all()
-                    .get(timeoutMs, TimeUnit.MILLISECONDS);
+            try {
+                admin.incrementalAlterConfigs(
+                                Map.of(
+                                        resource,
+                                        List.of(
+                                                new AlterConfigOp(
+                                                        new ConfigEntry(
+                                                                TopicConfig
+                                                                        .MIN_IN_SYNC_REPLICAS_CONFIG,
+                                                                "2"),
+                                                        AlterConfigOp.OpType.SET))))
+                        .all()
+                        .get(timeoutMs, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // Not "Kafka did not answer": it answered the describe just before.
+                throw new RelayStartupException(
+                        TopicDurability.cannotRaiseMinInSyncReplicas(
+                                topic,
+                                o.kafkaBootstrap,
+                                e instanceof ExecutionException ? e.getCause() : e),
+                        e);
+            }
             LOG.info(
                     "Set min.insync.replicas=2 on topic {} (the brokers' default was {})",
                     o.topic(),

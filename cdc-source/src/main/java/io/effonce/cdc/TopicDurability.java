@@ -100,6 +100,26 @@ final class TopicDurability {
         return Optional.empty();
     }
 
+    /**
+     * Why the relay could not raise {@code min.insync.replicas} on the replicated topic it created
+     * (the brokers' default, 1, lets the leader alone acknowledge): most often its principal lacks
+     * the right to alter topic configs. Names the cause, the right and the command that does it.
+     */
+    static String cannotRaiseMinInSyncReplicas(Topic topic, String bootstrap, Throwable cause) {
+        return "topic "
+                + topic.name()
+                + " was created with "
+                + topic.replicas()
+                + " replicas and min.insync.replicas="
+                + topic.minInSyncReplicas()
+                + " (the brokers' default), under which Kafka can lose a change it acknowledged,"
+                + " and raising it to 2 failed ("
+                + cause
+                + "). Fix: give the relay's principal ALTER_CONFIGS on the topic, or run "
+                + alter(topic, bootstrap, "min.insync.replicas=2")
+                + " (or set min.insync.replicas=2 on the brokers)";
+    }
+
     private static String alter(Topic topic, String bootstrap, String config) {
         return "kafka-configs.sh --bootstrap-server "
                 + bootstrap

@@ -35,6 +35,24 @@ class TopicDurabilityTest {
     }
 
     @Test
+    void aFailedRaiseOfMinInSyncReplicasNamesTheCauseTheRightAndTheCommand() {
+        String message =
+                TopicDurability.cannotRaiseMinInSyncReplicas(
+                        new Topic("t", 3, 1, false),
+                        KAFKA,
+                        new IllegalStateException("Authorization failed."));
+        assertThat(message)
+                .contains("topic t was created with 3 replicas and min.insync.replicas=1")
+                .contains("raising it to 2 failed (java.lang.IllegalStateException: Authorization")
+                .contains("ALTER_CONFIGS")
+                .contains(
+                        "kafka-configs.sh --bootstrap-server "
+                                + KAFKA
+                                + " --alter --entity-type topics --entity-name t --add-config"
+                                + " min.insync.replicas=2");
+    }
+
+    @Test
     void uncleanLeaderElectionIsRefusedWhateverTheReplicas() {
         for (int replicas = 1; replicas <= 3; replicas++) {
             assertThat(TopicDurability.refusal(new Topic("t", replicas, 2, true), KAFKA))
