@@ -16,6 +16,7 @@ import io.effonce.it.testutils.Workloads;
 import io.effonce.job.MerchantDayRows;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.tables.AttemptId;
 import io.effonce.sink.tables.Claim;
 import io.effonce.sink.tables.FencedException;
 import io.effonce.sink.tables.KeyGroupSpan;
@@ -90,7 +91,7 @@ class ZombieWriterITCase {
                                         + " WHERE sink_table = 'merchant_daily_totals'");
                 zombie.takeOwnership(
                         new KeyGroupSpan(0, 127),
-                        new Claim(run, "sink 1/2 #0", 0, 2, 0, OptionalLong.empty()),
+                        new Claim(AttemptId.of(run, "sink 1/2 #0", 0, 2, 0), OptionalLong.empty()),
                         found -> true);
                 faults.awaitRestoredAndRunning(restoresBefore, MiniClusterFaults.TIMEOUT);
 

@@ -3,6 +3,7 @@ package io.effonce.sink.internal;
 import io.effonce.jdbc.DriverRegistrations;
 import io.effonce.jdbc.TransactionFailedException;
 import io.effonce.sink.SinkChange;
+import io.effonce.sink.tables.AttemptId;
 import io.effonce.sink.tables.Claim;
 import io.effonce.sink.tables.FencedException;
 import io.effonce.sink.tables.KeyGroupSpan;
@@ -168,14 +169,17 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         // mode every deployment has the job id 00000000000000000000000000000000.
         claim =
                 new Claim(
-                        getRuntimeContext().getJobInfo().getJobId() + "/" + runId,
-                        task.getTaskNameWithSubtasks() + " attempt " + task.getAttemptNumber(),
-                        task.getIndexOfThisSubtask(),
-                        task.getNumberOfParallelSubtasks(),
-                        task.getAttemptNumber(),
+                        new AttemptId(
+                                getRuntimeContext().getJobInfo().getJobId() + "/" + runId,
+                                task.getTaskNameWithSubtasks()
+                                        + " attempt "
+                                        + task.getAttemptNumber(),
+                                task.getIndexOfThisSubtask(),
+                                task.getNumberOfParallelSubtasks(),
+                                task.getAttemptNumber(),
+                                ExecutionGraphOf.attempt(
+                                        getContainingTask().getEnvironment().getExecutionId())),
                         restoredCheckpointId,
-                        ExecutionGraphOf.attempt(
-                                getContainingTask().getEnvironment().getExecutionId()),
                         OptionalLong.empty(),
                         restoredLineage);
         lineage = claim.lineage();

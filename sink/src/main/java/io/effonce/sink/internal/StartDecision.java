@@ -131,10 +131,10 @@ enum StartDecision {
                             + claim.run());
         }
         for (RangeOwner owner : found.owners()) {
-            if (DeploymentOrder.later(owner.run(), claim.run())) {
+            if (DeploymentOrder.later(owner.id().run(), claim.run())) {
                 return Optional.of(
                         "a later deployment of the job ("
-                                + owner.run()
+                                + owner.id().run()
                                 + ") owns key groups of the range; this attempt's ("
                                 + claim.run()
                                 + ") was built before it");
@@ -150,16 +150,16 @@ enum StartDecision {
                             + "), so a newer attempt has run since");
         }
         for (RangeOwner owner : found.owners()) {
-            if (!owner.run().equals(claim.run())) {
+            if (!owner.id().run().equals(claim.run())) {
                 continue;
             }
             if (owner.restoredCheckpoint() > restored
                     || (owner.restoredCheckpoint() == restored
                             && !owner.otherGraphThan(claim)
                             && owner.sameSubtaskAs(claim)
-                            && owner.attempt() > claim.attempt())) {
+                            && owner.id().attempt() > claim.attempt())) {
                 return Optional.of(
-                        owner.task()
+                        owner.id().task()
                                 + " (restored checkpoint "
                                 + owner.restoredCheckpoint()
                                 + ") owns the range: it is newer than this attempt (restored "
@@ -170,7 +170,7 @@ enum StartDecision {
                     && claim.firstBarrier().isPresent()
                     && claim.firstBarrier().getAsLong() <= owner.lastBarrier()) {
                 return Optional.of(
-                        owner.task()
+                        owner.id().task()
                                 + ", deployed by another JobManager, owns the range; both"
                                 + " restored checkpoint "
                                 + restored
@@ -189,9 +189,9 @@ enum StartDecision {
      * scheduler keeps a run's parallelism; only the adaptive one (or reactive mode) changes it.
      */
     private static boolean rescaledWithinTheRun(RangeOwner owner, Claim claim) {
-        return owner.run().equals(claim.run())
-                && owner.parallelism() != RangeOwner.UNKNOWN
-                && owner.parallelism() != claim.parallelism();
+        return owner.id().run().equals(claim.run())
+                && owner.id().parallelism() != RangeOwner.UNKNOWN
+                && owner.id().parallelism() != claim.parallelism();
     }
 
     /**
@@ -200,7 +200,7 @@ enum StartDecision {
      * tell (rows 3 and 3b).
      */
     private static boolean sameCheckpointUnderAnotherGraph(RangeOwner owner, Claim claim) {
-        return owner.run().equals(claim.run())
+        return owner.id().run().equals(claim.run())
                 && owner.otherGraphThan(claim)
                 && owner.restoredCheckpoint() == claim.restoredOrZero();
     }

@@ -42,13 +42,14 @@ final class FenceRows {
                     long restored = rs.getObject(6) == null ? RangeOwner.UNKNOWN : rs.getLong(6);
                     owners.add(
                             new RangeOwner(
-                                    rs.getString(1),
-                                    rs.getString(2),
-                                    intOrUnknown(rs, 3),
-                                    intOrUnknown(rs, 4),
-                                    intOrUnknown(rs, 5),
+                                    new AttemptId(
+                                            rs.getString(1),
+                                            rs.getString(2),
+                                            intOrUnknown(rs, 3),
+                                            intOrUnknown(rs, 4),
+                                            intOrUnknown(rs, 5),
+                                            rs.getString(7) == null ? "" : rs.getString(7)),
                                     restored,
-                                    rs.getString(7) == null ? "" : rs.getString(7),
                                     rs.getObject(8) == null ? restored : rs.getLong(8)));
                 }
             }

@@ -2,6 +2,7 @@ package io.effonce.sink.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.sink.tables.AttemptId;
 import io.effonce.sink.tables.Claim;
 import io.effonce.sink.tables.RangeOwner;
 import io.effonce.sink.tables.RangeRecord;
@@ -17,16 +18,12 @@ class StartDecisionTest {
 
     private static Claim claim(int attempt, long restored) {
         return new Claim(
-                RUN,
-                "sink (1/2)#" + attempt,
-                0,
-                2,
-                attempt,
+                AttemptId.of(RUN, "sink (1/2)#" + attempt, 0, 2, attempt),
                 restored < 0 ? OptionalLong.empty() : OptionalLong.of(restored));
     }
 
     private static RangeOwner owner(String run, int subtask, int attempt, long restored) {
-        return new RangeOwner(run, "sink#" + attempt, subtask, 2, attempt, restored);
+        return new RangeOwner(AttemptId.of(run, "sink#" + attempt, subtask, 2, attempt), restored);
     }
 
     private static RangeRecord found(
@@ -75,19 +72,15 @@ class StartDecisionTest {
 
     private static Claim claimIn(String graph, int attempt, long restored, long firstBarrier) {
         return new Claim(
-                RUN,
-                "sink (1/2)#" + attempt,
-                0,
-                2,
-                attempt,
+                new AttemptId(RUN, "sink (1/2)#" + attempt, 0, 2, attempt, graph),
                 OptionalLong.of(restored),
-                graph,
                 firstBarrier < 0 ? OptionalLong.empty() : OptionalLong.of(firstBarrier),
                 RunLineage.UNKNOWN);
     }
 
     private static RangeOwner ownerIn(String graph, int attempt, long restored, long lastBarrier) {
-        return new RangeOwner(RUN, "sink#" + attempt, 0, 2, attempt, restored, graph, lastBarrier);
+        return new RangeOwner(
+                new AttemptId(RUN, "sink#" + attempt, 0, 2, attempt, graph), restored, lastBarrier);
     }
 
     @Test
@@ -127,12 +120,12 @@ class StartDecisionTest {
 
     @Test
     void row3aAnOwnerOfTheRunAtAnotherParallelismMeansARescaleWithinTheRun() {
-        RangeOwner atFour = new RangeOwner(RUN, "sink#0", 0, 4, 0, 7);
+        RangeOwner atFour = new RangeOwner(AttemptId.of(RUN, "sink#0", 0, 4, 0), 7);
         assertThat(decide(claim(3, 7), found(Set.of(atFour), 0, false, true)))
                 .isEqualTo(StartDecision.REFUSE_RESCALE_IN_RUN);
         assertThat(StartDecision.REFUSE_RESCALE_IN_RUN.takesRange()).isFalse();
         // Another run at another parallelism: a rescale through a savepoint, a new run.
-        RangeOwner otherRun = new RangeOwner("job/run-0", "sink#0", 0, 4, 0, 7);
+        RangeOwner otherRun = new RangeOwner(AttemptId.of("job/run-0", "sink#0", 0, 4, 0), 7);
         assertThat(decide(claim(3, 7), found(Set.of(otherRun), 0, false, true)))
                 .isEqualTo(StartDecision.FLUSH_RESTORED);
     }

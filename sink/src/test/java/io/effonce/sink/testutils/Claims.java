@@ -1,5 +1,6 @@
 package io.effonce.sink.testutils;
 
+import io.effonce.sink.tables.AttemptId;
 import io.effonce.sink.tables.Claim;
 import io.effonce.sink.tables.KeyGroupSpan;
 import io.effonce.sink.tables.TotalsStore;
@@ -12,7 +13,7 @@ public final class Claims {
 
     /** A first attempt of subtask 0 of 1 in {@code run}, without restored state. */
     public static Claim firstAttempt(String run, String task) {
-        return new Claim(run, task, 0, 1, 0, OptionalLong.empty());
+        return new Claim(AttemptId.of(run, task, 0, 1, 0), OptionalLong.empty());
     }
 
     /**

@@ -120,8 +120,8 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
             }
             long newToken = ++table.lastToken;
             for (RangeOwner owner : owners) {
-                if (!owner.run().equals(claim.run())) {
-                    table.supersededRuns.add(owner.run());
+                if (!owner.id().run().equals(claim.run())) {
+                    table.supersededRuns.add(owner.id().run());
                 }
             }
             for (int g = span.first(); g <= span.last(); g++) {
