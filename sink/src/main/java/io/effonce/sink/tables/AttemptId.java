@@ -43,6 +43,8 @@ public record AttemptId(
 
     /** Whether the two are attempts of the same subtask of the same run, at one parallelism. */
     public boolean sameSubtaskAs(AttemptId other) {
-        return run.equals(other.run) && subtask == other.subtask && parallelism == other.parallelism;
+        return run.equals(other.run)
+                && subtask == other.subtask
+                && parallelism == other.parallelism;
     }
 }

@@ -51,6 +51,8 @@ public record RangeRecord(
 
     /** The runs that own key groups of the range. */
     public Set<String> ownerRuns() {
-        return owners.stream().map(owner -> owner.id().run()).collect(Collectors.toUnmodifiableSet());
+        return owners.stream()
+                .map(owner -> owner.id().run())
+                .collect(Collectors.toUnmodifiableSet());
     }
 }

@@ -64,7 +64,9 @@ class PostgresFencingITCase {
             Takeover takeover =
                     successor.takeOwnership(
                             SPAN,
-                            new Claim(AttemptId.of("job-1", "attempt 1", 0, 1, 1), OptionalLong.empty()),
+                            new Claim(
+                                    AttemptId.of("job-1", "attempt 1", 0, 1, 1),
+                                    OptionalLong.empty()),
                             found -> true);
             atTakeover = table.totals();
             assertThat(takeover.found().ownerRuns()).containsExactly("job-1");

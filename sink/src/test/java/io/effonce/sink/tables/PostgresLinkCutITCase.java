@@ -103,7 +103,9 @@ class PostgresLinkCutITCase {
                                 () ->
                                         next.takeOwnership(
                                                 SPAN,
-                                                new Claim(AttemptId.of("run", "attempt 1", 0, 1, 1), OptionalLong.empty()),
+                                                new Claim(
+                                                        AttemptId.of("run", "attempt 1", 0, 1, 1),
+                                                        OptionalLong.empty()),
                                                 found -> true));
                 await("the next attempt's takeover, behind the cut-off writer's locks")
                         .atMost(AWAIT)

@@ -1,9 +1,9 @@
 package io.effonce.sink.testutils;
 
+import io.effonce.sink.tables.AttemptId;
 import io.effonce.sink.tables.Claim;
 import io.effonce.sink.tables.KeyGroupSpan;
 import io.effonce.sink.tables.Progress;
-import io.effonce.sink.tables.AttemptId;
 import io.effonce.sink.tables.RangeOwner;
 import io.effonce.sink.tables.RangeRecord;
 import io.effonce.sink.tables.StoredRow;
@@ -103,7 +103,12 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
     private static RangeRecord ownersOnly(RangeRecord found) {
         Set<RangeOwner> owners =
                 found.owners().stream()
-                        .map(o -> new RangeOwner(AttemptId.of(o.id().run(), o.id().task(), -1, -1, -1), -1))
+                        .map(
+                                o ->
+                                        new RangeOwner(
+                                                AttemptId.of(
+                                                        o.id().run(), o.id().task(), -1, -1, -1),
+                                                -1))
                         .collect(Collectors.toSet());
         return new RangeRecord(
                 owners,
