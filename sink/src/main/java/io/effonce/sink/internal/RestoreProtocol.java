@@ -1,6 +1,5 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.tables.Claim;
 import io.effonce.sink.tables.KeyGroupSpan;
 import io.effonce.sink.tables.Progress;
@@ -66,104 +65,19 @@ final class RestoreProtocol<K, V> {
                         found -> StartDecision.decide(claim, found, reset).takesRange());
         RangeRecord found = takeover.found();
         StartDecision start = StartDecision.decide(claim, found, reset);
-        LOG.info(
-                "{}: {} of {} ({}); the range held owners {}, committed checkpoint {};"
-                        + " restored checkpoint {}; fencing token {}",
-                claim.task(),
-                start,
-                span,
-                store.tableName(),
-                found.owners(),
-                found.lastCommitted(),
-                claim.restoredCheckpoint(),
-                takeover.token());
+        logStart(claim, start, span, found, takeover);
         switch (start) {
             case AWAIT_FIRST_BARRIER -> {
-                LOG.warn(
-                        "{}: {} of {} is owned by an attempt of another JobManager that restored"
-                                + " the same checkpoint ({}); this attempt holds its output and"
-                                + " asks again at its first barrier, which only the current"
-                                + " JobManager's attempts get",
-                        claim.task(),
-                        span,
-                        store.tableName(),
-                        claim.restoredOrZero());
+                LOG.warn(StartRefusals.awaitingFirstBarrier(span, claim, store.tableName()));
                 return false;
             }
-            case REFUSE_STALE ->
-                    throw new StaleAttemptException(
-                            "Refusing a stale attempt: "
-                                    + claim.task()
-                                    + " asked for "
-                                    + span
-                                    + " of "
-                                    + store.tableName()
-                                    + ", but "
-                                    + StartDecision.staleness(claim, found).orElseThrow()
-                                    + ". It was paused while the job moved on; it leaves the fence and"
-                                    + " every table as they are.");
+            case REFUSE_STALE -> throw StartRefusals.stale(span, claim, found, store.tableName());
             case REFUSE_RESCALE_IN_RUN ->
-                    throw new IllegalStateException(
-                            claim.task()
-                                    + " runs at parallelism "
-                                    + claim.parallelism()
-                                    + ", but an attempt of the same run took key groups of "
-                                    + span
-                                    + " of "
-                                    + store.tableName()
-                                    + " at another parallelism: the job was rescaled within its"
-                                    + " run, which only the adaptive scheduler does. Set "
-                                    + DeploymentConfig.ADAPTIVE_REFUSAL
-                                    + " The sink refuses to go on, leaving every table as it is.");
+                    throw StartRefusals.rescaledInRun(span, claim, store.tableName());
             case REFUSE_FRESH_START ->
-                    throw new IllegalStateException(freshStartRefusal(span, found, checkpointsDir));
-            case FLUSH_RESTORED -> {
-                long c = claim.restoredCheckpoint().getAsLong();
-                // Without the commit of c the committed table may lack what was staged and
-                // committed before it (lost with the database's writes): rewritten from state.
-                // So is it when a key was deleted after barrier c and a later checkpoint was
-                // committed: the deletion may be committed, leaving no row for the roll-back to
-                // find. (flushMode is then FULL.)
-                boolean lacksCommit = found.committedInEveryKeyGroup() < c;
-                boolean restage =
-                        lacksCommit || (found.deletedSince(c) && found.lastCommitted() > c);
-                long outsideFrom = lacksCommit ? outsideTheLineageFrom(c, found) : c;
-                // The database holds the progress of a run of another lineage (a copy from before
-                // a rollback, or from an abandoned branch): it wrote after the fork, and nothing in
-                // the tables says which rows.
-                long forkFrom = lacksCommit ? forkFrom(claim, found, c) : c;
-                if (Math.min(outsideFrom, forkFrom) < c) {
-                    // What an attempt outside c's lineage staged goes too (it never completed a
-                    // checkpoint); the flush stages every key of state at c again.
-                    store.discardStagedAfter(Math.min(outsideFrom, forkFrom));
-                }
-                if (forkFrom < c) {
-                    LOG.warn(
-                            "{}: the database holds the progress of runs whose lineages {} part"
-                                    + " from this one ({}) at checkpoint {}; every row of {} tagged"
-                                    + " from there that state does not hold is theirs, and goes",
-                            claim.task(),
-                            found.committedLineages(),
-                            claim.lineage(),
-                            forkFrom,
-                            span);
-                }
-                metrics.flushed(
-                        flush(c, state, flushMode(c, found, span), restage, outsideFrom, forkFrom));
-                reconcileCommitted(c, state, lacksCommit);
-            }
-            case FLUSH_ERASED_RUN -> {
-                // Everything in the range is the erased run's (it completed no checkpoint), or left
-                // by a reset of this run that was cut before it deleted: a flush from "checkpoint
-                // 0" with empty state removes the live rows, and the reset, done again, the rest.
-                metrics.flushed(flush(0L, state, RestoreFlush.Mode.INCREMENTAL, false, 0L, 0L));
-                long left = store.deleteAll();
-                LOG.info(
-                        "{}: the erased run's start is done again; {} rows were left in the live"
-                                + " table, its staged and committed values and progress are gone",
-                        claim.task(),
-                        left);
-            }
+                    throw StartRefusals.freshStart(span, found, checkpointsDir, store.tableName());
+            case FLUSH_RESTORED -> flushRestored(span, claim, found, state);
+            case FLUSH_ERASED_RUN -> flushErasedRun(claim, state);
             case RESET ->
                     LOG.warn(
                             "Fresh start with reset: deleted {} rows of {} in {}",
@@ -176,6 +90,76 @@ final class RestoreProtocol<K, V> {
                     store.deleteAll();
         }
         return true;
+    }
+
+    private void logStart(
+            Claim claim, StartDecision start, KeyGroupSpan span, RangeRecord found, Takeover t) {
+        LOG.info(
+                "{}: {} of {} ({}); the range held owners {}, committed checkpoint {};"
+                        + " restored checkpoint {}; fencing token {}",
+                claim.task(),
+                start,
+                span,
+                store.tableName(),
+                found.owners(),
+                found.lastCommitted(),
+                claim.restoredCheckpoint(),
+                t.token());
+    }
+
+    /**
+     * Row 4: flushes the range from restored checkpoint {@code c}, repairing it from state where
+     * the database lacks the commit of {@code c} or holds another lineage's writes, and reconciles
+     * the committed table to {@code c}.
+     */
+    private void flushRestored(
+            KeyGroupSpan span, Claim claim, RangeRecord found, RestoredState<K, V> state) {
+        long c = claim.restoredCheckpoint().getAsLong();
+        // Without the commit of c the committed table may lack what was staged and
+        // committed before it (lost with the database's writes): rewritten from state.
+        // So is it when a key was deleted after barrier c and a later checkpoint was
+        // committed: the deletion may be committed, leaving no row for the roll-back to
+        // find. (flushMode is then FULL.)
+        boolean lacksCommit = found.committedInEveryKeyGroup() < c;
+        boolean restage = lacksCommit || (found.deletedSince(c) && found.lastCommitted() > c);
+        long outsideFrom = lacksCommit ? outsideTheLineageFrom(c, found) : c;
+        // The database holds the progress of a run of another lineage (a copy from before
+        // a rollback, or from an abandoned branch): it wrote after the fork, and nothing in
+        // the tables says which rows.
+        long forkFrom = lacksCommit ? forkFrom(claim, found, c) : c;
+        if (Math.min(outsideFrom, forkFrom) < c) {
+            // What an attempt outside c's lineage staged goes too (it never completed a
+            // checkpoint); the flush stages every key of state at c again.
+            store.discardStagedAfter(Math.min(outsideFrom, forkFrom));
+        }
+        if (forkFrom < c) {
+            LOG.warn(
+                    "{}: the database holds the progress of runs whose lineages {} part"
+                            + " from this one ({}) at checkpoint {}; every row of {} tagged"
+                            + " from there that state does not hold is theirs, and goes",
+                    claim.task(),
+                    found.committedLineages(),
+                    claim.lineage(),
+                    forkFrom,
+                    span);
+        }
+        metrics.flushed(flush(c, state, flushMode(c, found, span), restage, outsideFrom, forkFrom));
+        reconcileCommitted(c, state, lacksCommit);
+    }
+
+    /**
+     * Row 5: everything in the range is the erased run's (it completed no checkpoint), or left by a
+     * reset of this run that was cut before it deleted: a flush from "checkpoint 0" with empty
+     * state removes the live rows, and the reset, done again, the rest.
+     */
+    private void flushErasedRun(Claim claim, RestoredState<K, V> state) {
+        metrics.flushed(flush(0L, state, RestoreFlush.Mode.INCREMENTAL, false, 0L, 0L));
+        long left = store.deleteAll();
+        LOG.info(
+                "{}: the erased run's start is done again; {} rows were left in the live"
+                        + " table, its staged and committed values and progress are gone",
+                claim.task(),
+                left);
     }
 
     /**
@@ -294,58 +278,5 @@ final class RestoreProtocol<K, V> {
                     checkpointId,
                     remove.size());
         }
-    }
-
-    private String freshStartRefusal(
-            KeyGroupSpan span, RangeRecord found, Optional<String> checkpointsDir) {
-        return "Refusing a fresh start: table "
-                + store.tableName()
-                + " already holds rows in "
-                + span
-                + ", written by "
-                + found.ownerRuns()
-                + ", and this job has no restored state to flush them against. "
-                + whereToRestoreFrom(found, checkpointsDir)
-                + " Or set "
-                + FlushableSinkOptions.RESET_ON_FRESH_START.key()
-                + "=true to delete those rows first.";
-    }
-
-    /** Names the retained checkpoint to restore from, checked against what the sink recorded. */
-    private static String whereToRestoreFrom(RangeRecord found, Optional<String> checkpointsDir) {
-        Optional<RetainedCheckpoints.Retained> retained =
-                checkpointsDir.flatMap(
-                        d ->
-                                RetainedCheckpoints.toRestore(
-                                        d, found.ownerRuns(), found.lastCommitted()));
-        if (retained.isPresent()) {
-            String path = retained.get().path();
-            String restore =
-                    "If the job that wrote them is no longer running, restore it from the retained"
-                            + " checkpoint "
-                            + path
-                            + " (deploy/cluster/bin/flink-local submit --savepoint "
-                            + path
-                            + " ..., or Flink's flink run -s "
-                            + path
-                            + " ...), or from a newer savepoint; if it still runs, this is a second"
-                            + " writer of the same table: cancel this one.";
-            return retained.get().recorded()
-                    ? restore + " It is the last checkpoint the sink committed for these rows."
-                    : restore
-                            + " The sink last committed checkpoint "
-                            + found.lastCommitted()
-                            + " for these rows; this newer one completed after it, so check that"
-                            + " it is this job's: deployments with the same job id share its"
-                            + " directory.";
-        }
-        return "Restore the job from its last retained checkpoint (in "
-                + checkpointsDir
-                        .map(d -> d.replaceAll("/+$", "") + "/<job id>/chk-<n>")
-                        .orElse("execution.checkpointing.dir")
-                + (found.lastCommitted() > 0
-                        ? "; the sink last committed checkpoint " + found.lastCommitted()
-                        : "")
-                + ") or savepoint.";
     }
 }

@@ -22,7 +22,10 @@ final class SinkMetrics {
     private volatile long lastCommitMillis = Long.MIN_VALUE;
     private volatile long lastCommittedWatermark = Long.MIN_VALUE;
 
-    SinkMetrics(MetricGroup group, LongSupplier bufferSize, LongSupplier currentTag) {
+    private final MetricGroup group;
+
+    SinkMetrics(MetricGroup group, LongSupplier bufferSize) {
+        this.group = group;
         rowsWritten = group.counter("rowsWritten");
         batches = group.counter("batches");
         fencedWrites = group.counter("fencedWrites");
@@ -30,7 +33,6 @@ final class SinkMetrics {
         batchLatencyMillis =
                 group.histogram("batchLatencyMillis", new DescriptiveStatisticsHistogram(1000));
         group.gauge("bufferSize", (Gauge<Long>) bufferSize::getAsLong);
-        group.gauge("currentBarrierTag", (Gauge<Long>) currentTag::getAsLong);
         group.gauge("lastFlushKeysSet", (Gauge<Long>) () -> lastFlush.keysSet());
         group.gauge("lastFlushKeysDeleted", (Gauge<Long>) () -> lastFlush.keysDeleted());
         group.gauge("lastFlushDurationMillis", (Gauge<Long>) () -> lastFlush.durationMillis());
@@ -48,6 +50,11 @@ final class SinkMetrics {
         group.gauge(
                 "committedWatermarkLagSeconds",
                 (Gauge<Double>) () -> secondsBefore(lastCommittedWatermark));
+    }
+
+    /** The tag of the sink's writes now, once the checkpoint cycle runs. */
+    void tagOf(LongSupplier currentTag) {
+        group.gauge("currentBarrierTag", (Gauge<Long>) currentTag::getAsLong);
     }
 
     private static double secondsBefore(long millis) {

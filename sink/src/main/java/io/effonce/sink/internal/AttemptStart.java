@@ -1,0 +1,63 @@
+package io.effonce.sink.internal;
+
+import io.effonce.sink.tables.Claim;
+import io.effonce.sink.tables.KeyGroupSpan;
+import java.util.Optional;
+import org.apache.flink.util.Preconditions;
+
+/**
+ * A sink subtask attempt's start ({@link RestoreProtocol}): made when it opens, or, when the
+ * protocol says so (row 3b of {@link StartDecision}), again at its first barrier. Until then the
+ * attempt owns nothing and writes nothing; its output waits in the buffer and in {@link
+ * ChangesSinceBarrier}, and its keyed state is still the restored state.
+ */
+final class AttemptStart<K, V> {
+
+    private final RestoreProtocol<K, V> protocol;
+    private final KeyGroupSpan span;
+    private final Claim claim;
+    private final RestoredState<K, V> restored;
+    private final Optional<String> checkpointsDir;
+    private boolean awaitingFirstBarrier;
+
+    AttemptStart(
+            RestoreProtocol<K, V> protocol,
+            KeyGroupSpan span,
+            Claim claim,
+            RestoredState<K, V> restored,
+            Optional<String> checkpointsDir) {
+        this.protocol = protocol;
+        this.span = span;
+        this.claim = claim;
+        this.restored = restored;
+        this.checkpointsDir = checkpointsDir;
+    }
+
+    /** Starts at open: takes the range, or learns it must ask again at its first barrier. */
+    void atOpen() {
+        awaitingFirstBarrier = !protocol.start(span, claim, restored, checkpointsDir);
+    }
+
+    /**
+     * Before barrier {@code checkpointId} goes on: asks again if the start waits for it. The keyed
+     * state is still the restored state; the flush reads it before this barrier's changes go in.
+     */
+    void atBarrier(long checkpointId) {
+        if (awaitingFirstBarrier) {
+            Preconditions.checkState(
+                    protocol.start(
+                            span, claim.atFirstBarrier(checkpointId), restored, checkpointsDir),
+                    "A claim made at a barrier is decided");
+            awaitingFirstBarrier = false;
+        }
+    }
+
+    /** Whether the attempt still owns nothing: it may not write. */
+    boolean awaitingFirstBarrier() {
+        return awaitingFirstBarrier;
+    }
+
+    String task() {
+        return claim.task();
+    }
+}
