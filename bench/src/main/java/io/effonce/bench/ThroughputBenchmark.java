@@ -1,7 +1,7 @@
 package io.effonce.bench;
 
 import io.effonce.job.MerchantDayRows;
-import io.effonce.sink.tables.SinkTableDdl;
+import io.effonce.sink.SinkTableDdl;
 import io.effonce.testing.EmbeddedKafka;
 import io.effonce.testing.EmbeddedPostgres;
 import io.effonce.testing.Files2;

@@ -1,8 +1,8 @@
 package io.effonce.job;
 
 import io.effonce.dedup.RecordedSetting;
-import io.effonce.sink.tables.Progress;
-import io.effonce.sink.tables.ProgressRule;
+import io.effonce.sink.Progress;
+import io.effonce.sink.ProgressRule;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;

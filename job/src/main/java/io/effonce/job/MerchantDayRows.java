@@ -1,9 +1,9 @@
 package io.effonce.job;
 
+import io.effonce.sink.Column;
+import io.effonce.sink.RowMapping;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
-import io.effonce.sink.tables.Column;
-import io.effonce.sink.tables.RowMapping;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.LocalDate;

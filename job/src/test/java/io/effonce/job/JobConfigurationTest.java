@@ -3,7 +3,7 @@ package io.effonce.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.effonce.sink.tables.PostgresStoreConfig;
+import io.effonce.sink.PostgresStoreConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

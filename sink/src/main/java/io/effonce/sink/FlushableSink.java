@@ -1,10 +1,8 @@
 package io.effonce.sink;
 
+import io.effonce.sink.internal.DeploymentOrder;
 import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.internal.SinkSettings;
-import io.effonce.sink.tables.DeploymentOrder;
-import io.effonce.sink.tables.ProgressRule;
-import io.effonce.sink.tables.TotalsStoreFactory;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;

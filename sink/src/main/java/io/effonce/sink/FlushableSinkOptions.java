@@ -1,6 +1,5 @@
 package io.effonce.sink;
 
-import io.effonce.sink.tables.PostgresStoreConfig;
 import java.time.Duration;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;

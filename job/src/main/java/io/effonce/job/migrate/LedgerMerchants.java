@@ -1,7 +1,7 @@
 package io.effonce.job.migrate;
 
 import io.effonce.jdbc.RetryingSession;
-import io.effonce.sink.tables.PostgresStoreConfig;
+import io.effonce.sink.PostgresStoreConfig;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;

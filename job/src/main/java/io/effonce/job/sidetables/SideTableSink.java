@@ -4,7 +4,7 @@ import io.effonce.jdbc.DriverRegistrations;
 import io.effonce.jdbc.RefusedRows;
 import io.effonce.jdbc.RefusedRowsException;
 import io.effonce.jdbc.RetryingSession;
-import io.effonce.sink.tables.PostgresStoreConfig;
+import io.effonce.sink.PostgresStoreConfig;
 import java.io.Serializable;
 import java.sql.PreparedStatement;
 import java.time.Duration;

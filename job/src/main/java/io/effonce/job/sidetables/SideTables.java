@@ -2,7 +2,7 @@ package io.effonce.job.sidetables;
 
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
-import io.effonce.sink.tables.PostgresStoreConfig;
+import io.effonce.sink.PostgresStoreConfig;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.job.decode.PaymentChange;
-import io.effonce.sink.tables.PostgresStoreConfig;
+import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.PostgresExtension;

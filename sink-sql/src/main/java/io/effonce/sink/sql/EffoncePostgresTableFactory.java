@@ -1,7 +1,7 @@
 package io.effonce.sink.sql;
 
 import io.effonce.sink.FlushableSinkOptions;
-import io.effonce.sink.tables.PostgresStoreConfig;
+import io.effonce.sink.PostgresStoreConfig;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;

@@ -1,9 +1,9 @@
 package io.effonce.sink.sql;
 
 import io.effonce.sink.FlushableSink;
+import io.effonce.sink.PostgresStoreConfig;
+import io.effonce.sink.PostgresStores;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.tables.PostgresStoreConfig;
-import io.effonce.sink.tables.PostgresStores;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;

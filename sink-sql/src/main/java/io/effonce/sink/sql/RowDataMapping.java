@@ -1,7 +1,7 @@
 package io.effonce.sink.sql;
 
-import io.effonce.sink.tables.Column;
-import io.effonce.sink.tables.RowMapping;
+import io.effonce.sink.Column;
+import io.effonce.sink.RowMapping;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;

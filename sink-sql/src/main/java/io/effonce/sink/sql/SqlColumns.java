@@ -1,7 +1,7 @@
 package io.effonce.sink.sql;
 
-import io.effonce.sink.tables.Column;
-import io.effonce.sink.tables.ColumnType;
+import io.effonce.sink.Column;
+import io.effonce.sink.ColumnType;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.sql.ResultSet;

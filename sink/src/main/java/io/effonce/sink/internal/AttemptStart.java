@@ -1,7 +1,5 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.Claim;
-import io.effonce.sink.tables.KeyGroupSpan;
 import java.util.Optional;
 import org.apache.flink.util.Preconditions;
 

@@ -1,7 +1,7 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.Progress;
-import io.effonce.sink.tables.ProgressRule;
+import io.effonce.sink.Progress;
+import io.effonce.sink.ProgressRule;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;

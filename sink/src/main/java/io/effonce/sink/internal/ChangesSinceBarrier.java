@@ -1,6 +1,5 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.StoredRow;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

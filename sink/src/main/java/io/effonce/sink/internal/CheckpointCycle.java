@@ -1,10 +1,7 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.CommittedTable;
-import io.effonce.sink.tables.Progress;
-import io.effonce.sink.tables.ProgressRule;
-import io.effonce.sink.tables.RangeFence;
-import io.effonce.sink.tables.StoredRow;
+import io.effonce.sink.Progress;
+import io.effonce.sink.ProgressRule;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

@@ -1,7 +1,5 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.FencedException;
-import io.effonce.sink.tables.StoredRow;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToIntFunction;

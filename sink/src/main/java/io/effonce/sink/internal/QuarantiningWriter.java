@@ -2,8 +2,6 @@ package io.effonce.sink.internal;
 
 import io.effonce.jdbc.RefusedRows;
 import io.effonce.jdbc.RefusedRowsException;
-import io.effonce.sink.tables.StoredRow;
-import io.effonce.sink.tables.TotalsStore;
 import java.util.List;
 import org.apache.flink.metrics.Counter;
 import org.slf4j.Logger;

@@ -1,8 +1,5 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.CommittedTable;
-import io.effonce.sink.tables.LiveTable;
-import io.effonce.sink.tables.StoredRow;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

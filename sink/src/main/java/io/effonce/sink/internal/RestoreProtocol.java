@@ -1,15 +1,6 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.Claim;
-import io.effonce.sink.tables.KeyGroupSpan;
-import io.effonce.sink.tables.Progress;
-import io.effonce.sink.tables.RangeOwner;
-import io.effonce.sink.tables.RangeRecord;
-import io.effonce.sink.tables.RunLineage;
-import io.effonce.sink.tables.StaleAttemptException;
-import io.effonce.sink.tables.StoredRow;
-import io.effonce.sink.tables.Takeover;
-import io.effonce.sink.tables.TotalsStore;
+import io.effonce.sink.Progress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

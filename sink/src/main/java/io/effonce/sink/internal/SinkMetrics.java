@@ -1,6 +1,6 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.Progress;
+import io.effonce.sink.Progress;
 import java.util.function.LongSupplier;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;

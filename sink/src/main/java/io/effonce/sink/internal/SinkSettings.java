@@ -1,6 +1,6 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.ProgressRule;
+import io.effonce.sink.ProgressRule;
 import java.io.Serializable;
 import java.time.Duration;
 import org.apache.flink.annotation.Internal;

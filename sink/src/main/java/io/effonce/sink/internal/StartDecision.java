@@ -1,9 +1,5 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.Claim;
-import io.effonce.sink.tables.DeploymentOrder;
-import io.effonce.sink.tables.RangeOwner;
-import io.effonce.sink.tables.RangeRecord;
 import java.util.Optional;
 
 /**

@@ -1,10 +1,6 @@
 package io.effonce.sink.internal;
 
 import io.effonce.sink.FlushableSinkOptions;
-import io.effonce.sink.tables.Claim;
-import io.effonce.sink.tables.KeyGroupSpan;
-import io.effonce.sink.tables.RangeRecord;
-import io.effonce.sink.tables.StaleAttemptException;
 import java.util.Optional;
 
 /**

@@ -1,9 +1,5 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.AttemptId;
-import io.effonce.sink.tables.Claim;
-import io.effonce.sink.tables.KeyGroupSpan;
-import io.effonce.sink.tables.RunLineage;
 import java.util.OptionalLong;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.TaskInfo;

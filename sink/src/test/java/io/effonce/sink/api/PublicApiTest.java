@@ -54,6 +54,26 @@ class PublicApiTest {
                 .isEmpty();
     }
 
+    /**
+     * Laid out as Flink's connectors are: the public API is the package {@code io.effonce.sink},
+     * and everything of that package is public API; the rest lives under {@code .internal}.
+     */
+    @Test
+    void thePublicApiIsOnePackageAndTheRestIsInternal() throws Exception {
+        List<String> misplaced = new ArrayList<>();
+        for (Class<?> type : publicTypes()) {
+            String pkg = type.getPackageName();
+            boolean api = type.isAnnotationPresent(PublicEvolving.class);
+            if (api != pkg.equals("io.effonce.sink")
+                    || (!api && !pkg.startsWith("io.effonce.sink.internal"))) {
+                misplaced.add((api ? "public API " : "internal ") + type.getName());
+            }
+        }
+        assertThat(misplaced)
+                .as("public API outside io.effonce.sink, or internal types outside .internal")
+                .isEmpty();
+    }
+
     @Test
     void thePublicApiIsTheListing() throws Exception {
         List<String> listed =

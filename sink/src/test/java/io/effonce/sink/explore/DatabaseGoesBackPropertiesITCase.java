@@ -3,10 +3,10 @@ package io.effonce.sink.explore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.sink.FlushableSink;
+import io.effonce.sink.PostgresStoreConfig;
+import io.effonce.sink.PostgresStores;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.tables.LostWritesException;
-import io.effonce.sink.tables.PostgresStoreConfig;
-import io.effonce.sink.tables.PostgresStores;
+import io.effonce.sink.internal.LostWritesException;
 import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;

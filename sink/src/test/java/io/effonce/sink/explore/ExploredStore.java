@@ -1,6 +1,6 @@
 package io.effonce.sink.explore;
 
-import io.effonce.sink.tables.TotalsStoreFactory;
+import io.effonce.sink.TotalsStoreFactory;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;

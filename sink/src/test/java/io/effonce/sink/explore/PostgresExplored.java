@@ -1,8 +1,8 @@
 package io.effonce.sink.explore;
 
-import io.effonce.sink.tables.PostgresStoreConfig;
-import io.effonce.sink.tables.PostgresStores;
-import io.effonce.sink.tables.TotalsStoreFactory;
+import io.effonce.sink.PostgresStoreConfig;
+import io.effonce.sink.PostgresStores;
+import io.effonce.sink.TotalsStoreFactory;
 import io.effonce.sink.testutils.CuttingDriver;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;

@@ -8,7 +8,6 @@ import static io.effonce.sink.testutils.SinkHarnesses.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.effonce.sink.tables.FencedException;
 import io.effonce.sink.testutils.InMemoryTable;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.tables.TotalsStoreFactory;
+import io.effonce.sink.TotalsStoreFactory;
 import io.effonce.sink.testutils.InMemoryTable;
 import io.effonce.sink.testutils.InMemoryTotalsStore;
 import java.util.Map;

@@ -12,7 +12,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.SinkTestHooks;
-import io.effonce.sink.tables.StoredRow;
 import io.effonce.sink.testutils.InMemoryTable;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;

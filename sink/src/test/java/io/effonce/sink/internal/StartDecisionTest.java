@@ -2,11 +2,6 @@ package io.effonce.sink.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.effonce.sink.tables.AttemptId;
-import io.effonce.sink.tables.Claim;
-import io.effonce.sink.tables.RangeOwner;
-import io.effonce.sink.tables.RangeRecord;
-import io.effonce.sink.tables.RunLineage;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

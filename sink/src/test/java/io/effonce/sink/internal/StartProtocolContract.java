@@ -8,9 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.tables.LostWritesException;
-import io.effonce.sink.tables.StaleAttemptException;
-import io.effonce.sink.tables.TotalsStoreFactory;
+import io.effonce.sink.TotalsStoreFactory;
 import io.effonce.sink.testutils.GatedStore;
 import io.effonce.sink.testutils.PauseGate;
 import io.effonce.sink.testutils.SinkHarnesses;

@@ -1,9 +1,9 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.tables.AttemptId;
-import io.effonce.sink.tables.Claim;
-import io.effonce.sink.tables.KeyGroupSpan;
-import io.effonce.sink.tables.TotalsStore;
+import io.effonce.sink.internal.AttemptId;
+import io.effonce.sink.internal.Claim;
+import io.effonce.sink.internal.KeyGroupSpan;
+import io.effonce.sink.internal.TotalsStore;
 import java.util.OptionalLong;
 
 /** Claims for store-level tests that drive a store without the operator's start protocol. */

@@ -1,15 +1,15 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.tables.AttemptId;
-import io.effonce.sink.tables.Claim;
-import io.effonce.sink.tables.KeyGroupSpan;
-import io.effonce.sink.tables.Progress;
-import io.effonce.sink.tables.RangeOwner;
-import io.effonce.sink.tables.RangeRecord;
-import io.effonce.sink.tables.StoredRow;
-import io.effonce.sink.tables.Takeover;
-import io.effonce.sink.tables.TotalsStore;
-import io.effonce.sink.tables.TotalsStoreFactory;
+import io.effonce.sink.Progress;
+import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.internal.AttemptId;
+import io.effonce.sink.internal.Claim;
+import io.effonce.sink.internal.KeyGroupSpan;
+import io.effonce.sink.internal.RangeOwner;
+import io.effonce.sink.internal.RangeRecord;
+import io.effonce.sink.internal.StoredRow;
+import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TotalsStore;
 import java.util.Collection;
 import java.util.List;
 import java.util.OptionalLong;

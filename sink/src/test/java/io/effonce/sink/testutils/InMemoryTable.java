@@ -1,8 +1,8 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.tables.RangeOwner;
-import io.effonce.sink.tables.RunLineage;
-import io.effonce.sink.tables.StoredRow;
+import io.effonce.sink.internal.RangeOwner;
+import io.effonce.sink.internal.RunLineage;
+import io.effonce.sink.internal.StoredRow;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;

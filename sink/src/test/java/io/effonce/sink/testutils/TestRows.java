@@ -1,10 +1,10 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.tables.Column;
-import io.effonce.sink.tables.PostgresStoreConfig;
-import io.effonce.sink.tables.PostgresStores;
-import io.effonce.sink.tables.RowMapping;
-import io.effonce.sink.tables.TotalsStoreFactory;
+import io.effonce.sink.Column;
+import io.effonce.sink.PostgresStoreConfig;
+import io.effonce.sink.PostgresStores;
+import io.effonce.sink.RowMapping;
+import io.effonce.sink.TotalsStoreFactory;
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.ResultSet;
 import java.sql.SQLException;

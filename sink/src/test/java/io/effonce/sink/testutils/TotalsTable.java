@@ -1,6 +1,6 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.tables.RowMapping;
+import io.effonce.sink.RowMapping;
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,7 +1,7 @@
 package io.effonce.sink.testutils;
 
-import io.effonce.sink.tables.Progress;
-import io.effonce.sink.tables.ProgressRule;
+import io.effonce.sink.Progress;
+import io.effonce.sink.ProgressRule;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -1,8 +1,8 @@
 package io.effonce.examples.adclicks;
 
 import io.effonce.sink.FlushableSink;
+import io.effonce.sink.PostgresStores;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.tables.PostgresStores;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.typeinfo.TypeHint;

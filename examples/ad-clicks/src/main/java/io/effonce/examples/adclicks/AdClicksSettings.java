@@ -1,6 +1,6 @@
 package io.effonce.examples.adclicks;
 
-import io.effonce.sink.tables.PostgresStoreConfig;
+import io.effonce.sink.PostgresStoreConfig;
 import java.time.Duration;
 import org.apache.flink.util.ParameterTool;
 

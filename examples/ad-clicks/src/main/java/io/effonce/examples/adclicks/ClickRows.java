@@ -1,8 +1,8 @@
 package io.effonce.examples.adclicks;
 
-import io.effonce.sink.tables.Column;
-import io.effonce.sink.tables.ColumnType;
-import io.effonce.sink.tables.RowMapping;
+import io.effonce.sink.Column;
+import io.effonce.sink.ColumnType;
+import io.effonce.sink.RowMapping;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;

@@ -1,0 +1,84 @@
+package io.effonce.sink.internal;
+
+import java.util.Objects;
+import java.util.OptionalLong;
+import org.apache.flink.annotation.Internal;
+
+/**
+ * A task attempt asking for its key-group range. The takeover compares it with what the fence and
+ * the progress rows hold, inside the takeover transaction.
+ *
+ * @param id which attempt
+ * @param restoredCheckpoint the checkpoint or savepoint the attempt restored; empty on a start
+ *     without state
+ * @param firstBarrier the first checkpoint barrier the attempt passed, when it asks for its range
+ *     at that barrier instead of at its start; the checkpoint-id counter survives a JobManager
+ *     failover, so a barrier of the current JobManager is newer than any barrier of an earlier one
+ * @param restoredLineage the runs the restored state descends from, the last of them the one that
+ *     took the restored checkpoint (which differs from the attempt's run after a new deployment);
+ *     {@link RunLineage#UNKNOWN} without restored state, or for a state that predates the record
+ *     (then any run's commit counts as the proof it once was)
+ */
+@Internal
+public record Claim(
+        AttemptId id,
+        OptionalLong restoredCheckpoint,
+        OptionalLong firstBarrier,
+        RunLineage restoredLineage) {
+
+    public Claim {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(restoredCheckpoint, "restoredCheckpoint");
+        Objects.requireNonNull(firstBarrier, "firstBarrier");
+        Objects.requireNonNull(restoredLineage, "restoredLineage");
+    }
+
+    /** A claim made at the attempt's start, by an attempt whose restored lineage is not known. */
+    public Claim(AttemptId id, OptionalLong restoredCheckpoint) {
+        this(id, restoredCheckpoint, OptionalLong.empty(), RunLineage.UNKNOWN);
+    }
+
+    /** The same claim, made again at the attempt's first barrier {@code barrier}. */
+    public Claim atFirstBarrier(long barrier) {
+        return new Claim(id, restoredCheckpoint, OptionalLong.of(barrier), restoredLineage);
+    }
+
+    public String run() {
+        return id.run();
+    }
+
+    public String task() {
+        return id.task();
+    }
+
+    public int subtask() {
+        return id.subtask();
+    }
+
+    public int parallelism() {
+        return id.parallelism();
+    }
+
+    public int attempt() {
+        return id.attempt();
+    }
+
+    public String graph() {
+        return id.graph();
+    }
+
+    /** The run that took the restored checkpoint; empty when not known. */
+    public String restoredRun() {
+        return restoredLineage.lastRun().orElse("");
+    }
+
+    /** The lineage of this claim's run: the restored one, continued by this run. */
+    public RunLineage lineage() {
+        return restoredLineage.continuedBy(id.run(), restoredOrZero());
+    }
+
+    /** The restored checkpoint, or 0 (before every checkpoint) on a start without state. */
+    public long restoredOrZero() {
+        return restoredCheckpoint.orElse(0L);
+    }
+}

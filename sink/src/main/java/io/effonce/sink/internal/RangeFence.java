@@ -1,0 +1,26 @@
+package io.effonce.sink.internal;
+
+import java.util.function.Predicate;
+import org.apache.flink.annotation.Internal;
+
+/** The fence of a sink table: who owns which key groups, decided by the database. */
+@Internal
+public interface RangeFence {
+
+    /**
+     * Takes {@code span} for {@code claim} if {@code mayTake} accepts what the range holds, read
+     * inside the takeover's own transaction (takeovers of one table are serialized, and the fence
+     * rows stay locked until it ends): the database, not the caller's memory, decides who is newer.
+     * When taken, the claimant gets a token bigger than any before, the fence records the claim, a
+     * run it took key groups from is marked superseded, and from now on the previous owners' writes
+     * are refused. When not taken, nothing is written.
+     */
+    Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake);
+
+    /**
+     * Records that this writer passed checkpoint barrier {@code checkpointId} in its range, before
+     * it acknowledges the checkpoint: a claim of another execution graph that restored an older
+     * checkpoint then knows the range moved on. Fails with {@link FencedException} once taken over.
+     */
+    void recordBarrier(long checkpointId);
+}

@@ -1,0 +1,58 @@
+package io.effonce.sink.internal;
+
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.flink.annotation.Internal;
+
+/**
+ * What a takeover transaction reads about a key-group range before it decides, with the range's
+ * fence rows locked: the decision and the takeover see the same database.
+ *
+ * @param owners the attempts the fence names in the range (empty when nobody took it yet)
+ * @param committedByClaimantRun the newest checkpoint the claimant's own run committed in the
+ *     range, 0 when none
+ * @param lastCommitted the newest checkpoint any run committed in the range, 0 when none
+ * @param committedInEveryKeyGroup the oldest checkpoint committed (or savepoint acknowledged) in
+ *     the range's key groups by the run that took the claim's restored checkpoint or by the
+ *     claimant's own run (whose lineage holds that checkpoint), when every one of them has such a
+ *     commit, else 0: a restore from a checkpoint no newer than this finds every write before that
+ *     checkpoint's barrier in the table (see {@code RestoreFlush}); another run's checkpoint ids
+ *     are another timeline and prove nothing
+ * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
+ * @param hasRows whether the live, staged or committed table holds a row in the range
+ * @param newestDeletion the newest barrier tag under which a live row of the range was deleted (a
+ *     delete, or a flush's stale key), 0 when none
+ * @param committedLineages the lineages of the runs whose commit is the latest in some key group of
+ *     the range (rows from before the lineage was recorded name none)
+ */
+@Internal
+public record RangeRecord(
+        Set<RangeOwner> owners,
+        long committedByClaimantRun,
+        long lastCommitted,
+        long committedInEveryKeyGroup,
+        boolean claimantRunSuperseded,
+        boolean hasRows,
+        long newestDeletion,
+        Set<RunLineage> committedLineages) {
+
+    public RangeRecord {
+        owners = Set.copyOf(owners);
+        committedLineages = Set.copyOf(committedLineages);
+    }
+
+    /**
+     * Whether a live row of the range was deleted after barrier {@code checkpointId} reached its
+     * writer: the incremental flush from {@code checkpointId} cannot see such a deletion.
+     */
+    public boolean deletedSince(long checkpointId) {
+        return newestDeletion >= checkpointId;
+    }
+
+    /** The runs that own key groups of the range. */
+    public Set<String> ownerRuns() {
+        return owners.stream()
+                .map(owner -> owner.id().run())
+                .collect(Collectors.toUnmodifiableSet());
+    }
+}

@@ -1,0 +1,74 @@
+package io.effonce.sink.internal.postgres;
+
+import io.effonce.jdbc.RetryingSession;
+import io.effonce.sink.PostgresStoreConfig;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Numbers a deployment from the sequence {@code sink_deployment}, where the job's graph is built.
+ *
+ * <p>A number is at least the database's clock in microseconds: a database that went back in time
+ * (a standby promoted, a backup restored) also puts the sequence back, and would hand a later
+ * deployment a number an earlier one already carries, so that a frozen attempt of the earlier one
+ * could take the later one's key groups and have it refused for good. Its clock does not go back
+ * with it; numbers grow as long as the database servers' clocks agree to within the time between
+ * two deployments.
+ */
+final class DeploymentNumbers {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeploymentNumbers.class);
+
+    /** The next value, raised to the database's clock (serialized by the advisory lock). */
+    private static final String NEXT =
+            "SELECT setval('sink_deployment', GREATEST(nextval('sink_deployment'),"
+                    + " (extract(epoch FROM clock_timestamp()) * 1000000)::bigint))";
+
+    private DeploymentNumbers() {}
+
+    /**
+     * The next number, or empty (with a warning that says what it costs) when the database cannot
+     * be reached from here: a client that submits the job may not see the sink's database.
+     */
+    static OptionalLong next(PostgresStoreConfig config) {
+        return next(config, c -> null);
+    }
+
+    /** As {@link #next(PostgresStoreConfig)}, after {@code prepare} in the same transaction. */
+    static OptionalLong next(PostgresStoreConfig config, RetryingSession.Work<?> prepare) {
+        try (RetryingSession session =
+                new RetryingSession(config.withRetries(1, config.retryBackoff()))) {
+            return OptionalLong.of(
+                    session.inTransaction(
+                            "Numbering a deployment of " + config.table(),
+                            c -> {
+                                prepare.run(c);
+                                try (PreparedStatement s =
+                                        c.prepareStatement(
+                                                "SELECT pg_advisory_xact_lock(hashtext("
+                                                        + "'sink_deployment'))")) {
+                                    s.execute();
+                                }
+                                try (PreparedStatement s = c.prepareStatement(NEXT);
+                                        ResultSet rs = s.executeQuery()) {
+                                    rs.next();
+                                    return rs.getLong(1);
+                                }
+                            }));
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Could not number this deployment of {} from {} ({}): it is not ordered against"
+                            + " other deployments, so an attempt of an earlier one that wakes up"
+                            + " after this one took its key groups may be taken for a later one."
+                            + " Build the job where the sink's database can be reached, or apply"
+                            + " deploy/sql/sink.sql (the sequence sink_deployment).",
+                    config.table(),
+                    PostgresStoreConfig.redacted(config.jdbcUrl()),
+                    e.getMessage());
+            return OptionalLong.empty();
+        }
+    }
+}

@@ -1,0 +1,266 @@
+package io.effonce.sink.internal.postgres;
+
+import io.effonce.jdbc.RetryingSession;
+import io.effonce.sink.PostgresStoreConfig;
+import io.effonce.sink.internal.Claim;
+import io.effonce.sink.internal.FencedException;
+import io.effonce.sink.internal.KeyGroupSpan;
+import io.effonce.sink.internal.LostWritesException;
+import io.effonce.sink.internal.RangeFence;
+import io.effonce.sink.internal.RangeRecord;
+import io.effonce.sink.internal.RunLineage;
+import io.effonce.sink.internal.Takeover;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Predicate;
+
+/**
+ * The fence rows ({@code sink_fences}) of one table, as one writer holds them: taking a range, and
+ * the checks that open every write transaction ({@link #guarded}).
+ *
+ * <p>The fence check locks this writer's fence rows {@code FOR SHARE} and fails unless they still
+ * carry its token and writer id; a takeover must update those rows, so it waits for a running write
+ * to finish, and a write that starts after it sees the new owner and rolls back.
+ *
+ * <p>The write check advances this writer's count in {@code sink_writers} from the count of the
+ * last transaction the database acknowledged to it (or the one after: a commit whose outcome a cut
+ * connection hid, retried). A database that went back in time holds less, and the transaction fails
+ * with {@link LostWritesException}: within one write transaction, and at least one runs per
+ * checkpoint ({@link #recordBarrier}). The writer id is random, because a database that went back
+ * can hand out a token a second time.
+ */
+final class PostgresFence implements RangeFence {
+
+    private final String table;
+    private final List<String> rowTables;
+    private final RetryingSession session;
+    private final boolean checkWrites;
+    private final String writer = UUID.randomUUID().toString();
+    private KeyGroupSpan span;
+    private long token = -1;
+    private String run;
+    private RunLineage lineage;
+
+    /** Write transactions of this writer the database acknowledged, counted from its takeover. */
+    private long acknowledged;
+
+    PostgresFence(PostgresStoreConfig config, RetryingSession session, boolean checkWrites) {
+        this.table = config.table();
+        this.rowTables = List.of(table, config.stagedTable(), config.committedTable());
+        this.session = session;
+        this.checkWrites = checkWrites;
+    }
+
+    /**
+     * Runs {@code work} in one transaction that first passes the fence and write checks: a writer
+     * taken over, or one whose database lost what it acknowledged, writes nothing.
+     */
+    <T> T guarded(String what, RetryingSession.Work<T> work) {
+        requireOwner();
+        T result =
+                session.inTransaction(
+                        what,
+                        c -> {
+                            check(c);
+                            return work.run(c);
+                        });
+        acknowledged++;
+        return result;
+    }
+
+    /**
+     * One transaction: serialize with every other takeover of this table, lock the range's fence
+     * rows, read the range's record, let {@code mayTake} decide, and only then take the range and
+     * mark the runs it took key groups from as superseded.
+     */
+    @Override
+    public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+        Takeover takeover =
+                session.inTransaction(
+                        "Taking " + span + " of " + table + " for " + claim.task(),
+                        c -> {
+                            try (PreparedStatement s =
+                                    c.prepareStatement(
+                                            "SELECT pg_advisory_xact_lock(hashtext(?))")) {
+                                s.setString(1, "sink_fences:" + table);
+                                s.execute();
+                            }
+                            RangeRecord found = FenceRows.read(c, table, rowTables, span, claim);
+                            if (!mayTake.test(found)) {
+                                return new Takeover(found, false, -1);
+                            }
+                            long newToken = FenceRows.take(c, table, span, claim, writer);
+                            return new Takeover(found, true, newToken);
+                        });
+        if (takeover.taken()) {
+            this.span = span;
+            this.token = takeover.token();
+            this.run = claim.run();
+            this.lineage = claim.lineage();
+            this.acknowledged = 0;
+        }
+        return takeover;
+    }
+
+    @Override
+    public void recordBarrier(long checkpointId) {
+        guarded(
+                "Recording barrier " + checkpointId + " in " + span + " of " + table,
+                c -> {
+                    try (PreparedStatement s =
+                            c.prepareStatement(
+                                    "UPDATE sink_fences SET owner_barrier ="
+                                            + " GREATEST(owner_barrier, ?) WHERE sink_table = ?"
+                                            + " AND key_group BETWEEN ? AND ?")) {
+                        s.setLong(1, checkpointId);
+                        s.setString(2, table);
+                        s.setInt(3, span.first());
+                        s.setInt(4, span.last());
+                        return s.executeUpdate();
+                    }
+                });
+    }
+
+    /**
+     * Locks this writer's fence rows for the rest of the transaction and fails it unless every one
+     * still carries this writer's token and id; then advances this writer's count of acknowledged
+     * write transactions, or fails if the database holds fewer than it acknowledged.
+     */
+    private void check(Connection c) throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT count(*),"
+                                + " count(*) FILTER (WHERE owner_token = ? AND owner_writer = ?),"
+                                + " max(owner_token), max(owner_task)"
+                                + " FROM (SELECT owner_token, owner_writer, owner_task"
+                                + " FROM sink_fences WHERE sink_table = ?"
+                                + " AND key_group BETWEEN ? AND ? FOR SHARE) f")) {
+            s.setLong(1, token);
+            s.setString(2, writer);
+            s.setString(3, table);
+            s.setInt(4, span.first());
+            s.setInt(5, span.last());
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                long rows = rs.getLong(1);
+                long mine = rs.getLong(2);
+                long newest = rs.getLong(3);
+                if (rows != span.size() || mine != rows) {
+                    if (checkWrites && newest < token) {
+                        // Tokens only grow: a fence whose newest owner is older than this writer
+                        // is a fence from before this writer's takeover.
+                        throw lostWrites(
+                                rows == 0
+                                        ? "it holds no fence rows for the range this writer took"
+                                        : "its fence rows are back to an owner before it (token "
+                                                + newest
+                                                + ", "
+                                                + rs.getString(4)
+                                                + ")");
+                    }
+                    throw new FencedException(
+                            "Writer with token "
+                                    + token
+                                    + " no longer owns "
+                                    + span
+                                    + " of "
+                                    + table
+                                    + ": taken over by token "
+                                    + newest
+                                    + " ("
+                                    + rs.getString(4)
+                                    + "); this writer belongs to a failed attempt and stops");
+                }
+            }
+        }
+        if (checkWrites) {
+            advanceWrites(c);
+        }
+    }
+
+    private void advanceWrites(Connection c) throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "UPDATE sink_writers SET writes = ? WHERE sink_table = ? AND writer = ?"
+                                + " AND writes BETWEEN ? AND ?")) {
+            s.setLong(1, acknowledged + 1);
+            s.setString(2, table);
+            s.setString(3, writer);
+            s.setLong(4, acknowledged);
+            s.setLong(5, acknowledged + 1);
+            if (s.executeUpdate() == 1) {
+                return;
+            }
+        }
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT writes FROM sink_writers WHERE sink_table = ? AND writer = ?")) {
+            s.setString(1, table);
+            s.setString(2, writer);
+            try (ResultSet rs = s.executeQuery()) {
+                throw lostWrites(
+                        rs.next()
+                                ? "it holds "
+                                        + rs.getLong(1)
+                                        + " of the "
+                                        + acknowledged
+                                        + " write transactions it acknowledged to this writer"
+                                : "it holds no record of this writer, which took the range and had "
+                                        + acknowledged
+                                        + " write transactions acknowledged");
+            }
+        }
+    }
+
+    private LostWritesException lostWrites(String found) {
+        return new LostWritesException(
+                "The sink database went back in time under "
+                        + span
+                        + " of "
+                        + table
+                        + " (writer token "
+                        + token
+                        + "): "
+                        + found
+                        + ". It lost transactions it had acknowledged, as an asynchronous standby"
+                        + " promoted or a restored backup does. The task fails so that Flink"
+                        + " restores its last checkpoint; that restore repairs the live and"
+                        + " committed tables from state (sink/DATABASE-GOES-BACK.md).");
+    }
+
+    /** The range this writer took. */
+    KeyGroupSpan span() {
+        requireOwner();
+        return span;
+    }
+
+    /** The run that took it, as {@code sink_progress} records who committed. */
+    String run() {
+        requireOwner();
+        return run;
+    }
+
+    /** That run's lineage, as {@code sink_progress} records it with each commit. */
+    RunLineage lineage() {
+        requireOwner();
+        return lineage;
+    }
+
+    void requireOwner() {
+        if (span == null) {
+            throw new IllegalStateException("takeOwnership(...) must come before any other call");
+        }
+    }
+
+    void requireOwned(int keyGroup) {
+        requireOwner();
+        if (!span.contains(keyGroup)) {
+            throw new IllegalArgumentException(
+                    "Key group " + keyGroup + " is outside this writer's " + span);
+        }
+    }
+}

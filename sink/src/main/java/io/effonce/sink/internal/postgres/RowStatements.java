@@ -1,0 +1,324 @@
+package io.effonce.sink.internal.postgres;
+
+import io.effonce.sink.Column;
+import io.effonce.sink.RowMapping;
+import io.effonce.sink.internal.KeyGroupSpan;
+import io.effonce.sink.internal.StoredRow;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The statements the three tables of a sink share — live ({@code barrier_tag}), staged and
+ * committed ({@code checkpoint_id}) — built from the job's {@link RowMapping}, each a single
+ * statement over arrays ({@code unnest}), so a batch of any size is one round trip. Table and
+ * column names come from validated configuration and the mapping's validated columns only.
+ */
+final class RowStatements<K, V> {
+
+    private final RowMapping<K, V> mapping;
+    private final List<Column> keys;
+    private final List<Column> values;
+    private final List<Column> all;
+
+    RowStatements(RowMapping<K, V> mapping) {
+        this.mapping = mapping;
+        this.keys = List.copyOf(mapping.keyColumns());
+        this.values = List.copyOf(mapping.valueColumns());
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("A sink's row mapping needs a key column");
+        }
+        List<Column> both = new ArrayList<>(keys);
+        both.addAll(values);
+        this.all = List.copyOf(both);
+    }
+
+    /** The key columns, comma-separated: the tables' primary key. */
+    String keyList() {
+        return names(keys);
+    }
+
+    /** The key and then the value columns, comma-separated. */
+    String columnList() {
+        return names(all);
+    }
+
+    /** {@code AND a.k = b.k} for each key column. */
+    String keysEqual(String a, String b) {
+        return keys.stream()
+                .map(k -> " AND " + a + "." + k.name() + " = " + b + "." + k.name())
+                .collect(Collectors.joining());
+    }
+
+    /** {@code v = EXCLUDED.v, } for each value column: the head of an upsert's SET list. */
+    String valuesFromExcluded() {
+        return values.stream()
+                .map(v -> v.name() + " = EXCLUDED." + v.name() + ", ")
+                .collect(Collectors.joining());
+    }
+
+    /**
+     * Upserts {@code rows} into {@code table}: each row's tag goes to {@code tagColumn}; {@code
+     * conflict} is the table's primary key; {@code timeColumn}, if not null, gets now().
+     */
+    int upsert(
+            Connection c,
+            String table,
+            String tagColumn,
+            String timeColumn,
+            String conflict,
+            List<StoredRow<K, V>> rows)
+            throws SQLException {
+        int n = rows.size();
+        int width = keys.size() + values.size();
+        Object[][] columns = new Object[width][];
+        System.arraycopy(keyColumns(keysOf(rows)), 0, columns, 0, keys.size());
+        for (int v = 0; v < values.size(); v++) {
+            columns[keys.size() + v] = new Object[n];
+            for (int i = 0; i < n; i++) {
+                columns[keys.size() + v][i] = mapping.valueColumn(rows.get(i).value(), v);
+            }
+        }
+        String time = timeColumn == null ? "" : ", " + timeColumn;
+        String timeValue = timeColumn == null ? "" : ", now()";
+        String timeSet = timeColumn == null ? "" : ", " + timeColumn + " = now()";
+        String sql =
+                "INSERT INTO "
+                        + table
+                        + " ("
+                        + names(all)
+                        + ", "
+                        + tagColumn
+                        + ", key_group"
+                        + time
+                        + ") SELECT "
+                        + elements(all)
+                        + ", tag, g"
+                        + timeValue
+                        + " FROM unnest("
+                        + arrays(all)
+                        + ", ?::bigint[], ?::int[]) AS u("
+                        + aliases(all.size())
+                        + ", tag, g) ON CONFLICT ("
+                        + conflict
+                        + ") DO UPDATE SET "
+                        + valuesFromExcluded()
+                        + tagColumn
+                        + " = EXCLUDED."
+                        + tagColumn
+                        + ", key_group = EXCLUDED.key_group"
+                        + timeSet;
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (int i = 0; i < width; i++) {
+                s.setObject(i + 1, all.get(i).type().bind(c, columns[i]));
+            }
+            s.setObject(width + 1, tags(rows));
+            s.setObject(width + 2, keyGroups(rows));
+            return s.executeUpdate();
+        }
+    }
+
+    /**
+     * Stages the deletion of each tombstone's key in {@code staged} at its tag (the checkpoint): a
+     * row with {@code deleted} set and no value, which the commit turns into the key's removal.
+     */
+    int stageTombstones(Connection c, String staged, List<StoredRow<K, V>> tombstones)
+            throws SQLException {
+        Object[][] columns = keyColumns(keysOf(tombstones));
+        String noValue =
+                values.stream().map(v -> v.name() + " = NULL, ").collect(Collectors.joining());
+        String sql =
+                "INSERT INTO "
+                        + staged
+                        + " ("
+                        + names(keys)
+                        + ", checkpoint_id, key_group, deleted) SELECT "
+                        + elements(keys)
+                        + ", tag, g, true FROM unnest("
+                        + arrays(keys)
+                        + ", ?::bigint[], ?::int[]) AS u("
+                        + aliases(keys.size())
+                        + ", tag, g) ON CONFLICT (checkpoint_id, "
+                        + keyList()
+                        + ") DO UPDATE SET "
+                        + noValue
+                        + "deleted = true, key_group = EXCLUDED.key_group";
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (int k = 0; k < keys.size(); k++) {
+                s.setObject(k + 1, keys.get(k).type().bind(c, columns[k]));
+            }
+            s.setObject(keys.size() + 1, tags(tombstones));
+            s.setObject(keys.size() + 2, keyGroups(tombstones));
+            return s.executeUpdate();
+        }
+    }
+
+    /**
+     * Records in {@code sink_live_deletes}, per key group of {@code tombstones}, the newest tag
+     * under which a live row of {@code table} was deleted.
+     */
+    static void recordDeletions(
+            Connection c, String table, List<? extends StoredRow<?, ?>> tombstones)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "INSERT INTO sink_live_deletes AS d (sink_table, key_group, barrier_tag)"
+                                + " SELECT ?, g, max(tag) FROM unnest(?::int[], ?::bigint[])"
+                                + " AS u(g, tag) GROUP BY g ON CONFLICT (sink_table, key_group)"
+                                + " DO UPDATE SET barrier_tag = GREATEST(d.barrier_tag,"
+                                + " EXCLUDED.barrier_tag), deleted_at = now()")) {
+            s.setString(1, table);
+            s.setObject(2, keyGroups(tombstones));
+            s.setObject(3, tags(tombstones));
+            s.executeUpdate();
+        }
+    }
+
+    /** Deletes these keys' rows from {@code table}, within {@code span}. */
+    int delete(Connection c, String table, Collection<K> toDelete, KeyGroupSpan span)
+            throws SQLException {
+        Object[][] columns = keyColumns(toDelete);
+        StringBuilder match = new StringBuilder();
+        for (int k = 0; k < keys.size(); k++) {
+            match.append(" AND t.")
+                    .append(keys.get(k).name())
+                    .append(" = u.c")
+                    .append(k)
+                    .append(keys.get(k).type().elementCast());
+        }
+        String sql =
+                "DELETE FROM "
+                        + table
+                        + " t USING unnest("
+                        + arrays(keys)
+                        + ") AS u("
+                        + aliases(keys.size())
+                        + ") WHERE t.key_group BETWEEN ? AND ?"
+                        + match;
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            for (int k = 0; k < keys.size(); k++) {
+                s.setObject(k + 1, keys.get(k).type().bind(c, columns[k]));
+            }
+            s.setInt(keys.size() + 1, span.first());
+            s.setInt(keys.size() + 2, span.last());
+            return s.executeUpdate();
+        }
+    }
+
+    /**
+     * The keys of {@code table} in {@code span} whose {@code tagColumn} is at least {@code from};
+     * shaped for a ({@code tagColumn}, key_group) index: a range on its first column.
+     */
+    List<K> keysFrom(Connection c, String table, String tagColumn, long from, KeyGroupSpan span)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT "
+                                + keyList()
+                                + " FROM "
+                                + table
+                                + " WHERE "
+                                + tagColumn
+                                + " >= ? AND key_group BETWEEN ? AND ?")) {
+            s.setLong(1, from);
+            s.setInt(2, span.first());
+            s.setInt(3, span.last());
+            List<K> found = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    found.add(mapping.readKey(rs, 1));
+                }
+            }
+            return found;
+        }
+    }
+
+    /** Deletes the rows of {@code table} in {@code span}{@code andWhere}; returns how many. */
+    static int deleteInSpan(
+            Connection c, String table, KeyGroupSpan span, String andWhere, long... params)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "DELETE FROM " + table + " WHERE key_group BETWEEN ? AND ?" + andWhere)) {
+            s.setInt(1, span.first());
+            s.setInt(2, span.last());
+            for (int i = 0; i < params.length; i++) {
+                s.setLong(3 + i, params[i]);
+            }
+            return s.executeUpdate();
+        }
+    }
+
+    /** The key columns of {@code keysToBind}: one array per column, the keys in their order. */
+    private Object[][] keyColumns(Collection<K> keysToBind) {
+        Object[][] columns = new Object[keys.size()][keysToBind.size()];
+        int i = 0;
+        for (K key : keysToBind) {
+            for (int k = 0; k < keys.size(); k++) {
+                columns[k][i] = mapping.keyColumn(key, k);
+            }
+            i++;
+        }
+        return columns;
+    }
+
+    private List<K> keysOf(List<StoredRow<K, V>> rows) {
+        List<K> found = new ArrayList<>(rows.size());
+        for (StoredRow<K, V> row : rows) {
+            found.add(row.key());
+        }
+        return found;
+    }
+
+    private static long[] tags(List<? extends StoredRow<?, ?>> rows) {
+        long[] tags = new long[rows.size()];
+        for (int i = 0; i < tags.length; i++) {
+            tags[i] = rows.get(i).barrierTag();
+        }
+        return tags;
+    }
+
+    private static int[] keyGroups(List<? extends StoredRow<?, ?>> rows) {
+        int[] groups = new int[rows.size()];
+        for (int i = 0; i < groups.length; i++) {
+            groups[i] = rows.get(i).keyGroup();
+        }
+        return groups;
+    }
+
+    private static String names(List<Column> columns) {
+        return columns.stream().map(Column::name).collect(Collectors.joining(", "));
+    }
+
+    /** {@code ?::text[], ?::bigint[]...}: one array parameter per column. */
+    private static String arrays(List<Column> columns) {
+        return columns.stream()
+                .map(col -> "?::" + col.type().arrayCast())
+                .collect(Collectors.joining(", "));
+    }
+
+    /** {@code u.c0, u.c1::date...}: each array's element as its column's type. */
+    private static String elements(List<Column> columns) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < columns.size(); i++) {
+            b.append(i == 0 ? "" : ", ")
+                    .append("u.c")
+                    .append(i)
+                    .append(columns.get(i).type().elementCast());
+        }
+        return b.toString();
+    }
+
+    private static String aliases(int count) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            b.append(i == 0 ? "c" : ", c").append(i);
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,29 @@
+package io.effonce.sink.internal.postgres;
+
+import java.util.regex.Pattern;
+import org.apache.flink.annotation.Internal;
+
+/** Table names from configuration, validated before they are put into SQL text. */
+@Internal
+public final class SqlIdentifier {
+
+    private static final Pattern NAME =
+            Pattern.compile("[a-z_][a-z0-9_]{0,62}(\\.[a-z_][a-z0-9_]{0,62})?");
+
+    private SqlIdentifier() {}
+
+    /**
+     * Returns {@code name} if it is a plain (optionally schema-qualified) lower-case identifier.
+     */
+    public static String require(String option, String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException(
+                    option
+                            + " must be a lower-case table name (letters, digits, underscores,"
+                            + " optionally schema.table), was '"
+                            + name
+                            + "'");
+        }
+        return name;
+    }
+}

@@ -1,0 +1,78 @@
+package io.effonce.sink.internal.postgres;
+
+import static io.effonce.sink.testutils.SinkHarnesses.opened;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.effonce.sink.FlushableSink;
+import io.effonce.sink.PostgresStoreConfig;
+import io.effonce.sink.PostgresStores;
+import io.effonce.sink.internal.SinkMisconfiguredException;
+import io.effonce.sink.testutils.TestKey;
+import io.effonce.sink.testutils.TestRows;
+import io.effonce.sink.testutils.TestTotal;
+import io.effonce.testing.LocalServices;
+import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.junit.PostgresExtension;
+import java.time.Duration;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.throwable.ThrowableClassifier;
+import org.apache.flink.runtime.throwable.ThrowableType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A sink that starts against a database without its tables, or with a wrong password, fails once
+ * with the fix in its message and an exception Flink does not restart into; a database that is
+ * merely down is still retried and restored (it is not a misconfiguration).
+ */
+@ExtendWith(PostgresExtension.class)
+class SinkMisconfiguredITCase {
+
+    @Test
+    void missingTablesAndAWrongPasswordFailWithoutRestartsNamingTheFix(PostgresEndpoint db) {
+        PostgresEndpoint bare = LocalServices.newDatabase(db, "effonce_bare");
+        assertThatThrownBy(() -> opened(sink(bare), TypeInformation.of(TestKey.class)))
+                .isInstanceOf(SinkMisconfiguredException.class)
+                .hasMessageContaining("lack table merchant_daily_totals,")
+                .hasMessageContaining("Apply deploy/sql/sink.sql again")
+                .satisfies(SinkMisconfiguredITCase::notRestarted);
+
+        PostgresEndpoint wrong =
+                db.withPasswordFor("effonce_sink", "right").as("effonce_sink", "wrong");
+        assertThatThrownBy(() -> opened(sink(wrong), TypeInformation.of(TestKey.class)))
+                .isInstanceOf(SinkMisconfiguredException.class)
+                .hasMessageContaining("password authentication failed")
+                .hasMessageContaining("Check the user and password")
+                .satisfies(SinkMisconfiguredITCase::notRestarted);
+    }
+
+    @Test
+    void aDatabaseThatIsDownIsNotAMisconfiguration() {
+        PostgresEndpoint down =
+                new PostgresEndpoint("jdbc:postgresql://127.0.0.1:1/ledger", "effonce_sink", "x");
+        assertThatThrownBy(() -> opened(sink(down), TypeInformation.of(TestKey.class)))
+                .isNotInstanceOf(SinkMisconfiguredException.class)
+                .satisfies(
+                        e ->
+                                assertThat(ThrowableClassifier.getThrowableType(e))
+                                        .isNotEqualTo(ThrowableType.NonRecoverableError));
+    }
+
+    private static void notRestarted(Throwable e) {
+        assertThat(ThrowableClassifier.getThrowableType(e))
+                .as("Flink's classification: no restart")
+                .isEqualTo(ThrowableType.NonRecoverableError);
+    }
+
+    private static FlushableSink<TestKey, TestTotal> sink(PostgresEndpoint db) {
+        PostgresStoreConfig config =
+                PostgresStoreConfig.of(
+                                db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
+                        .withRetries(1, Duration.ofMillis(10));
+        return FlushableSink.<TestKey, TestTotal>builder()
+                .store(PostgresStores.deployed(config, TestRows.MAPPING))
+                .valueType(TypeInformation.of(TestTotal.class))
+                .build();
+    }
+}
