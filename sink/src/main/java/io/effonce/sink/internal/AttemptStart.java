@@ -2,6 +2,8 @@ package io.effonce.sink.internal;
 
 import java.util.Optional;
 import org.apache.flink.util.Preconditions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A sink subtask attempt's start ({@link RestoreProtocol}): made when it opens, or, when the
@@ -10,6 +12,8 @@ import org.apache.flink.util.Preconditions;
  * ChangesSinceBarrier}, and its keyed state is still the restored state.
  */
 final class AttemptStart<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AttemptStart.class);
 
     private final RestoreProtocol<K, V> protocol;
     private final KeyGroupSpan span;
@@ -55,7 +59,17 @@ final class AttemptStart<K, V> {
         return awaitingFirstBarrier;
     }
 
-    String task() {
-        return claim.task();
+    /**
+     * Whether the attempt may write what is left when its input ends; not while it owns nothing:
+     * the final checkpoint's barrier, if it comes, takes the range and writes.
+     */
+    boolean mayWriteAtEnd() {
+        if (awaitingFirstBarrier) {
+            LOG.warn(
+                    "{}: input ended before the first barrier this attempt waits for; its output"
+                            + " is written at the final checkpoint's barrier, or not at all",
+                    claim.task());
+        }
+        return !awaitingFirstBarrier;
     }
 }

@@ -7,10 +7,7 @@ import io.effonce.sink.TotalsStoreFactory;
 import java.util.OptionalLong;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.TaskInfo;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -21,8 +18,6 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The flushable sink as a keyed operator: Flink's hooks, each handed to the room that owns the
@@ -41,10 +36,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         implements OneInputStreamOperator<SinkChange<K, V>, Void> {
 
     private static final long serialVersionUID = 1L;
-    private static final Logger LOG = LoggerFactory.getLogger(FlushableSinkOperator.class);
-
-    /** Name of the operator state holding the state's {@link RunLineage}. Fixed for savepoints. */
-    static final String LINEAGE_STATE = "flushable-sink-lineage";
 
     private final TotalsStoreFactory<K, V> storeFactory;
     private final TypeInformation<V> valueType;
@@ -55,10 +46,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
     private transient SinkKeyedState<K, V> keyedState;
 
-    /** The runs the restored state descends from, in operator state; then this run too. */
-    private transient ListState<String> lineageState;
-
-    private transient RunLineage restoredLineage;
+    private transient LineageState lineageState;
     private transient RunLineage lineage;
     private transient OptionalLong restoredCheckpointId;
     private transient int maxParallelism;
@@ -90,11 +78,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         getKeyedStateBackend(),
                         valueType,
                         settings.retiredRetention());
-        lineageState =
-                context.getOperatorStateStore()
-                        .getUnionListState(new ListStateDescriptor<>(LINEAGE_STATE, Types.STRING));
-        restoredLineage =
-                context.isRestored() ? RunLineage.of(lineageState.get()) : RunLineage.UNKNOWN;
+        lineageState = new LineageState(context);
         restoredCheckpointId =
                 context.isRestored() ? context.getRestoredCheckpointId() : OptionalLong.empty();
     }
@@ -117,7 +101,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         task,
                         getContainingTask().getEnvironment().getExecutionId(),
                         restoredCheckpointId,
-                        restoredLineage);
+                        lineageState.restored());
         lineage = claim.lineage();
         DeploymentConfig deployment = DeploymentConfig.of(getContainingTask().getEnvironment());
         deployment.refuseRescalingWithinARun();
@@ -130,7 +114,13 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                     new QuarantiningWriter<>(store, metrics.quarantinedRows);
             live =
                     new LiveWriter<>(
-                            buffer, writer, metrics, settings.batchSize(), this::keyGroupOf);
+                            buffer,
+                            writer,
+                            metrics,
+                            settings.batchSize(),
+                            this::keyGroupOf,
+                            () -> cycle.tag(),
+                            () -> !start.awaitingFirstBarrier());
             cycle =
                     new CheckpointCycle<>(
                             restoredCheckpointId.orElse(0L),
@@ -152,12 +142,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                             deployment.checkpointsDir());
             start.atOpen();
         } catch (TransactionFailedException e) {
-            // A login refused or a table missing at start: no restart makes it work.
-            throw e.misconfiguration()
-                    ? new SinkMisconfiguredException(e, storeFactory.tablesScript())
-                    : e;
+            throw SinkMisconfiguredException.atStart(e, storeFactory.tablesScript());
         }
-        scheduleFlushTimer();
+        live.scheduleWrites(getProcessingTimeService(), settings.flushInterval().toMillis());
     }
 
     /** What this attempt's restore flush did ({@link FlushReport#NONE} when it ran none). */
@@ -181,9 +168,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
             changedSinceBarrier.changed(change.key(), change.value());
             live.put(change.key(), change.value());
         }
-        if (live.batchFull()) {
-            writeLive();
-        }
     }
 
     @Override
@@ -192,7 +176,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         start.atBarrier(checkpointId);
         keyedState.apply(changedSinceBarrier);
         // Everything tagged below checkpointId is durable before this subtask acknowledges it.
-        writeLive();
+        live.writeAll();
         cycle.stage(checkpointId, changedSinceBarrier.staged(checkpointId, this::keyGroupOf));
         changedSinceBarrier.clear();
     }
@@ -233,20 +217,14 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        lineageState.update(lineage.entries());
+        lineageState.snapshot(lineage);
     }
 
     @Override
     public void finish() throws Exception {
-        if (start.awaitingFirstBarrier()) {
-            // Owns nothing yet: the final checkpoint's barrier, if it comes, takes and writes.
-            LOG.warn(
-                    "{}: input ended before the first barrier this attempt waits for; its output"
-                            + " is written at the final checkpoint's barrier, or not at all",
-                    start.task());
-        } else {
+        if (start.mayWriteAtEnd()) {
             keyedState.apply(changedSinceBarrier);
-            writeLive();
+            live.writeAll();
         }
         super.finish();
     }
@@ -259,24 +237,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
             }
         } finally {
             super.close();
-        }
-    }
-
-    private void scheduleFlushTimer() {
-        long interval = settings.flushInterval().toMillis();
-        long now = getProcessingTimeService().getCurrentProcessingTime();
-        getProcessingTimeService()
-                .registerTimer(
-                        now + interval,
-                        time -> {
-                            writeLive();
-                            scheduleFlushTimer();
-                        });
-    }
-
-    private void writeLive() {
-        if (!start.awaitingFirstBarrier()) {
-            live.writeAll(cycle.tag());
         }
     }
 

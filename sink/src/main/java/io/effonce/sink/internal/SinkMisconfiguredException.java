@@ -32,6 +32,17 @@ public final class SinkMisconfiguredException extends RuntimeException {
     }
 
     /**
+     * What a failure at start means: this exception when no restart can make it work (a login
+     * refused, a table missing), else {@code failure} itself.
+     */
+    static RuntimeException atStart(
+            TransactionFailedException failure, Optional<String> tablesScript) {
+        return failure.misconfiguration()
+                ? new SinkMisconfiguredException(failure, tablesScript)
+                : failure;
+    }
+
+    /**
      * With the script that creates the sink's tables, shown when a table or a column is missing
      * (SQLSTATE 42P01, 42703).
      */

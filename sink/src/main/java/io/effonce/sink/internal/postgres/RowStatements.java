@@ -40,12 +40,12 @@ final class RowStatements<K, V> {
 
     /** The key columns, comma-separated: the tables' primary key. */
     String keyList() {
-        return names(keys);
+        return ColumnSql.names(keys);
     }
 
     /** The key and then the value columns, comma-separated. */
     String columnList() {
-        return names(all);
+        return ColumnSql.names(all);
     }
 
     /** {@code AND a.k = b.k} for each key column. */
@@ -91,19 +91,19 @@ final class RowStatements<K, V> {
                 "INSERT INTO "
                         + table
                         + " ("
-                        + names(all)
+                        + ColumnSql.names(all)
                         + ", "
                         + tagColumn
                         + ", key_group"
                         + time
                         + ") SELECT "
-                        + elements(all)
+                        + ColumnSql.elements(all)
                         + ", tag, g"
                         + timeValue
                         + " FROM unnest("
-                        + arrays(all)
+                        + ColumnSql.arrays(all)
                         + ", ?::bigint[], ?::int[]) AS u("
-                        + aliases(all.size())
+                        + ColumnSql.aliases(all.size())
                         + ", tag, g) ON CONFLICT ("
                         + conflict
                         + ") DO UPDATE SET "
@@ -136,13 +136,13 @@ final class RowStatements<K, V> {
                 "INSERT INTO "
                         + staged
                         + " ("
-                        + names(keys)
+                        + ColumnSql.names(keys)
                         + ", checkpoint_id, key_group, deleted) SELECT "
-                        + elements(keys)
+                        + ColumnSql.elements(keys)
                         + ", tag, g, true FROM unnest("
-                        + arrays(keys)
+                        + ColumnSql.arrays(keys)
                         + ", ?::bigint[], ?::int[]) AS u("
-                        + aliases(keys.size())
+                        + ColumnSql.aliases(keys.size())
                         + ", tag, g) ON CONFLICT (checkpoint_id, "
                         + keyList()
                         + ") DO UPDATE SET "
@@ -195,9 +195,9 @@ final class RowStatements<K, V> {
                 "DELETE FROM "
                         + table
                         + " t USING unnest("
-                        + arrays(keys)
+                        + ColumnSql.arrays(keys)
                         + ") AS u("
-                        + aliases(keys.size())
+                        + ColumnSql.aliases(keys.size())
                         + ") WHERE t.key_group BETWEEN ? AND ?"
                         + match;
         try (PreparedStatement s = c.prepareStatement(sql)) {
@@ -289,36 +289,5 @@ final class RowStatements<K, V> {
             groups[i] = rows.get(i).keyGroup();
         }
         return groups;
-    }
-
-    private static String names(List<Column> columns) {
-        return columns.stream().map(Column::name).collect(Collectors.joining(", "));
-    }
-
-    /** {@code ?::text[], ?::bigint[]...}: one array parameter per column. */
-    private static String arrays(List<Column> columns) {
-        return columns.stream()
-                .map(col -> "?::" + col.type().arrayCast())
-                .collect(Collectors.joining(", "));
-    }
-
-    /** {@code u.c0, u.c1::date...}: each array's element as its column's type. */
-    private static String elements(List<Column> columns) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < columns.size(); i++) {
-            b.append(i == 0 ? "" : ", ")
-                    .append("u.c")
-                    .append(i)
-                    .append(columns.get(i).type().elementCast());
-        }
-        return b.toString();
-    }
-
-    private static String aliases(int count) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            b.append(i == 0 ? "c" : ", c").append(i);
-        }
-        return b.toString();
     }
 }
