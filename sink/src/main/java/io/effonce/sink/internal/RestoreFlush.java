@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
 import org.apache.flink.annotation.Internal;
 import org.slf4j.Logger;
@@ -194,20 +195,8 @@ public final class RestoreFlush<K, V> {
         if (deleteStale) {
             // Recorded under the tag before checkpointId: a later restore from checkpointId finds
             // these keys absent from state too, one from an older checkpoint may not.
-            List<StoredRow<K, V>> tombstones =
-                    stale.stream()
-                            .map(
-                                    key ->
-                                            StoredRow.<K, V>tombstone(
-                                                    key,
-                                                    keyGroupOf.applyAsInt(key),
-                                                    checkpointId - 1))
-                            .toList();
             // Through the quarantine: a tombstone of state names a key the database may refuse.
-            for (int from = 0; from < tombstones.size(); from += batchSize) {
-                writer.delete(
-                        tombstones.subList(from, Math.min(tombstones.size(), from + batchSize)));
-            }
+            inBatches(tombstones(stale, checkpointId - 1), writer::delete);
         } else if (!stale.isEmpty()) {
             LOG.warn(
                     "Flush of {} left {} stale keys in place because deleting them is switched off",
@@ -237,17 +226,18 @@ public final class RestoreFlush<K, V> {
      * went back to may hold its value, and the commit of that checkpoint removes it.
      */
     private void stageDeletions(long checkpointId, List<K> deleted) {
-        List<StoredRow<K, V>> tombstones =
-                deleted.stream()
-                        .map(
-                                key ->
-                                        StoredRow.<K, V>tombstone(
-                                                key, keyGroupOf.applyAsInt(key), checkpointId))
-                        .toList();
-        for (int from = 0; from < tombstones.size(); from += batchSize) {
-            writer.stage(
-                    checkpointId,
-                    tombstones.subList(from, Math.min(tombstones.size(), from + batchSize)));
+        inBatches(tombstones(deleted, checkpointId), rows -> writer.stage(checkpointId, rows));
+    }
+
+    private List<StoredRow<K, V>> tombstones(List<K> keys, long tag) {
+        return keys.stream()
+                .map(key -> StoredRow.<K, V>tombstone(key, keyGroupOf.applyAsInt(key), tag))
+                .toList();
+    }
+
+    private void inBatches(List<StoredRow<K, V>> rows, Consumer<List<StoredRow<K, V>>> write) {
+        for (int from = 0; from < rows.size(); from += batchSize) {
+            write.accept(rows.subList(from, Math.min(rows.size(), from + batchSize)));
         }
     }
 
