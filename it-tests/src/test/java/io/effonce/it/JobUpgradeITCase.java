@@ -16,7 +16,7 @@ import io.effonce.job.JobOptions;
 import io.effonce.job.MerchantDayRows;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.testing.PostgresEndpoint;
@@ -64,7 +64,7 @@ class JobUpgradeITCase {
             KafkaBootstrap kafka,
             MiniCluster cluster,
             String name,
-            Function<PostgresStoreConfig, TotalsStoreFactory<MerchantDayKey, DailyTotal>> store)
+            Function<PostgresStoreConfig, SinkStoreFactory<MerchantDayKey, DailyTotal>> store)
             throws Exception {
         Path dir = WorkDirs.fresh(name);
         Relays relays = new Relays(db, kafka.servers(), name, dir);

@@ -19,7 +19,7 @@ import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.FencedException;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.StoredRow;
-import io.effonce.sink.internal.postgres.PostgresTotalsStore;
+import io.effonce.sink.internal.postgres.PostgresSinkStore;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.testing.PostgresEndpoint;
@@ -81,7 +81,7 @@ class ZombieWriterITCase {
 
             long restoresBefore = faults.restores();
             try (var zombie =
-                    new PostgresTotalsStore<>(pipeline.storeConfig(), MerchantDayRows.MAPPING)) {
+                    new PostgresSinkStore<>(pipeline.storeConfig(), MerchantDayRows.MAPPING)) {
                 // The failed attempt's writer (same run and parallelism, an attempt before the
                 // restore) owned every key group: taken whatever the record says, as it was
                 // before the job moved on (the start protocol would refuse this attempt today).

@@ -9,7 +9,7 @@ import io.effonce.job.decode.PaymentChange;
 import io.effonce.job.sidetables.LateEvent;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import java.time.ZoneId;
@@ -58,7 +58,7 @@ public final class LedgerPipeline {
     /** Where the job reads and writes. */
     public record Endpoints(
             Source<LedgerRecord, ?, ?> source,
-            TotalsStoreFactory<MerchantDayKey, DailyTotal> totals,
+            SinkStoreFactory<MerchantDayKey, DailyTotal> totals,
             Sink<LateEvent> lateEvents,
             Sink<DeadLetter> deadLetters) {}
 

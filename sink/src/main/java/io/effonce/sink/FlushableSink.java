@@ -26,7 +26,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 @PublicEvolving
 public final class FlushableSink<K, V> {
 
-    private final TotalsStoreFactory<K, V> storeFactory;
+    private final SinkStoreFactory<K, V> storeFactory;
     private final TypeInformation<V> valueType;
     private final SinkSettings settings;
 
@@ -39,7 +39,7 @@ public final class FlushableSink<K, V> {
     private final String runId;
 
     private FlushableSink(
-            TotalsStoreFactory<K, V> storeFactory,
+            SinkStoreFactory<K, V> storeFactory,
             TypeInformation<V> valueType,
             SinkSettings settings) {
         this.storeFactory = storeFactory;
@@ -94,7 +94,7 @@ public final class FlushableSink<K, V> {
     /** Validates settings and builds the sink; every message names the option to fix. */
     @PublicEvolving
     public static final class Builder<K, V> {
-        private TotalsStoreFactory<K, V> storeFactory;
+        private SinkStoreFactory<K, V> storeFactory;
         private TypeInformation<V> valueType;
         private int batchSize = FlushableSinkOptions.BATCH_SIZE.defaultValue();
         private Duration flushInterval = FlushableSinkOptions.FLUSH_INTERVAL.defaultValue();
@@ -107,7 +107,7 @@ public final class FlushableSink<K, V> {
 
         private Builder() {}
 
-        public Builder<K, V> store(TotalsStoreFactory<K, V> factory) {
+        public Builder<K, V> store(SinkStoreFactory<K, V> factory) {
             this.storeFactory = factory;
             return this;
         }

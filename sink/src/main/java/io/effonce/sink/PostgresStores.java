@@ -4,7 +4,7 @@ import io.effonce.sink.internal.postgres.PostgresStoreFactory;
 import org.apache.flink.annotation.PublicEvolving;
 
 /**
- * Where a flushable sink on PostgreSQL writes: a {@link TotalsStoreFactory} for {@link
+ * Where a flushable sink on PostgreSQL writes: a {@link SinkStoreFactory} for {@link
  * io.effonce.sink.FlushableSink.Builder#store}, carrying the config and the row mapping into the
  * job graph; each writing task makes its own store from it.
  */
@@ -17,7 +17,7 @@ public final class PostgresStores {
      * The store of tables deployed beforehand (for the ledger job, deploy/sql/sink.sql), whose key
      * and value columns {@code mapping} gives.
      */
-    public static <K, V> TotalsStoreFactory<K, V> deployed(
+    public static <K, V> SinkStoreFactory<K, V> deployed(
             PostgresStoreConfig config, RowMapping<K, V> mapping) {
         return new PostgresStoreFactory<>(
                 config, mapping, true, PostgresStoreFactory.Tables.DEPLOYED);
@@ -29,7 +29,7 @@ public final class PostgresStores {
      * to); without, a sink whose tables are missing fails once, the script that creates them in its
      * message.
      */
-    public static <K, V> TotalsStoreFactory<K, V> forMapping(
+    public static <K, V> SinkStoreFactory<K, V> forMapping(
             PostgresStoreConfig config, RowMapping<K, V> mapping, boolean createTables) {
         return new PostgresStoreFactory<>(
                 config,

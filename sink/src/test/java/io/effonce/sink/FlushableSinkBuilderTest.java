@@ -3,8 +3,8 @@ package io.effonce.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.effonce.sink.testutils.InMemorySinkStore;
 import io.effonce.sink.testutils.InMemoryTable;
-import io.effonce.sink.testutils.InMemoryTotalsStore;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestTotal;
 import java.time.Duration;
@@ -21,7 +21,7 @@ class FlushableSinkBuilderTest {
 
     private static FlushableSink.Builder<TestKey, TestTotal> complete() {
         return FlushableSink.<TestKey, TestTotal>builder()
-                .store(InMemoryTotalsStore.factory(new InMemoryTable<>()))
+                .store(InMemorySinkStore.factory(new InMemoryTable<>()))
                 .valueType(TypeInformation.of(TestTotal.class));
     }
 
@@ -37,7 +37,7 @@ class FlushableSinkBuilderTest {
         assertThatThrownBy(
                         () ->
                                 FlushableSink.<TestKey, TestTotal>builder()
-                                        .store(InMemoryTotalsStore.factory(new InMemoryTable<>()))
+                                        .store(InMemorySinkStore.factory(new InMemoryTable<>()))
                                         .build())
                 .isInstanceOf(NullPointerException.class)
                 .hasMessage("valueType(...) is required: the state's value type");

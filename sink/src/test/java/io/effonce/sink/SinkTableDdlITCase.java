@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.SinkMisconfiguredException;
 import io.effonce.sink.internal.StoredRow;
-import io.effonce.sink.internal.postgres.PostgresTotalsStore;
+import io.effonce.sink.internal.postgres.PostgresSinkStore;
 import io.effonce.sink.testutils.Claims;
 import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
@@ -111,7 +111,7 @@ class SinkTableDdlITCase {
         List<Object> nulls = Arrays.asList(null, null, null, null, null, null, null);
         PostgresStoreConfig config =
                 PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "every_type");
-        try (var store = new PostgresTotalsStore<>(config, EveryType.MAPPING)) {
+        try (var store = new PostgresSinkStore<>(config, EveryType.MAPPING)) {
             Claims.take(store, SPAN, "run", "attempt 0");
             store.write(List.of(new StoredRow<>(A, full, 1, 3), new StoredRow<>(B, nulls, 2, 3)));
             assertThat(store.keysTaggedSince(3)).containsExactlyInAnyOrder(A, B);

@@ -7,7 +7,7 @@ import io.effonce.job.MerchantDayRows;
 import io.effonce.job.sidetables.SideTables;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.testing.PostgresEndpoint;
@@ -36,7 +36,7 @@ public final class PipelineJob {
     private final Configuration cluster = new Configuration();
     private int parallelism = 2;
     private Duration checkpointInterval = Duration.ofMillis(500);
-    private Function<PostgresStoreConfig, TotalsStoreFactory<MerchantDayKey, DailyTotal>> totals =
+    private Function<PostgresStoreConfig, SinkStoreFactory<MerchantDayKey, DailyTotal>> totals =
             c -> PostgresStores.deployed(c, MerchantDayRows.MAPPING);
 
     private PipelineJob(PostgresEndpoint db, String kafka, String topic, Path checkpoints) {
@@ -95,7 +95,7 @@ public final class PipelineJob {
 
     /** Wraps the PostgreSQL totals store, e.g. with a fault ({@link StoreFaults}). */
     public PipelineJob totals(
-            Function<PostgresStoreConfig, TotalsStoreFactory<MerchantDayKey, DailyTotal>> store) {
+            Function<PostgresStoreConfig, SinkStoreFactory<MerchantDayKey, DailyTotal>> store) {
         this.totals = store;
         return this;
     }

@@ -3,14 +3,14 @@ package io.effonce.it.testutils;
 import io.effonce.job.MerchantDayRows;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.Progress;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeRecord;
+import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
-import io.effonce.sink.internal.TotalsStore;
-import io.effonce.sink.internal.postgres.PostgresTotalsStore;
+import io.effonce.sink.internal.postgres.PostgresSinkStore;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import java.util.Collection;
@@ -28,16 +28,15 @@ public final class StoreFaults {
      * which cannot switch the delete step off, so the switch is made here, one level down, with the
      * same effect as {@code SinkTestHooks.withoutStaleDeletion} (the sink's test-jar).
      */
-    public static TotalsStoreFactory<MerchantDayKey, DailyTotal> withoutDeletes(
+    public static SinkStoreFactory<MerchantDayKey, DailyTotal> withoutDeletes(
             PostgresStoreConfig config) {
-        return () ->
-                new IgnoringDeletes(new PostgresTotalsStore<>(config, MerchantDayRows.MAPPING));
+        return () -> new IgnoringDeletes(new PostgresSinkStore<>(config, MerchantDayRows.MAPPING));
     }
 
-    private static final class IgnoringDeletes implements TotalsStore<MerchantDayKey, DailyTotal> {
-        private final TotalsStore<MerchantDayKey, DailyTotal> store;
+    private static final class IgnoringDeletes implements SinkStore<MerchantDayKey, DailyTotal> {
+        private final SinkStore<MerchantDayKey, DailyTotal> store;
 
-        IgnoringDeletes(TotalsStore<MerchantDayKey, DailyTotal> store) {
+        IgnoringDeletes(SinkStore<MerchantDayKey, DailyTotal> store) {
             this.store = store;
         }
 

@@ -4,8 +4,8 @@ import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.testutils.InMemorySinkStore;
 import io.effonce.sink.testutils.InMemoryTable;
-import io.effonce.sink.testutils.InMemoryTotalsStore;
 import io.effonce.sink.testutils.SinkHarnesses;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +56,7 @@ public final class SinkStateFixtures {
             harness(InMemoryTable<MerchantDayKey, DailyTotal> table) throws Exception {
         FlushableSink<MerchantDayKey, DailyTotal> sink =
                 FlushableSink.<MerchantDayKey, DailyTotal>builder()
-                        .store(InMemoryTotalsStore.factory(table))
+                        .store(InMemorySinkStore.factory(table))
                         .valueType(TypeInformation.of(DailyTotal.class))
                         .build();
         return SinkHarnesses.harness(sink, TypeInformation.of(MerchantDayKey.class), 1, 0);

@@ -3,7 +3,7 @@ package io.effonce.sink.internal;
 import io.effonce.jdbc.DriverRegistrations;
 import io.effonce.jdbc.TransactionFailedException;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import java.util.OptionalLong;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.TaskInfo;
@@ -37,7 +37,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
     private static final long serialVersionUID = 1L;
 
-    private final TotalsStoreFactory<K, V> storeFactory;
+    private final SinkStoreFactory<K, V> storeFactory;
     private final TypeInformation<V> valueType;
     private final SinkSettings settings;
 
@@ -52,14 +52,14 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private transient int maxParallelism;
 
     private transient ChangesSinceBarrier<K, V> changedSinceBarrier;
-    private transient TotalsStore<K, V> store;
+    private transient SinkStore<K, V> store;
     private transient SinkMetrics metrics;
     private transient LiveWriter<K, V> live;
     private transient CheckpointCycle<K, V> cycle;
     private transient AttemptStart<K, V> start;
 
     public FlushableSinkOperator(
-            TotalsStoreFactory<K, V> storeFactory,
+            SinkStoreFactory<K, V> storeFactory,
             TypeInformation<V> valueType,
             SinkSettings settings,
             String runId) {

@@ -22,10 +22,10 @@ final class QuarantiningWriter<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(QuarantiningWriter.class);
 
-    private final TotalsStore<K, V> store;
+    private final SinkStore<K, V> store;
     private final Counter quarantinedRows;
 
-    QuarantiningWriter(TotalsStore<K, V> store, Counter quarantinedRows) {
+    QuarantiningWriter(SinkStore<K, V> store, Counter quarantinedRows) {
         this.store = store;
         this.quarantinedRows = quarantinedRows;
     }

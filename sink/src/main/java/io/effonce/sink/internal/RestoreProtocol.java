@@ -18,14 +18,14 @@ final class RestoreProtocol<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RestoreProtocol.class);
 
-    private final TotalsStore<K, V> store;
+    private final SinkStore<K, V> store;
     private final QuarantiningWriter<K, V> writer;
     private final ToIntFunction<K> keyGroupOf;
     private final SinkSettings settings;
     private final SinkMetrics metrics;
 
     RestoreProtocol(
-            TotalsStore<K, V> store,
+            SinkStore<K, V> store,
             QuarantiningWriter<K, V> writer,
             ToIntFunction<K> keyGroupOf,
             SinkSettings settings,

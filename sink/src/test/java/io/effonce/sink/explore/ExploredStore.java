@@ -1,6 +1,6 @@
 package io.effonce.sink.explore;
 
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -11,7 +11,7 @@ interface ExploredStore<K, V> {
     /** Empties every table the sink keeps, before each explored history. */
     void truncate();
 
-    TotalsStoreFactory<K, V> stores();
+    SinkStoreFactory<K, V> stores();
 
     /**
      * Whether the stores connect through {@code CuttingDriver}, so a drawn cut hits their COMMIT

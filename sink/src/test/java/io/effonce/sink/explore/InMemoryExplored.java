@@ -1,8 +1,8 @@
 package io.effonce.sink.explore;
 
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
+import io.effonce.sink.testutils.InMemorySinkStore;
 import io.effonce.sink.testutils.InMemoryTable;
-import io.effonce.sink.testutils.InMemoryTotalsStore;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
@@ -22,8 +22,8 @@ final class InMemoryExplored implements ExploredStore<String, Long> {
     }
 
     @Override
-    public TotalsStoreFactory<String, Long> stores() {
-        return InMemoryTotalsStore.factory(table);
+    public SinkStoreFactory<String, Long> stores() {
+        return InMemorySinkStore.factory(table);
     }
 
     @Override

@@ -2,7 +2,7 @@ package io.effonce.sink.explore;
 
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.testutils.CuttingDriver;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
@@ -50,7 +50,7 @@ final class PostgresExplored implements ExploredStore<TestKey, TestTotal> {
     }
 
     @Override
-    public TotalsStoreFactory<TestKey, TestTotal> stores() {
+    public SinkStoreFactory<TestKey, TestTotal> stores() {
         return PostgresStores.deployed(config, TestRows.MAPPING);
     }
 

@@ -1,8 +1,8 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
+import io.effonce.sink.testutils.InMemorySinkStore;
 import io.effonce.sink.testutils.InMemoryTable;
-import io.effonce.sink.testutils.InMemoryTotalsStore;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
@@ -12,8 +12,8 @@ class InMemoryStartProtocolTest extends StartProtocolContract<String, Long> {
     private final InMemoryTable<String, Long> table = new InMemoryTable<>();
 
     @Override
-    TotalsStoreFactory<String, Long> stores() {
-        return InMemoryTotalsStore.factory(table);
+    SinkStoreFactory<String, Long> stores() {
+        return InMemorySinkStore.factory(table);
     }
 
     @Override

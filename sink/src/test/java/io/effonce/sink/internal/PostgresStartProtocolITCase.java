@@ -2,7 +2,7 @@ package io.effonce.sink.internal;
 
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
 import io.effonce.sink.testutils.TestTotal;
@@ -37,7 +37,7 @@ class PostgresStartProtocolITCase extends StartProtocolContract<TestKey, TestTot
     }
 
     @Override
-    TotalsStoreFactory<TestKey, TestTotal> stores() {
+    SinkStoreFactory<TestKey, TestTotal> stores() {
         return PostgresStores.deployed(config, TestRows.MAPPING);
     }
 

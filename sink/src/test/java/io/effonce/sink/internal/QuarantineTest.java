@@ -13,8 +13,8 @@ import io.effonce.jdbc.RefusedRowsException;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.testutils.Claims;
+import io.effonce.sink.testutils.InMemorySinkStore;
 import io.effonce.sink.testutils.InMemoryTable;
-import io.effonce.sink.testutils.InMemoryTotalsStore;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.metrics.SimpleCounter;
@@ -109,7 +109,7 @@ class QuarantineTest {
 
     @Test
     void withoutQuarantineTheRefusedDeleteWouldFailItsWholeBatch() {
-        TotalsStore<String, Long> store = new InMemoryTotalsStore<>(table);
+        SinkStore<String, Long> store = new InMemorySinkStore<>(table);
         Claims.take(store, new KeyGroupSpan(0, 127), "job", "task");
         store.write(rows("a", 3));
         table.refuse(key -> key.equals("a1"));
@@ -127,7 +127,7 @@ class QuarantineTest {
 
     @Test
     void aCleanBatchCostsOneStatementAndFindingTwoBadRowsCostsFewMore() {
-        TotalsStore<String, Long> store = new InMemoryTotalsStore<>(table);
+        SinkStore<String, Long> store = new InMemorySinkStore<>(table);
         Claims.take(store, new KeyGroupSpan(0, 127), "job", "task");
         SimpleCounter quarantined = new SimpleCounter();
         QuarantiningWriter<String, Long> writer = new QuarantiningWriter<>(store, quarantined);
@@ -146,7 +146,7 @@ class QuarantineTest {
 
     @Test
     void withoutQuarantineOneRefusedRowWouldFailEveryBatchItIsIn() {
-        TotalsStore<String, Long> store = new InMemoryTotalsStore<>(table);
+        SinkStore<String, Long> store = new InMemorySinkStore<>(table);
         Claims.take(store, new KeyGroupSpan(0, 127), "job", "task");
         table.refuse(key -> key.equals("a3"));
         // The counterfactual: the store alone refuses the whole batch, so no key would move.

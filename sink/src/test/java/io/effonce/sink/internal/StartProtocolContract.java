@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.testutils.GatedStore;
 import io.effonce.sink.testutils.PauseGate;
 import io.effonce.sink.testutils.SinkHarnesses;
@@ -36,7 +36,7 @@ abstract class StartProtocolContract<K, V> {
     private static final JobID JOB = new JobID(7, 7);
 
     /** The store every run of the test writes to. */
-    abstract TotalsStoreFactory<K, V> stores();
+    abstract SinkStoreFactory<K, V> stores();
 
     abstract TypeInformation<K> keyType();
 
@@ -69,7 +69,7 @@ abstract class StartProtocolContract<K, V> {
         return runOver(stores());
     }
 
-    private FlushableSink<K, V> runOver(TotalsStoreFactory<K, V> factory) {
+    private FlushableSink<K, V> runOver(SinkStoreFactory<K, V> factory) {
         return FlushableSink.<K, V>builder().store(factory).valueType(valueType()).build();
     }
 
@@ -680,7 +680,7 @@ abstract class StartProtocolContract<K, V> {
      */
     @Test
     void withoutDeploymentNumbersTheWokenAttemptRollsTheRunningDeploymentBack() throws Exception {
-        TotalsStoreFactory<K, V> unnumbered = () -> stores().create();
+        SinkStoreFactory<K, V> unnumbered = () -> stores().create();
         OperatorSubtaskState at10 = checkpoint10(runOver(unnumbered));
         var frozen = restoredAttempt(runOver(unnumbered), 0, at10, 10);
         try (var second = restoredAttempt(runOver(unnumbered), 0, at10, 10)) {

@@ -3,7 +3,7 @@ package io.effonce.sink.testutils;
 import io.effonce.sink.internal.AttemptId;
 import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.KeyGroupSpan;
-import io.effonce.sink.internal.TotalsStore;
+import io.effonce.sink.internal.SinkStore;
 import java.util.OptionalLong;
 
 /** Claims for store-level tests that drive a store without the operator's start protocol. */
@@ -20,7 +20,7 @@ public final class Claims {
      * Takes {@code span} whatever the range holds, as a test's stand-in for a writer that the start
      * protocol let in; returns the token.
      */
-    public static long take(TotalsStore<?, ?> store, KeyGroupSpan span, String run, String task) {
+    public static long take(SinkStore<?, ?> store, KeyGroupSpan span, String run, String task) {
         return store.takeOwnership(span, firstAttempt(run, task), found -> true).token();
     }
 }

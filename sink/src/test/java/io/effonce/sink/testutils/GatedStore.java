@@ -1,15 +1,15 @@
 package io.effonce.sink.testutils;
 
 import io.effonce.sink.Progress;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.internal.AttemptId;
 import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeOwner;
 import io.effonce.sink.internal.RangeRecord;
+import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
-import io.effonce.sink.internal.TotalsStore;
 import java.util.Collection;
 import java.util.List;
 import java.util.OptionalLong;
@@ -25,19 +25,19 @@ import java.util.stream.Collectors;
  * protocol: the range is taken whatever it holds, and the decision sees only who owned it, as the
  * old survey did. Only for showing what goes wrong without the protocol.
  */
-public final class GatedStore<K, V> implements TotalsStore<K, V> {
+public final class GatedStore<K, V> implements SinkStore<K, V> {
 
-    private final TotalsStore<K, V> store;
+    private final SinkStore<K, V> store;
     private final PauseGate gate;
     private final boolean unconditional;
     private final boolean cutsAtItsConnection;
 
-    public GatedStore(TotalsStore<K, V> store, PauseGate gate, boolean unconditional) {
+    public GatedStore(SinkStore<K, V> store, PauseGate gate, boolean unconditional) {
         this(store, gate, unconditional, false);
     }
 
     private GatedStore(
-            TotalsStore<K, V> store,
+            SinkStore<K, V> store,
             PauseGate gate,
             boolean unconditional,
             boolean cutsAtItsConnection) {
@@ -51,22 +51,22 @@ public final class GatedStore<K, V> implements TotalsStore<K, V> {
      * Wraps the stores {@code stores} makes, each in the gate of the thread that makes it: the
      * thread of the attempt that opens.
      */
-    public static <K, V> TotalsStoreFactory<K, V> gated(
-            TotalsStoreFactory<K, V> stores, boolean unconditional) {
+    public static <K, V> SinkStoreFactory<K, V> gated(
+            SinkStoreFactory<K, V> stores, boolean unconditional) {
         return gated(stores, unconditional, false);
     }
 
     /**
-     * As {@link #gated(TotalsStoreFactory, boolean)}; with {@code cutsAtItsConnection} the stores
+     * As {@link #gated(SinkStoreFactory, boolean)}; with {@code cutsAtItsConnection} the stores
      * connect through {@link CuttingDriver}, which cuts the drawn store call's COMMIT itself, and
      * the session's retries run as they do in production. Otherwise a cut is played at the call: a
      * lost answer runs the call twice (as a session retrying it would), a database down fails it.
      */
-    public static <K, V> TotalsStoreFactory<K, V> gated(
-            TotalsStoreFactory<K, V> stores, boolean unconditional, boolean cutsAtItsConnection) {
-        return new TotalsStoreFactory<>() {
+    public static <K, V> SinkStoreFactory<K, V> gated(
+            SinkStoreFactory<K, V> stores, boolean unconditional, boolean cutsAtItsConnection) {
+        return new SinkStoreFactory<>() {
             @Override
-            public TotalsStore<K, V> create() {
+            public SinkStore<K, V> create() {
                 return new GatedStore<>(
                         stores.create(),
                         PauseGate.ofThisThread(),

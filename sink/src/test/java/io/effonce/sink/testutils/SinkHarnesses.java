@@ -34,7 +34,7 @@ public final class SinkHarnesses {
 
     public static FlushableSink.Builder<String, Long> sink(InMemoryTable<String, Long> table) {
         return FlushableSink.<String, Long>builder()
-                .store(InMemoryTotalsStore.factory(table))
+                .store(InMemorySinkStore.factory(table))
                 .valueType(TypeInformation.of(Long.class))
                 .flushInterval(Duration.ofMillis(200));
     }

@@ -4,7 +4,7 @@ import io.effonce.sink.Column;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
 import io.effonce.sink.RowMapping;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,7 +16,7 @@ public enum TestRows implements RowMapping<TestKey, TestTotal> {
     MAPPING;
 
     /** A store of the deployed totals table in {@code db}, with this mapping. */
-    public static TotalsStoreFactory<TestKey, TestTotal> store(PostgresEndpoint db) {
+    public static SinkStoreFactory<TestKey, TestTotal> store(PostgresEndpoint db) {
         return PostgresStores.deployed(
                 PostgresStoreConfig.of(
                         db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals"),

@@ -76,7 +76,7 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     /**
      * One statement moves the range's staged values of checkpoints up to {@code checkpointId} into
      * the committed table, the newest per key (a staged deletion removes the key); then {@code
-     * pg_notify} on {@link PostgresTotalsStore#COMMITTED_CHANNEL}, delivered when the transaction
+     * pg_notify} on {@link PostgresSinkStore#COMMITTED_CHANNEL}, delivered when the transaction
      * commits.
      */
     @Override
@@ -134,7 +134,7 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                                     "SELECT pg_notify(?, json_build_object('table', ?::text,"
                                             + " 'checkpoint', ?::bigint, 'key_groups', ?::text,"
                                             + " 'keys', ?::bigint)::text)")) {
-                        s.setString(1, PostgresTotalsStore.COMMITTED_CHANNEL);
+                        s.setString(1, PostgresSinkStore.COMMITTED_CHANNEL);
                         s.setString(2, table);
                         s.setLong(3, checkpointId);
                         s.setString(4, fence.span().first() + ".." + fence.span().last());

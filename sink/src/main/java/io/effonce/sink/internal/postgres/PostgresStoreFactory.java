@@ -3,10 +3,10 @@ package io.effonce.sink.internal.postgres;
 import io.effonce.jdbc.RetryingSession;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.RowMapping;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.SinkTableDdl;
-import io.effonce.sink.TotalsStoreFactory;
 import io.effonce.sink.internal.SinkMisconfiguredException;
-import io.effonce.sink.internal.TotalsStore;
+import io.effonce.sink.internal.SinkStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -15,13 +15,13 @@ import java.util.OptionalLong;
 import org.apache.flink.annotation.Internal;
 
 /**
- * What the job graph carries for a {@link PostgresTotalsStore}: the config and the mapping; the
- * store is made in the task. Where its tables come from decides the rest: deployed by hand
- * (deploy/sql), or from {@link SinkTableDdl} for the mapping, created when missing or named in the
- * failure of a store that lacks them.
+ * What the job graph carries for a {@link PostgresSinkStore}: the config and the mapping; the store
+ * is made in the task. Where its tables come from decides the rest: deployed by hand (deploy/sql),
+ * or from {@link SinkTableDdl} for the mapping, created when missing or named in the failure of a
+ * store that lacks them.
  */
 @Internal
-public final class PostgresStoreFactory<K, V> implements TotalsStoreFactory<K, V> {
+public final class PostgresStoreFactory<K, V> implements SinkStoreFactory<K, V> {
 
     private static final long serialVersionUID = 1L;
 
@@ -58,7 +58,7 @@ public final class PostgresStoreFactory<K, V> implements TotalsStoreFactory<K, V
      * script, applied again, adds what a newer release needs).
      */
     @Override
-    public TotalsStore<K, V> create() {
+    public SinkStore<K, V> create() {
         List<String> missing;
         try (RetryingSession session = new RetryingSession(config)) {
             missing =
@@ -86,7 +86,7 @@ public final class PostgresStoreFactory<K, V> implements TotalsStoreFactory<K, V
                                     : ""),
                     tablesScript());
         }
-        return new PostgresTotalsStore<>(config, mapping, checkWrites);
+        return new PostgresSinkStore<>(config, mapping, checkWrites);
     }
 
     /** Where the job is built the tables come first, so that sink_deployment exists. */

@@ -44,8 +44,8 @@ class PostgresFencingITCase {
                 PostgresStoreConfig.of(
                         db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
 
-        PostgresTotalsStore<TestKey, TestTotal> zombie =
-                new PostgresTotalsStore<>(config, TestRows.MAPPING);
+        PostgresSinkStore<TestKey, TestTotal> zombie =
+                new PostgresSinkStore<>(config, TestRows.MAPPING);
         Claims.take(zombie, SPAN, "job-1", "attempt 0");
         AtomicLong lastCommitted = new AtomicLong();
         AtomicReference<Throwable> zombieFailure = new AtomicReference<>();
@@ -66,8 +66,8 @@ class PostgresFencingITCase {
                 .atMost(Duration.ofMinutes(5))
                 .until(() -> lastCommitted.get() >= 20);
         Map<TestKey, Long> atTakeover;
-        try (PostgresTotalsStore<TestKey, TestTotal> successor =
-                new PostgresTotalsStore<>(config, TestRows.MAPPING)) {
+        try (PostgresSinkStore<TestKey, TestTotal> successor =
+                new PostgresSinkStore<>(config, TestRows.MAPPING)) {
             Takeover takeover =
                     successor.takeOwnership(
                             SPAN,

@@ -84,7 +84,7 @@ class PostgresLinkCutITCase {
                         db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
         try (PostgresLinkCut link = PostgresLinkCut.to(server.getHost(), server.getPort());
                 var cutOff =
-                        new PostgresTotalsStore<>(
+                        new PostgresSinkStore<>(
                                 PostgresStoreConfig.of(
                                                 link.jdbcUrl(db.jdbcUrl()),
                                                 db.user(),
@@ -103,8 +103,8 @@ class PostgresLinkCutITCase {
                     .isEqualTo(1);
 
             long start = System.nanoTime();
-            try (PostgresTotalsStore<TestKey, TestTotal> next =
-                    new PostgresTotalsStore<>(direct, TestRows.MAPPING)) {
+            try (PostgresSinkStore<TestKey, TestTotal> next =
+                    new PostgresSinkStore<>(direct, TestRows.MAPPING)) {
                 CompletableFuture<Takeover> takeover =
                         CompletableFuture.supplyAsync(
                                 () ->

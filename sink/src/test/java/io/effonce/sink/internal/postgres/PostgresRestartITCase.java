@@ -41,8 +41,8 @@ class PostgresRestartITCase {
         Map<TestKey, Long> acknowledged = new ConcurrentHashMap<>();
         AtomicBoolean stop = new AtomicBoolean();
 
-        try (PostgresTotalsStore<TestKey, TestTotal> store =
-                new PostgresTotalsStore<>(config, TestRows.MAPPING)) {
+        try (PostgresSinkStore<TestKey, TestTotal> store =
+                new PostgresSinkStore<>(config, TestRows.MAPPING)) {
             Claims.take(store, new KeyGroupSpan(0, 127), "job", "writer");
             CompletableFuture<Void> writer =
                     CompletableFuture.runAsync(

@@ -113,8 +113,8 @@ class PostgresSinkITCase {
         // Two writers of one table, as two subtasks: each deletes only what lies in its range.
         KeyGroupSpan low = new KeyGroupSpan(0, 63);
         KeyGroupSpan high = new KeyGroupSpan(64, 127);
-        try (var a = new PostgresTotalsStore<>(config, TestRows.MAPPING);
-                var b = new PostgresTotalsStore<>(config, TestRows.MAPPING)) {
+        try (var a = new PostgresSinkStore<>(config, TestRows.MAPPING);
+                var b = new PostgresSinkStore<>(config, TestRows.MAPPING)) {
             Claims.take(a, low, "job", "a");
             Claims.take(b, high, "job", "b");
             a.write(java.util.List.of(new StoredRow<>(M1, new TestTotal(1, 1), 10, C)));
@@ -197,7 +197,7 @@ class PostgresSinkITCase {
         OperatorSubtaskState checkpoint1;
         try (Connection listener = db.connect()) {
             try (Statement s = listener.createStatement()) {
-                s.execute("LISTEN " + PostgresTotalsStore.COMMITTED_CHANNEL);
+                s.execute("LISTEN " + PostgresSinkStore.COMMITTED_CHANNEL);
             }
             try (var run = open(sink().build())) {
                 upsert(run, M1, 100, 1);

@@ -90,7 +90,7 @@ class RowMappingITCase {
 
     @Test
     void everyPathOfTheThreeTablesWorksFromTheMappingAlone() throws SQLException {
-        try (var store = new PostgresTotalsStore<>(config, AccountRows.MAPPING)) {
+        try (var store = new PostgresSinkStore<>(config, AccountRows.MAPPING)) {
             Claims.take(store, SPAN, "run", "attempt 0");
             store.write(List.of(row(1, "one", 3), row(2, "two", 3), row(3, "three", 4)));
             store.write(List.of(row(1, "one again", 4)));

@@ -10,7 +10,7 @@ import io.effonce.sink.FlushableSink;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.internal.LostWritesException;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
@@ -175,12 +175,12 @@ class SinkDatabaseGoesBackITCase {
         return state;
     }
 
-    private TotalsStoreFactory<TestKey, TestTotal> checked() {
+    private SinkStoreFactory<TestKey, TestTotal> checked() {
         return PostgresStores.deployed(config, TestRows.MAPPING);
     }
 
     private static FlushableSink.Builder<TestKey, TestTotal> sink(
-            TotalsStoreFactory<TestKey, TestTotal> store) {
+            SinkStoreFactory<TestKey, TestTotal> store) {
         return FlushableSink.<TestKey, TestTotal>builder()
                 .store(store)
                 .valueType(TypeInformation.of(TestTotal.class));

@@ -15,7 +15,7 @@ import org.apache.flink.annotation.Internal;
  * InMemoryTakeoverPropertiesTest}, {@code PostgresTakeoverPropertiesITCase}).
  */
 @Internal
-public interface TotalsStore<K, V>
+public interface SinkStore<K, V>
         extends RangeFence, LiveTable<K, V>, CommittedTable<K, V>, AutoCloseable {
 
     /**

@@ -7,9 +7,9 @@ import io.effonce.sink.RowMapping;
 import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeRecord;
+import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
-import io.effonce.sink.internal.TotalsStore;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.Predicate;
@@ -22,7 +22,7 @@ import org.apache.flink.annotation.Internal;
  * over writes nothing more.
  */
 @Internal
-public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
+public final class PostgresSinkStore<K, V> implements SinkStore<K, V> {
 
     /**
      * The channel each commit is announced on ({@code LISTEN effonce_committed}); the payload is
@@ -37,11 +37,11 @@ public final class PostgresTotalsStore<K, V> implements TotalsStore<K, V> {
     private final PostgresCommittedTable<K, V> committed;
 
     /** The store of {@code config}'s tables, whose key and value columns {@code mapping} gives. */
-    public PostgresTotalsStore(PostgresStoreConfig config, RowMapping<K, V> mapping) {
+    public PostgresSinkStore(PostgresStoreConfig config, RowMapping<K, V> mapping) {
         this(config, mapping, true);
     }
 
-    PostgresTotalsStore(PostgresStoreConfig config, RowMapping<K, V> mapping, boolean checkWrites) {
+    PostgresSinkStore(PostgresStoreConfig config, RowMapping<K, V> mapping, boolean checkWrites) {
         this.table = config.table();
         this.session = new RetryingSession(config);
         this.fence = new PostgresFence(config, session, checkWrites);

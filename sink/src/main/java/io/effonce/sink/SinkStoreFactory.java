@@ -1,6 +1,6 @@
 package io.effonce.sink;
 
-import io.effonce.sink.internal.TotalsStore;
+import io.effonce.sink.internal.SinkStore;
 import java.io.Serializable;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -13,10 +13,10 @@ import org.apache.flink.annotation.PublicEvolving;
  */
 @FunctionalInterface
 @PublicEvolving
-public interface TotalsStoreFactory<K, V> extends Serializable {
+public interface SinkStoreFactory<K, V> extends Serializable {
 
     @Internal
-    TotalsStore<K, V> create();
+    SinkStore<K, V> create();
 
     /**
      * A number for a new deployment of the job, from the store, larger than every one before: when

@@ -2,7 +2,7 @@ package io.effonce.sink.testutils;
 
 import io.effonce.jdbc.RefusedRowsException;
 import io.effonce.sink.Progress;
-import io.effonce.sink.TotalsStoreFactory;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.FencedException;
 import io.effonce.sink.internal.KeyGroupSpan;
@@ -10,9 +10,9 @@ import io.effonce.sink.internal.LostWritesException;
 import io.effonce.sink.internal.RangeOwner;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.RunLineage;
+import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
-import io.effonce.sink.internal.TotalsStore;
 import io.effonce.sink.testutils.InMemoryTable.ProgressRow;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -26,8 +26,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.Predicate;
 
-/** A {@link TotalsStore} over an {@link InMemoryTable}, with the same fencing rules. */
-public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
+/** A {@link SinkStore} over an {@link InMemoryTable}, with the same fencing rules. */
+public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
 
     private final InMemoryTable<K, V> table;
     private KeyGroupSpan span;
@@ -40,16 +40,16 @@ public final class InMemoryTotalsStore<K, V> implements TotalsStore<K, V> {
 
     private long acknowledged;
 
-    public InMemoryTotalsStore(InMemoryTable<K, V> table) {
+    public InMemorySinkStore(InMemoryTable<K, V> table) {
         this.table = table;
     }
 
     /** A factory over one shared table. Not serializable in practice: harness tests only. */
-    public static <K, V> TotalsStoreFactory<K, V> factory(InMemoryTable<K, V> table) {
-        return new TotalsStoreFactory<>() {
+    public static <K, V> SinkStoreFactory<K, V> factory(InMemoryTable<K, V> table) {
+        return new SinkStoreFactory<>() {
             @Override
-            public TotalsStore<K, V> create() {
-                return new InMemoryTotalsStore<>(table);
+            public SinkStore<K, V> create() {
+                return new InMemorySinkStore<>(table);
             }
 
             @Override
