@@ -111,7 +111,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         try {
             store = storeFactory.create();
             QuarantiningWriter<K, V> writer =
-                    new QuarantiningWriter<>(store, metrics.quarantinedRows);
+                    new QuarantiningWriter<>(
+                            store, store, store.tableName(), metrics.quarantinedRows);
             live =
                     new LiveWriter<>(
                             buffer,

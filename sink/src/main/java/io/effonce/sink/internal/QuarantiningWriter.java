@@ -8,11 +8,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes and deletes batches through the store. A batch the database refuses for what its rows
- * contain is split in halves until the refused rows are found; each is quarantined in {@code
- * dead_letters} and counted, and every other row is written. A clean batch costs one statement; k
- * bad rows in a batch of n cost about 2·k·log2(n) more. Any other failure (connection, fencing)
- * propagates: the task fails and Flink restores, so nothing is dropped silently.
+ * Writes and deletes batches in the live table, and stages them in the committed one. A batch the
+ * database refuses for what its rows contain is split in halves until the refused rows are found;
+ * each is quarantined in {@code dead_letters} and counted, and every other row is written. A clean
+ * batch costs one statement; k bad rows in a batch of n cost about 2·k·log2(n) more. Any other
+ * failure (connection, fencing) propagates: the task fails and Flink restores, so nothing is
+ * dropped silently.
  *
  * <p>Quarantining one key is right for an absolute-SET sink: each row is a key's whole value, so
  * leaving one key behind changes no other key's total, and the next SET of that key (after the
@@ -22,17 +23,25 @@ final class QuarantiningWriter<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(QuarantiningWriter.class);
 
-    private final SinkStore<K, V> store;
+    private final LiveTable<K, V> live;
+    private final CommittedTable<K, V> committed;
+    private final String table;
     private final Counter quarantinedRows;
 
-    QuarantiningWriter(SinkStore<K, V> store, Counter quarantinedRows) {
-        this.store = store;
+    QuarantiningWriter(
+            LiveTable<K, V> live,
+            CommittedTable<K, V> committed,
+            String table,
+            Counter quarantinedRows) {
+        this.live = live;
+        this.committed = committed;
+        this.table = table;
         this.quarantinedRows = quarantinedRows;
     }
 
     /** Writes {@code rows}; returns how many were quarantined instead. */
     int write(List<StoredRow<K, V>> rows) {
-        return RefusedRows.writeSplitting(rows, store::write, this::quarantine);
+        return RefusedRows.writeSplitting(rows, live::write, this::quarantine);
     }
 
     /**
@@ -41,7 +50,7 @@ final class QuarantiningWriter<K, V> {
      * the delete of it is refused in the same way: outside the quarantine it failed every replay.
      */
     int delete(List<StoredRow<K, V>> tombstones) {
-        return RefusedRows.writeSplitting(tombstones, store::delete, this::quarantine);
+        return RefusedRows.writeSplitting(tombstones, live::delete, this::quarantine);
     }
 
     /**
@@ -52,23 +61,23 @@ final class QuarantiningWriter<K, V> {
     int stage(long checkpointId, List<StoredRow<K, V>> rows) {
         return RefusedRows.writeSplitting(
                 rows,
-                batch -> store.stage(checkpointId, batch),
+                batch -> committed.stage(checkpointId, batch),
                 (row, e) ->
                         LOG.debug(
                                 "Not staging a quarantined row of {} (SQLSTATE {}), key group {}",
-                                store.tableName(),
+                                table,
                                 e.sqlState(),
                                 row.keyGroup()));
     }
 
     private void quarantine(StoredRow<K, V> row, RefusedRowsException e) {
-        store.quarantine(row, e.sqlState(), e.databaseMessage());
+        live.quarantine(row, e.sqlState(), e.databaseMessage());
         quarantinedRows.inc();
         String key = String.valueOf(row.key());
         LOG.warn(
                 "Quarantined a row of {} that the database refuses (SQLSTATE {}: {}): key {},"
                         + " key group {}; it is in dead_letters, every other key keeps moving",
-                store.tableName(),
+                table,
                 e.sqlState(),
                 e.databaseMessage(),
                 key.length() <= 200

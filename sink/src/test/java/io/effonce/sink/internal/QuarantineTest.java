@@ -119,7 +119,7 @@ class QuarantineTest {
         assertThat(table.values()).containsOnlyKeys("a0", "a1", "a2");
 
         QuarantiningWriter<String, Long> writer =
-                new QuarantiningWriter<>(store, new SimpleCounter());
+                new QuarantiningWriter<>(store, store, store.tableName(), new SimpleCounter());
         assertThat(writer.delete(tombstones("a", 3))).isEqualTo(1);
         assertThat(table.values()).containsOnlyKeys("a1");
         assertThat(table.quarantined()).containsOnlyKeys("a1");
@@ -130,7 +130,8 @@ class QuarantineTest {
         SinkStore<String, Long> store = new InMemorySinkStore<>(table);
         Claims.take(store, new KeyGroupSpan(0, 127), "job", "task");
         SimpleCounter quarantined = new SimpleCounter();
-        QuarantiningWriter<String, Long> writer = new QuarantiningWriter<>(store, quarantined);
+        QuarantiningWriter<String, Long> writer =
+                new QuarantiningWriter<>(store, store, store.tableName(), quarantined);
 
         assertThat(writer.write(rows("a", 1_024))).isZero();
         assertThat(table.writeStatements()).isEqualTo(1);
