@@ -12,7 +12,9 @@ import io.effonce.testing.workload.WorkloadReport;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Freshness: the delay from a ledger commit to the row changing in {@code merchant_daily_totals},
@@ -38,7 +40,7 @@ public final class LatencyBenchmark {
                         Path.of("target/latency-bench"),
                         Path.of("job/target/effonce-job-0.1.0-SNAPSHOT-job.jar"),
                         2,
-                        false,
+                        flinkConfig(options),
                         options.jobArgs(),
                         options.relayArgs())) {
             if (options.versionLog()) {
@@ -46,12 +48,15 @@ public final class LatencyBenchmark {
             }
             System.out.printf(
                     "setup: job parallelism 2 on a local cluster of 1 JobManager and 2"
-                            + " TaskManagers (OS processes), checkpoints every 2 s, PostgreSQL,"
+                            + " TaskManagers (OS processes), deploy/flink-conf with %s; PostgreSQL,"
                             + " Kafka, the relay and the workload on the same %d cores; runs of"
                             + " %d s, one after the other on the same stack, warm-up %d s"
                             + " each, after a run 0 of %d s that warms the stack's JVMs;"
                             + " %d merchants; version log %s; extra job arguments %s, relay"
                             + " arguments %s%n",
+                    options.flinkConfig().isEmpty()
+                            ? "nothing changed (the shipped checkpointing)"
+                            : options.flinkConfig(),
                     Runtime.getRuntime().availableProcessors(),
                     options.seconds(),
                     options.warmUpSeconds(),
@@ -83,8 +88,9 @@ public final class LatencyBenchmark {
             System.out.println();
             System.out.println(
                     "| run | changes/s | commit → row p50 / p90 / p99 / max | relay share p50 /"
-                            + " p99 | job share p50 / p99 | rows |");
-            System.out.println("|---|---|---|---|---|---|");
+                            + " p99 | job share p50 / p99 | commit → committed row p50 / p90 /"
+                            + " p99 / max | rows |");
+            System.out.println("|---|---|---|---|---|---|---|");
             summary.forEach(System.out::println);
         }
     }
@@ -120,7 +126,9 @@ public final class LatencyBenchmark {
         List<Double> fromEventTime = new ArrayList<>();
         List<Double> relayShare = new ArrayList<>();
         List<Double> jobShare = new ArrayList<>();
-        List<Double> toCommitted = new ArrayList<>();
+        CommittedBreakdown committedParts =
+                new CommittedBreakdown(
+                        id -> stack.cluster().rest().checkpointTiming(stack.jobId(), id));
         RelayDelays kafka =
                 RelayDelays.of(
                         stack.kafka().bootstrapServers(),
@@ -132,7 +140,8 @@ public final class LatencyBenchmark {
             long committed = kafka.commitTime(row.paymentId());
             if (recordTime >= 0) {
                 total.add((double) (row.writtenAt() - committed));
-                toCommitted.add((double) (row.committedAt() - committed));
+                committedParts.add(
+                        committed, row.writtenAt(), row.committedAt(), row.checkpointId());
                 relayShare.add((double) (recordTime - committed));
                 jobShare.add((double) (row.writtenAt() - recordTime));
             }
@@ -150,10 +159,7 @@ public final class LatencyBenchmark {
                 "  commit → totals row (sink's written_at), last success of each row after"
                         + " warm-up: "
                         + rows);
-        System.out.println(
-                "  commit → committed row (merchant_daily_totals_committed.committed_at), same"
-                        + " rows: "
-                        + Percentiles.of(toCommitted));
+        committedParts.lines().forEach(System.out::println);
         System.out.println(
                 "    relay's share (commit → Kafka record time): " + Percentiles.of(relayShare));
         System.out.println(
@@ -177,8 +183,10 @@ public final class LatencyBenchmark {
         System.out.println("  " + machine);
         Percentiles relayStats = Percentiles.of(relayShare);
         Percentiles jobStats = Percentiles.of(jobShare);
+        Percentiles committedStats = committedParts.whole();
         return String.format(
-                "| %d | %.0f | %.0f / %.0f / %.0f / %.0f ms | %.0f / %.0f ms | %.0f / %.0f ms | %d |",
+                "| %d | %.0f | %.0f / %.0f / %.0f / %.0f ms | %.0f / %.0f ms | %.0f / %.0f ms"
+                        + " | %.0f / %.0f / %.0f / %.0f ms | %d |",
                 run,
                 rate,
                 rows.pct(50),
@@ -189,7 +197,21 @@ public final class LatencyBenchmark {
                 relayStats.pct(99),
                 jobStats.pct(50),
                 jobStats.pct(99),
+                committedStats.pct(50),
+                committedStats.pct(90),
+                committedStats.pct(99),
+                committedStats.pct(100),
                 rows.size());
+    }
+
+    /**
+     * The cluster's settings: {@code --flink}'s over the shipped ones, and a statistics history
+     * long enough for every checkpoint of a run (Flink keeps 10 by default).
+     */
+    private static Map<String, String> flinkConfig(LatencyOptions options) {
+        Map<String, String> config = new LinkedHashMap<>(options.flinkConfig());
+        config.putIfAbsent("web.checkpoints.history", "10000");
+        return config;
     }
 
     /** Changes the workload makes per payment: the creation and each state change of its plan. */

@@ -2,7 +2,9 @@ package io.effonce.bench.latency;
 
 import io.effonce.bench.BenchFlags;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -14,6 +16,7 @@ record LatencyOptions(
         int stackWarmUpSeconds,
         int merchants,
         boolean versionLog,
+        Map<String, String> flinkConfig,
         List<String> jobArgs,
         List<String> relayArgs) {
 
@@ -51,6 +54,14 @@ record LatencyOptions(
         boolean versionLog;
 
         @Option(
+                names = "--flink",
+                split = ",",
+                description =
+                        "Flink settings over deploy/flink-conf/config.yaml, key=value (e.g."
+                                + " execution.checkpointing.interval=2s); none: the shipped ones.")
+        List<String> flink = new ArrayList<>();
+
+        @Option(
                 names = "--job",
                 description = "Extra job arguments, space-separated ('--key value ...').")
         String job = "";
@@ -76,8 +87,24 @@ record LatencyOptions(
                 f.stackWarmUp,
                 f.merchants,
                 f.versionLog,
+                settings(f.flink),
                 words(f.job),
                 words(f.relay));
+    }
+
+    private static Map<String, String> settings(List<String> pairs) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String pair : pairs) {
+            int eq = pair.indexOf('=');
+            BenchFlags.require(
+                    eq > 0 && eq < pair.length() - 1,
+                    "--flink takes key=value pairs, e.g. execution.checkpointing.interval=1s;"
+                            + " got '"
+                            + pair
+                            + "'");
+            settings.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+        return Map.copyOf(settings);
     }
 
     private static List<String> words(String text) {

@@ -55,14 +55,19 @@ final class LatencyProbes {
         }
     }
 
-    record LastSuccess(String paymentId, long updatedAt, long writtenAt, long committedAt) {}
+    record LastSuccess(
+            String paymentId,
+            long updatedAt,
+            long writtenAt,
+            long committedAt,
+            long checkpointId) {}
 
     /** Per totals row: its last success, if committed from {@code from}, and the row's time. */
     static List<LastSuccess> lastSuccesses(PostgresEndpoint db, Instant from) throws Exception {
         String sql =
                 "SELECT l.payment_id, extract(epoch FROM l.updated_at) * 1000,"
                         + " extract(epoch FROM t.written_at) * 1000,"
-                        + " extract(epoch FROM k.committed_at) * 1000"
+                        + " extract(epoch FROM k.committed_at) * 1000, k.checkpoint_id"
                         + " FROM (SELECT DISTINCT ON (merchant_id, (updated_at AT TIME ZONE"
                         + " 'UTC')::date, currency) payment_id, merchant_id, currency, updated_at,"
                         + " (updated_at AT TIME ZONE 'UTC')::date AS day FROM payments"
@@ -84,7 +89,8 @@ final class LatencyProbes {
                                     rs.getString(1),
                                     Math.round(rs.getDouble(2)),
                                     Math.round(rs.getDouble(3)),
-                                    Math.round(rs.getDouble(4))));
+                                    Math.round(rs.getDouble(4)),
+                                    rs.getLong(5)));
                 }
             }
         }

@@ -276,6 +276,13 @@ public final class FlinkRestClient implements AutoCloseable {
     }
 
     /**
+     * When a checkpoint in the statistics' history was triggered and acknowledged, and its parts.
+     */
+    public CheckpointTiming checkpointTiming(String jobId, long checkpointId) {
+        return CheckpointTiming.of(calls, jobId, checkpointId);
+    }
+
+    /**
      * Resource ids of the TaskManagers that run at least one of the job's tasks (current attempts).
      */
     public Set<String> taskManagersOf(String jobId) {

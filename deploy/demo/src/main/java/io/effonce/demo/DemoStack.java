@@ -120,6 +120,16 @@ public final class DemoStack implements AutoCloseable {
     }
 
     /** The ledger's database (the first shard's). */
+    /** The Flink cluster the job runs on. */
+    public LocalFlinkCluster cluster() {
+        return cluster;
+    }
+
+    /** The job's id. */
+    public String jobId() {
+        return jobId;
+    }
+
     public PostgresEndpoint ledger() {
         return ledger;
     }
@@ -149,6 +159,8 @@ public final class DemoStack implements AutoCloseable {
                         options.highAvailability,
                         options.shards,
                         options.ledgerFailover,
+                        // Checkpoints every 2 s: the demo's committed view moves while one watches.
+                        Map.of("execution.checkpointing.interval", "2s"),
                         List.of(
                                 // The relay's lag of a second is an hour of the demo's event time.
                                 "--dedup.horizon",
@@ -230,12 +242,15 @@ public final class DemoStack implements AutoCloseable {
         return page == null ? null : page.uri();
     }
 
-    /** The same with one ledger shard. */
+    /**
+     * The same with one ledger shard, the cluster configured from deploy/flink-conf with {@code
+     * flinkConfig} on top (the demo's 2 s checkpoint interval is not applied).
+     */
     public static DemoStack start(
             Path workDir,
             Path jobJar,
             int parallelism,
-            boolean highAvailability,
+            Map<String, String> flinkConfig,
             List<String> extraJobArgs,
             List<String> extraRelayArgs)
             throws IOException {
@@ -243,9 +258,10 @@ public final class DemoStack implements AutoCloseable {
                 workDir,
                 jobJar,
                 parallelism,
-                highAvailability,
+                false,
                 1,
                 false,
+                flinkConfig,
                 extraJobArgs,
                 extraRelayArgs);
     }
@@ -266,6 +282,7 @@ public final class DemoStack implements AutoCloseable {
             boolean highAvailability,
             int shardCount,
             boolean ledgerFailover,
+            Map<String, String> flinkConfig,
             List<String> extraJobArgs,
             List<String> extraRelayArgs)
             throws IOException {
@@ -333,8 +350,8 @@ public final class DemoStack implements AutoCloseable {
                         .taskManagers(2)
                         .slotsPerTaskManager(2)
                         .fastFailover()
-                        .quickStartJvms()
-                        .config("execution.checkpointing.interval", "2s");
+                        .quickStartJvms();
+        flinkConfig.forEach(spec::config);
         if (highAvailability) {
             spec.highAvailability();
         }
