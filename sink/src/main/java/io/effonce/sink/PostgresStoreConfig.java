@@ -77,41 +77,45 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
     /** The password from the first line of {@code passwordFile}, read in the task. */
     public static PostgresStoreConfig withPasswordFile(
             String jdbcUrl, String user, String passwordFile, String table) {
-        return new PostgresStoreConfig(
+        return withDefaults(
                 jdbcUrl,
                 user,
                 null,
                 Objects.requireNonNull(passwordFile, "passwordFile"),
                 null,
-                table,
-                DEFAULT_RETRIES,
-                DEFAULT_BACKOFF,
-                DEFAULT_IDLE_IN_TRANSACTION);
+                table);
     }
 
     /** The password from the environment variable {@code passwordEnv} of the task's process. */
     public static PostgresStoreConfig withPasswordEnv(
             String jdbcUrl, String user, String passwordEnv, String table) {
-        return new PostgresStoreConfig(
+        return withDefaults(
                 jdbcUrl,
                 user,
                 Objects.requireNonNull(passwordEnv, "passwordEnv"),
                 null,
                 null,
-                table,
-                DEFAULT_RETRIES,
-                DEFAULT_BACKOFF,
-                DEFAULT_IDLE_IN_TRANSACTION);
+                table);
     }
 
     /** A config with the password given directly (tests, embedded databases). */
     public static PostgresStoreConfig of(
             String jdbcUrl, String user, String password, String table) {
+        return withDefaults(jdbcUrl, user, null, null, password, table);
+    }
+
+    private static PostgresStoreConfig withDefaults(
+            String jdbcUrl,
+            String user,
+            String passwordEnv,
+            String passwordFile,
+            String password,
+            String table) {
         return new PostgresStoreConfig(
                 jdbcUrl,
                 user,
-                null,
-                null,
+                passwordEnv,
+                passwordFile,
                 password,
                 table,
                 DEFAULT_RETRIES,
