@@ -1,5 +1,6 @@
 package io.effonce.sink.testutils;
 
+import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.RowMapping;
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
@@ -29,6 +30,19 @@ public final class TotalsTable<K> {
         this.mapping = mapping;
         this.keys =
                 String.join(", ", mapping.keyColumns().stream().map(col -> col.name()).toList());
+    }
+
+    /** The deployed table, emptied, read with the sink tests' own key and value. */
+    public static TotalsTable<TestKey> emptied(PostgresEndpoint db) {
+        TotalsTable<TestKey> table = new TotalsTable<>(db, TestRows.MAPPING);
+        table.truncate();
+        return table;
+    }
+
+    /** The store's settings for this table, as the test database's owner. */
+    public PostgresStoreConfig config() {
+        return PostgresStoreConfig.of(
+                db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
     }
 
     public void truncate() {

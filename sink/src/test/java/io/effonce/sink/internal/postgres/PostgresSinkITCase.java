@@ -52,11 +52,8 @@ class PostgresSinkITCase {
 
     @BeforeEach
     void emptyTable(PostgresEndpoint db) {
-        table = new TotalsTable<>(db, TestRows.MAPPING);
-        table.truncate();
-        config =
-                PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+        table = TotalsTable.emptied(db);
+        config = table.config();
     }
 
     @Test

@@ -59,11 +59,8 @@ class SinkDatabaseGoesBackITCase {
     @BeforeEach
     void emptyTables(PostgresEndpoint db) {
         this.db = db;
-        table = new TotalsTable<>(db, TestRows.MAPPING);
-        table.truncate();
-        config =
-                PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+        table = TotalsTable.emptied(db);
+        config = table.config();
     }
 
     @Test
