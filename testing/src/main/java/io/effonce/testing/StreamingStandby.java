@@ -9,9 +9,11 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -143,6 +145,27 @@ public final class StreamingStandby implements AutoCloseable {
     public boolean caughtUpWith(PostgresEndpoint primary) {
         String lsn = text(primary, "SELECT pg_current_wal_lsn()::text");
         return query("SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn");
+    }
+
+    /**
+     * Cuts the standby off its primary, as a network that stops carrying its stream would: from now
+     * on the primary's commits do not reach it, and a promotion loses them. Its WAL receiver stops
+     * and does not start again (an empty {@code primary_conninfo}); returns once it is gone.
+     */
+    public void detach() {
+        try {
+            Files.writeString(
+                    dataDir.resolve("postgresql.auto.conf"),
+                    "primary_conninfo = ''\n",
+                    StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot rewrite the standby's primary_conninfo", e);
+        }
+        execute(server.endpoint(), "SELECT pg_reload_conf()");
+        Awaitility.await("the standby's WAL receiver to stop after primary_conninfo was emptied")
+                .atMost(Duration.ofMinutes(1))
+                .until(() -> query("SELECT count(*) = 0 FROM pg_stat_wal_receiver"));
+        LOG.info("Standby on 127.0.0.1:{} cut off its primary", server.port());
     }
 
     /** Promotes the standby to a primary and waits until it accepts writes. */
