@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.LongFunction;
 
 /**
@@ -16,11 +17,16 @@ import java.util.function.LongFunction;
  *   <li>commit → live row: the relay, Kafka, the job, the sink's live write;
  *   <li>live row → trigger: waiting for the next checkpoint (negative when the row was written
  *       after the trigger, before the barrier reached the sink);
- *   <li>trigger → last acknowledgement: the checkpoint, its slowest subtask's start delay,
- *       alignment and synchronous part (the sink's stage) and asynchronous part shown apart, per
- *       checkpoint;
+ *   <li>trigger → last acknowledgement: the checkpoint. Its slowest subtask's start delay,
+ *       alignment, synchronous and asynchronous snapshot are shown apart, per checkpoint; the
+ *       sink's write and stage before the barrier ({@code prepareSnapshotPreBarrier}, before the
+ *       timed synchronous part) are in none of them, only in the whole;
  *   <li>last acknowledgement → committed row: the completion notice and the sink's commit.
  * </ol>
+ *
+ * <p>A row's checkpoint is the one its value was staged at ({@code checkpoint_id} of the committed
+ * row). Had that checkpoint's notice been lost, a later checkpoint's commit wrote the row, and the
+ * last part holds the wait for it too.
  */
 final class CommittedBreakdown {
 
@@ -29,11 +35,11 @@ final class CommittedBreakdown {
     private final List<Double> checkpoint = new ArrayList<>();
     private final List<Double> toCommitted = new ArrayList<>();
     private final List<Double> whole = new ArrayList<>();
-    private final Map<Long, CheckpointTiming> timings = new HashMap<>();
+    private final Map<Long, Optional<CheckpointTiming>> timings = new HashMap<>();
     private final LongFunction<CheckpointTiming> timingOf;
     private int unknown;
 
-    /** {@code timingOf} reads a checkpoint's timing; each is read once. */
+    /** {@code timingOf} reads a checkpoint's timing; each is asked for once. */
     CommittedBreakdown(LongFunction<CheckpointTiming> timingOf) {
         this.timingOf = timingOf;
     }
@@ -42,18 +48,26 @@ final class CommittedBreakdown {
      * One row: the ledger's commit time, the live row's, the committed row's and its checkpoint.
      */
     void add(long commit, long writtenAt, long committedAt, long checkpointId) {
-        CheckpointTiming t;
-        try {
-            t = timings.computeIfAbsent(checkpointId, timingOf::apply);
-        } catch (RuntimeException e) {
-            unknown++; // left the statistics' history, or a restored checkpoint
+        Optional<CheckpointTiming> found = timings.computeIfAbsent(checkpointId, this::read);
+        if (found.isEmpty()) {
+            unknown++;
             return;
         }
+        CheckpointTiming t = found.get();
         toLive.add((double) (writtenAt - commit));
         toTrigger.add((double) (t.triggeredAt() - writtenAt));
         checkpoint.add((double) (t.lastAckAt() - t.triggeredAt()));
         toCommitted.add((double) (committedAt - t.lastAckAt()));
         whole.add((double) (committedAt - commit));
+    }
+
+    /** Empty when Flink has no statistics of it: out of the history, or a restored checkpoint. */
+    private Optional<CheckpointTiming> read(long checkpointId) {
+        try {
+            return Optional.of(timingOf.apply(checkpointId));
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     List<String> lines() {
@@ -65,6 +79,7 @@ final class CommittedBreakdown {
         long previous = -1;
         for (CheckpointTiming t :
                 timings.values().stream()
+                        .flatMap(Optional::stream)
                         .sorted((a, b) -> Long.compare(a.triggeredAt(), b.triggeredAt()))
                         .toList()) {
             startDelay.add((double) t.startDelayMillis());
@@ -80,7 +95,7 @@ final class CommittedBreakdown {
                 "  commit → committed row, in parts ("
                         + whole.size()
                         + " rows, "
-                        + timings.size()
+                        + timings.values().stream().filter(Optional::isPresent).count()
                         + " checkpoints"
                         + (unknown > 0
                                 ? ", "
@@ -98,7 +113,7 @@ final class CommittedBreakdown {
                         + Percentiles.of(startDelay)
                         + "; alignment "
                         + Percentiles.of(alignment),
-                "      synchronous part "
+                "      synchronous snapshot "
                         + Percentiles.of(sync)
                         + "; asynchronous part "
                         + Percentiles.of(async),

@@ -48,15 +48,13 @@ public final class LatencyBenchmark {
             }
             System.out.printf(
                     "setup: job parallelism 2 on a local cluster of 1 JobManager and 2"
-                            + " TaskManagers (OS processes), deploy/flink-conf with %s; PostgreSQL,"
+                            + " TaskManagers (OS processes), deploy/flink-conf and over it %s; PostgreSQL,"
                             + " Kafka, the relay and the workload on the same %d cores; runs of"
                             + " %d s, one after the other on the same stack, warm-up %d s"
                             + " each, after a run 0 of %d s that warms the stack's JVMs;"
                             + " %d merchants; version log %s; extra job arguments %s, relay"
                             + " arguments %s%n",
-                    options.flinkConfig().isEmpty()
-                            ? "nothing changed (the shipped checkpointing)"
-                            : options.flinkConfig(),
+                    flinkConfig(options),
                     Runtime.getRuntime().availableProcessors(),
                     options.seconds(),
                     options.warmUpSeconds(),

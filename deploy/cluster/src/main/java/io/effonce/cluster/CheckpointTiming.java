@@ -20,7 +20,8 @@ import org.apache.flink.runtime.rest.messages.checkpoints.TaskCheckpointStatisti
  *
  * @param startDelayMillis the longest wait of a subtask for the first barrier after the trigger
  * @param alignmentMillis the longest barrier alignment
- * @param syncMillis the longest synchronous part of a snapshot (the sink's stage is in it)
+ * @param syncMillis the longest synchronous part of a snapshot (what runs before the barrier goes
+ *     on, {@code prepareSnapshotPreBarrier}, is not in it)
  * @param asyncMillis the longest asynchronous part
  */
 public record CheckpointTiming(

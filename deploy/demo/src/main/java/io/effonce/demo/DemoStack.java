@@ -119,7 +119,6 @@ public final class DemoStack implements AutoCloseable {
         return kafka;
     }
 
-    /** The ledger's database (the first shard's). */
     /** The Flink cluster the job runs on. */
     public LocalFlinkCluster cluster() {
         return cluster;
@@ -130,6 +129,7 @@ public final class DemoStack implements AutoCloseable {
         return jobId;
     }
 
+    /** The ledger's database (the first shard's). */
     public PostgresEndpoint ledger() {
         return ledger;
     }

@@ -1,6 +1,6 @@
 package io.effonce.sink.store;
 
-import io.effonce.sink.internal.LocalDateTypeInfoFactory;
+import io.effonce.sink.LocalDateTypeInfoFactory;
 import java.time.LocalDate;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInfo;

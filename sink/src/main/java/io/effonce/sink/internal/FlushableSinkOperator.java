@@ -86,6 +86,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void open() throws Exception {
         super.open();
+        WriteBuffer<K, V> buffer = new WriteBuffer<>();
+        metrics = new SinkMetrics(getMetricGroup(), buffer::size);
         ClassLoader jobLoader = FlushableSinkOperator.class.getClassLoader();
         getRuntimeContext()
                 .registerUserCodeClassLoaderReleaseHookIfAbsent(
@@ -106,8 +108,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         DeploymentConfig deployment = DeploymentConfig.of(getContainingTask().getEnvironment());
         deployment.refuseRescalingWithinARun();
         changedSinceBarrier = new ChangesSinceBarrier<>();
-        WriteBuffer<K, V> buffer = new WriteBuffer<>();
-        metrics = new SinkMetrics(getMetricGroup(), buffer::size);
         try {
             store = storeFactory.create();
             QuarantiningWriter<K, V> writer =

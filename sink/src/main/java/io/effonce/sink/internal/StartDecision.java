@@ -63,10 +63,10 @@ import java.util.Optional;
  * JobManager restores the latest completed checkpoint, never an older one).
  *
  * <p>Row 2 counts commits of checkpoints only: a savepoint is acknowledged, never committed ({@code
- * FlushableSinkOperator#notifyCheckpointComplete}), because Flink may restore the checkpoint before
- * it by itself when a stop-with-savepoint fails after the savepoint completed; that restore is then
- * a row-4 restore like any other. Row 5 needs no commit check of its own: a run that committed a
- * checkpoint restores it.
+ * CheckpointCycle#completed}), because Flink may restore the checkpoint before it by itself when a
+ * stop-with-savepoint fails after the savepoint completed; that restore is then a row-4 restore
+ * like any other. Row 5 needs no commit check of its own: a run that committed a checkpoint
+ * restores it.
  *
  * <p>Rows 1–3 are the rule that a takeover is conditional on the durable record: a paused attempt
  * that wakes up after the job moved on must not take the range back and flush it to an older
