@@ -3,6 +3,7 @@ package io.effonce.dedup;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.util.OutputTag;
 
 /**
  * A copy that arrived too late to be deduplicated safely: {@code eventTime + horizon <= max(floor,
@@ -15,6 +16,14 @@ import org.apache.flink.api.common.typeinfo.Types;
  * @param floor the watermark floor when the copy was judged ({@code Long.MIN_VALUE} if none)
  */
 public record LateCopy<T>(T record, long eventTime, long watermark, long floor) {
+
+    /** Id of the late side output; {@link OutputTag}s are equal when their ids are. */
+    public static final String TAG_ID = "effonce-dedup-late";
+
+    /** The tag of the side output that late copies of records of {@code recordType} go to. */
+    public static <T> OutputTag<LateCopy<T>> tag(TypeInformation<T> recordType) {
+        return new OutputTag<>(TAG_ID, typeInfo(recordType));
+    }
 
     /** Flink type information for late copies of records of the given type (a POJO type). */
     @SuppressWarnings({"unchecked", "rawtypes"})

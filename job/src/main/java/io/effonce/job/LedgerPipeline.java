@@ -1,6 +1,5 @@
 package io.effonce.job;
 
-import io.effonce.dedup.EventTimeDedup;
 import io.effonce.dedup.LateCopy;
 import io.effonce.dedup.Lateness;
 import io.effonce.job.decode.DeadLetter;
@@ -101,8 +100,7 @@ public final class LedgerPipeline {
                         .options(config)
                         .progress(finality)
                         .build();
-        OutputTag<LateCopy<PaymentChange>> lateTag =
-                EventTimeDedup.lateCopiesTag(changes.getType());
+        OutputTag<LateCopy<PaymentChange>> lateTag = LateCopy.tag(changes.getType());
 
         SingleOutputStreamOperator<SinkChange<MerchantDayKey, DailyTotal>> totals =
                 changes.keyBy(PaymentChange::merchantId, Types.STRING)

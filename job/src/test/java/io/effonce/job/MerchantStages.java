@@ -1,6 +1,5 @@
 package io.effonce.job;
 
-import io.effonce.dedup.EventTimeDedup;
 import io.effonce.dedup.LateCopy;
 import io.effonce.dedup.Lateness;
 import io.effonce.job.decode.DeadLetter;
@@ -25,7 +24,7 @@ final class MerchantStages {
 
     /** The stage's late changes. */
     static final OutputTag<LateCopy<PaymentChange>> LATE =
-            EventTimeDedup.lateCopiesTag(TypeInformation.of(PaymentChange.class));
+            LateCopy.tag(TypeInformation.of(PaymentChange.class));
 
     private MerchantStages() {}
 

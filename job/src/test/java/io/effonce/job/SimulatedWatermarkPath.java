@@ -1,11 +1,11 @@
 package io.effonce.job;
 
-import io.effonce.dedup.EventTimeDedup;
 import io.effonce.dedup.LateCopy;
 import io.effonce.job.decode.ChangeDecoder;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.PaymentChange;
+import io.effonce.job.migrate.EventTimeDedup;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
@@ -213,7 +213,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
                                     dedup.lateness(),
                                     BUNDLE,
                                     5,
-                                    EventTimeDedup.lateCopiesTag(CHANGE),
+                                    LateCopy.tag(CHANGE),
                                     DEAD,
                                     false),
                             PaymentChange::merchantId,
@@ -313,7 +313,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
                 totalsOp.processElement((StreamRecord<PaymentChange>) r);
             }
         }
-        var late = dedupOp.getSideOutput(EventTimeDedup.lateCopiesTag(CHANGE));
+        var late = dedupOp.getSideOutput(LateCopy.tag(CHANGE));
         if (late != null) {
             StreamRecord<LateCopy<PaymentChange>> r;
             while ((r = late.poll()) != null) {
@@ -330,7 +330,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
 
     private void drainMerchant() {
         drainSink(merchantOp);
-        var late = merchantOp.getSideOutput(EventTimeDedup.lateCopiesTag(CHANGE));
+        var late = merchantOp.getSideOutput(LateCopy.tag(CHANGE));
         if (late != null) {
             StreamRecord<LateCopy<PaymentChange>> r;
             while ((r = late.poll()) != null) {

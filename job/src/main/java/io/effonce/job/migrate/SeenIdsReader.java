@@ -1,6 +1,5 @@
 package io.effonce.job.migrate;
 
-import io.effonce.dedup.EventTimeDedupOperator;
 import java.time.Duration;
 import javax.annotation.Nullable;
 import org.apache.flink.api.common.functions.OpenContext;

@@ -11,7 +11,6 @@ import static io.effonce.job.upgrade.OperatorStateFixtures.change;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
-import io.effonce.dedup.EventTimeDedup;
 import io.effonce.dedup.LateCopy;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
@@ -48,10 +47,7 @@ class OperatorStateCompatibilityTest {
             h.processElement(new StreamRecord<>(fresh, fresh.eventTimeMillis()));
 
             assertThat(h.extractOutputValues()).containsExactly(fresh);
-            assertThat(
-                            h.getSideOutput(
-                                    EventTimeDedup.lateCopiesTag(
-                                            TypeInformation.of(PaymentChange.class))))
+            assertThat(h.getSideOutput(LateCopy.tag(TypeInformation.of(PaymentChange.class))))
                     .extracting(StreamRecord::getValue)
                     .extracting(LateCopy::record, LateCopy::floor)
                     .containsExactly(tuple(EV_1, FLOOR));

@@ -1,9 +1,9 @@
 package io.effonce.job.upgrade;
 
-import io.effonce.dedup.EventTimeDedup;
 import io.effonce.job.DailyTotalsAccess;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
+import io.effonce.job.migrate.EventTimeDedup;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;

@@ -1,14 +1,15 @@
-package io.effonce.dedup;
+package io.effonce.job.migrate;
 
-import static io.effonce.dedup.DedupHarnesses.MAX_PARALLELISM;
-import static io.effonce.dedup.DedupHarnesses.late;
-import static io.effonce.dedup.DedupHarnesses.open;
-import static io.effonce.dedup.DedupHarnesses.operator;
-import static io.effonce.dedup.DedupHarnesses.passed;
+import static io.effonce.job.migrate.DedupHarnesses.MAX_PARALLELISM;
+import static io.effonce.job.migrate.DedupHarnesses.late;
+import static io.effonce.job.migrate.DedupHarnesses.open;
+import static io.effonce.job.migrate.DedupHarnesses.operator;
+import static io.effonce.job.migrate.DedupHarnesses.passed;
 import static org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness.repackageState;
 import static org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness.repartitionOperatorState;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.dedup.LateCopy;
 import java.time.Duration;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.watermark.Watermark;

@@ -1,12 +1,13 @@
-package io.effonce.dedup;
+package io.effonce.job.migrate;
 
-import static io.effonce.dedup.DedupHarnesses.late;
-import static io.effonce.dedup.DedupHarnesses.open;
-import static io.effonce.dedup.DedupHarnesses.operator;
-import static io.effonce.dedup.DedupHarnesses.passed;
+import static io.effonce.job.migrate.DedupHarnesses.late;
+import static io.effonce.job.migrate.DedupHarnesses.open;
+import static io.effonce.job.migrate.DedupHarnesses.operator;
+import static io.effonce.job.migrate.DedupHarnesses.passed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.effonce.dedup.LateCopy;
 import java.time.Duration;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -75,7 +76,7 @@ class EventTimeDedupOperatorTest {
 
             assertThat(passed(h)).isEmpty();
             assertThat(late(h)).containsExactly(new LateCopy<>(EV_7, T, T + H, T + H));
-            assertThat(h.getSideOutput(EventTimeDedup.lateCopiesTag(DedupHarnesses.CHANGE_TYPE)))
+            assertThat(h.getSideOutput(LateCopy.tag(DedupHarnesses.CHANGE_TYPE)))
                     .extracting(StreamRecord::getTimestamp)
                     .containsExactly(T);
             assertThat(h.numKeyedStateEntries()).isZero();

@@ -1,7 +1,8 @@
-package io.effonce.dedup;
+package io.effonce.job.migrate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.dedup.LateCopy;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;

@@ -1,8 +1,8 @@
-package io.effonce.dedup.bench;
+package io.effonce.job.migrate.bench;
 
-import io.effonce.dedup.Change;
-import io.effonce.dedup.EventTimeDedup;
-import io.effonce.dedup.EventTimeDedupOperator;
+import io.effonce.job.migrate.Change;
+import io.effonce.job.migrate.EventTimeDedup;
+import io.effonce.job.migrate.EventTimeDedupOperator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
-package io.effonce.dedup;
+package io.effonce.job.migrate;
 
+import io.effonce.dedup.LateCopy;
 import java.util.List;
 import java.util.Objects;
 import javax.annotation.Nullable;
@@ -79,9 +80,9 @@ final class DedupHarnesses {
 
     static List<LateCopy<Change>> late(
             KeyedOneInputStreamOperatorTestHarness<String, Change, Change> harness) {
-        return harness.getSideOutput(EventTimeDedup.lateCopiesTag(CHANGE_TYPE)) == null
+        return harness.getSideOutput(LateCopy.tag(CHANGE_TYPE)) == null
                 ? List.of()
-                : harness.getSideOutput(EventTimeDedup.lateCopiesTag(CHANGE_TYPE)).stream()
+                : harness.getSideOutput(LateCopy.tag(CHANGE_TYPE)).stream()
                         .map(StreamRecord::getValue)
                         .toList();
     }

@@ -1,5 +1,9 @@
-package io.effonce.dedup;
+package io.effonce.job.migrate;
 
+import io.effonce.dedup.LateCopy;
+import io.effonce.dedup.Lateness;
+import io.effonce.dedup.RecordedSetting;
+import io.effonce.dedup.WatermarkFloor;
 import java.time.Duration;
 import javax.annotation.Nullable;
 import org.apache.flink.api.common.state.ValueState;
@@ -21,8 +25,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Keyed event-time deduplication. Must run on a stream keyed by event ID; the event time is the
- * stream record's timestamp.
+ * The two-stage layout's dedup operator ({@link EventTimeDedup}): keyed event-time deduplication,
+ * kept because its state is what the migration reads from old savepoints. Must run on a stream
+ * keyed by event ID; the event time is the stream record's timestamp.
  *
  * <p>Guarantees, with {@code bound = max(floor, live watermark)}:
  *

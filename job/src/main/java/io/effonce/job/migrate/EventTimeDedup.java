@@ -1,5 +1,8 @@
-package io.effonce.dedup;
+package io.effonce.job.migrate;
 
+import io.effonce.dedup.DedupOptions;
+import io.effonce.dedup.LateCopy;
+import io.effonce.dedup.Lateness;
 import java.time.Duration;
 import java.util.Objects;
 import javax.annotation.Nullable;
@@ -8,10 +11,12 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
-import org.apache.flink.util.OutputTag;
 
 /**
- * Entry point for event-time deduplication of a stream keyed by event ID.
+ * The dedup stage of the two-stage layout (0.1.0, and 0.2.x with {@code pipeline.layout}), kept for
+ * what reads and builds its savepoints: the migration ({@link SeenIdsReader}) and the tests'
+ * fixtures of old releases. The job applies the same rules ({@code io.effonce.dedup}) in its
+ * merchant stage; no graph of it runs this operator.
  *
  * <pre>{@code
  * EventTimeDedup<Change> dedup = EventTimeDedup.<Change>builder().configure(conf).build();
@@ -24,9 +29,6 @@ import org.apache.flink.util.OutputTag;
  * Builder#build()}.
  */
 public final class EventTimeDedup<T> {
-
-    /** Id of the late side output; {@link OutputTag}s are equal when their ids are. */
-    public static final String LATE_TAG_ID = "effonce-dedup-late";
 
     /** Default operator uid, so savepoints map the state back to the operator. */
     public static final String DEFAULT_UID = "effonce-dedup";
@@ -45,14 +47,9 @@ public final class EventTimeDedup<T> {
         return new Builder<>();
     }
 
-    /** The tag of the late side output for records of the given type. */
-    public static <T> OutputTag<LateCopy<T>> lateCopiesTag(TypeInformation<T> recordType) {
-        return new OutputTag<>(LATE_TAG_ID, LateCopy.typeInfo(recordType));
-    }
-
     /** The late copies rejected by a dedup operator returned from {@link #apply}. */
     public static <T> DataStream<LateCopy<T>> lateCopies(SingleOutputStreamOperator<T> deduped) {
-        return deduped.getSideOutput(lateCopiesTag(deduped.getType()));
+        return deduped.getSideOutput(LateCopy.tag(deduped.getType()));
     }
 
     /**
@@ -69,7 +66,7 @@ public final class EventTimeDedup<T> {
 
     /** A new operator with these settings, for {@link #apply} and operator test harnesses. */
     public <K> EventTimeDedupOperator<K, T> createOperator(TypeInformation<T> recordType) {
-        return new EventTimeDedupOperator<>(lateness, lateCopiesTag(recordType));
+        return new EventTimeDedupOperator<>(lateness, LateCopy.tag(recordType));
     }
 
     /** The rules' settings. */

@@ -1,15 +1,14 @@
-package io.effonce.dedup;
+package io.effonce.job.migrate;
 
-import static io.effonce.dedup.DedupHarnesses.late;
-import static io.effonce.dedup.DedupHarnesses.open;
-import static io.effonce.dedup.DedupHarnesses.passed;
+import static io.effonce.job.migrate.DedupHarnesses.late;
+import static io.effonce.job.migrate.DedupHarnesses.open;
+import static io.effonce.job.migrate.DedupHarnesses.passed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.effonce.dedup.SettingChangedException;
 import java.time.Duration;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.runtime.throwable.ThrowableClassifier;
-import org.apache.flink.runtime.throwable.ThrowableType;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,14 +44,6 @@ class RecordedHorizonTest {
                 .hasMessageContaining("built with dedup.horizon=2 h")
                 .hasMessageContaining("this job has dedup.horizon=3 h")
                 .hasMessageContaining("counted again");
-    }
-
-    @Test
-    void theRefusalIsNotRetriedByFlink() {
-        assertThat(
-                        ThrowableClassifier.getThrowableType(
-                                new SettingChangedException("o", "1", "2", "why.")))
-                .isEqualTo(ThrowableType.NonRecoverableError);
     }
 
     @Test

@@ -1,11 +1,12 @@
-package io.effonce.dedup;
+package io.effonce.job.migrate;
 
-import static io.effonce.dedup.DedupHarnesses.late;
-import static io.effonce.dedup.DedupHarnesses.open;
-import static io.effonce.dedup.DedupHarnesses.passed;
-import static io.effonce.dedup.DedupHarnesses.rememberedIds;
+import static io.effonce.job.migrate.DedupHarnesses.late;
+import static io.effonce.job.migrate.DedupHarnesses.open;
+import static io.effonce.job.migrate.DedupHarnesses.passed;
+import static io.effonce.job.migrate.DedupHarnesses.rememberedIds;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.dedup.LateCopy;
 import java.time.Duration;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;

@@ -1,4 +1,4 @@
-package io.effonce.dedup;
+package io.effonce.job.migrate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
