@@ -16,6 +16,7 @@ import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
 import io.effonce.it.testutils.Workloads;
 import io.effonce.testing.EmbeddedPostgres;
+import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.SchemaTool;
 import io.effonce.testing.StreamingStandby;
@@ -95,7 +96,10 @@ class LedgerFailoverITCase {
         try (EmbeddedPostgres primary = EmbeddedPostgres.start()) {
             SchemaTool.applyAll(primary.endpoint());
             try (StreamingStandby standby = StreamingStandby.of(primary, true)) {
-                run(primary, standby, sinkDb, kafka, cluster, true);
+                // A sink database of its own: the class's holds the first test's tables and run.
+                PostgresEndpoint sink = LocalServices.newDatabase(sinkDb, "failover_behind");
+                SchemaTool.applyAll(sink);
+                run(primary, standby, sink, kafka, cluster, true);
             }
         }
     }
