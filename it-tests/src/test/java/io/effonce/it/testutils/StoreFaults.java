@@ -108,6 +108,12 @@ public final class StoreFaults {
         }
 
         @Override
+        public List<MerchantDayKey> restoreLiveFromCommitted(
+                long checkpointId, Collection<MerchantDayKey> keys, long tag) {
+            return store.restoreLiveFromCommitted(checkpointId, keys, tag);
+        }
+
+        @Override
         public void rollBackCommitted(
                 List<StoredRow<MerchantDayKey, DailyTotal>> set,
                 Collection<MerchantDayKey> remove) {

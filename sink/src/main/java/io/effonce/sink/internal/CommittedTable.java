@@ -59,6 +59,13 @@ public interface CommittedTable<K, V> {
     List<K> keysCommittedAfter(long checkpointId);
 
     /**
+     * Sets the live row of each of {@code keys} in this range whose committed value belongs to
+     * checkpoint {@code checkpointId} or an earlier one (the value it held at {@code checkpointId})
+     * to that value, tagged {@code tag}, in one transaction; returns those keys.
+     */
+    List<K> restoreLiveFromCommitted(long checkpointId, Collection<K> keys, long tag);
+
+    /**
      * Rolls committed values back, in one transaction: sets {@code set} (each row's tag the
      * checkpoint restored) and removes {@code remove}.
      */

@@ -30,11 +30,9 @@ import org.slf4j.LoggerFactory;
  * prepareSnapshotPreBarrier}), and any later write of the key before the barrier would carry a tag
  * below {@code c} too and be the row's value; a write after the barrier carries {@code c} or more
  * and is found in step 1. So the rows tagged below {@code c} are, key by key, the restored state's
- * values (or, for a key state no longer holds, its final total: the full flush leaves those alone
- * too). This holds across rescales (tags do not depend on which subtask wrote), for an older
- * savepoint (everything the later run wrote is tagged above it), for a restore during a flush (the
- * flush writes tag {@code c}, found again), and for a quarantined row (its SET is refused again
- * either way). It needs the table to hold every write acknowledged before barrier {@code c}: a
+ * values (or, for a key state no longer holds, its final total). This holds across rescales, for an
+ * older savepoint and for a restore during a flush (docs/flushable-sink.md, "The protocol in
+ * detail"). It needs the table to hold every write acknowledged before barrier {@code c}: a
  * database that lost acknowledged writes (an asynchronous standby promoted, a restore from backup)
  * does not. {@link RestoreProtocol} therefore chooses the incremental flush only when every key
  * group of the range has committed checkpoint {@code c} or later in {@code sink_progress}: that
@@ -42,37 +40,25 @@ import org.slf4j.LoggerFactory;
  * transaction keeps the earlier ones (its log is replayed in order). Otherwise it runs the full
  * flush, which repairs every key the state holds. A deleted row leaves no tag either, so the
  * incremental flush is also ruled out when a live row of the range was deleted after barrier {@code
- * c} ({@code sink_live_deletes}): a delete of the erased run, or a stale key of an earlier flush
- * (recorded as deleted before the checkpoint that flush restored).
+ * c} ({@code sink_live_deletes}).
  *
  * <p>When the range lacks that commit the committed table cannot be trusted either: the values
  * staged before barrier {@code c} may be gone with the lost writes, and the commits they came from
  * with them. The flush then also stages every key it sets at {@code c} ({@code restage}), so that
  * the commit of {@code c} that follows it rewrites the committed table from state as well.
  *
- * <p>A database that went back past a delete brings the deleted key's row back, tagged before
- * {@code c}, and restored state holds nothing of it: neither step 1 nor step 2 would find it. The
- * state keeps a deleted key's tombstone for the retention (as it keeps a retired key's final
- * value), and the full flush deletes each such key again, in the live table and, when it restages,
- * in the committed table too.
+ * <p>Three repairs for a database that went back, each a rule of docs/flushable-sink.md: the
+ * tombstones state keeps for the retention are deleted again (a row the copy brought back); with
+ * {@code forkFrom} below {@code c} (the database holds the progress of another lineage, its {@link
+ * RunLineage} parting from the restored one there) every key tagged from the fork that state does
+ * not hold goes, live and committed; with {@code suspectFrom} below {@code c} (an attempt outside
+ * the lineage held the range: the copy forgot the fence) every key tagged from there that neither
+ * state nor the committed table holds goes.
  *
- * <p>Checkpoint ids are not one timeline: a run deployed from an older checkpoint numbers its own
- * from there. A database that went back to a copy holding an ancestor run's progress (the restored
- * state's {@link RunLineage} names it) holds that run's writes after the fork as well, tagged from
- * the fork on and below {@code c}, and a committed table of that run. The flush then also deletes
- * every key tagged from the fork ({@code forkFrom}) that restored state does not hold, in the live
- * and the committed table. The lineage's own rows from after the fork are not in such a copy: its
- * first commit follows its first flush, so a copy that holds the ancestor's progress was taken
- * before the lineage wrote anything but that flush.
- *
- * <p>An attempt outside the restored checkpoint's lineage can only have written in the range if the
- * database went back in time and forgot the fence that kept it out: a frozen attempt of the past,
- * woken, found the range as the copy left it and took it. Its writes carry tags from the checkpoint
- * it restored on, which may be older than {@code c}, so step 1 misses them. When the takeover found
- * such an owner ({@code suspectFrom} below {@code c}), the flush also reads the keys tagged from
- * {@code suspectFrom} and deletes those that restored state does not hold and the committed table
- * does not hold either: no completed checkpoint ever produced them (a final row of the lineage
- * older than the retention is committed, and stays).
+ * <p>A key tagged since the restore that state no longer holds but whose committed value is from
+ * {@code c} or before is a retired key's final value no longer retained (an earlier repair wrote it
+ * back under tag {@code c}; or the erased run wrote the key again): its live row is set back to
+ * that value and stays.
  *
  * <p>The tag index is read before the SETs so that it returns only the erased run's writes, not
  * every restored key rewritten with tag {@code c}. The outcome equals the set-then-scan order
@@ -108,7 +94,7 @@ public final class RestoreFlush<K, V> {
 
     /**
      * @param live the table it reads tags from and deletes stale keys in
-     * @param committed read only for the keys a committed value keeps (the wider read)
+     * @param committed read for the keys a committed value keeps, and to set a final row back
      * @param table the table's name, for the log
      * @param batchSize the live path's batch size; the flush uses at least {@link #MIN_FLUSH_BATCH}
      * @param deleteStale {@code false} skips step 3; only for tests that show why it exists
@@ -154,7 +140,8 @@ public final class RestoreFlush<K, V> {
                         ? writtenOutsideTheLineage(suspectFrom, taggedSinceRestore)
                         : List.of();
 
-        Batches batches = new Batches(checkpointId, restage);
+        FlushBatches<K, V> batches =
+                new FlushBatches<>(writer, keyGroupOf, batchSize, checkpointId, restage);
         List<K> stale = new ArrayList<>();
         // Keys whose rows the database may hold though the lineage deleted or never wrote them.
         List<K> notOfTheLineage = new ArrayList<>();
@@ -177,6 +164,7 @@ public final class RestoreFlush<K, V> {
                 batches.add(key, value);
             }
         }
+        stale.removeAll(finalRowsNoLongerRetained(checkpointId, stale));
         for (K key : outsideTheLineage) {
             if (restoredState.valueOf(key) == null) {
                 stale.add(key);
@@ -242,6 +230,31 @@ public final class RestoreFlush<K, V> {
     }
 
     /**
+     * Those of {@code stale}, tagged since the restore and absent from state, whose committed value
+     * is from checkpoint {@code checkpointId} or before: retired keys whose final value state no
+     * longer retains. Their live rows are set back to that value (an earlier repair wrote it back
+     * under this tag, or the erased run wrote the key again) and they stay.
+     */
+    private Set<K> finalRowsNoLongerRetained(long checkpointId, List<K> stale) {
+        if (stale.isEmpty() || checkpointId <= 0) {
+            return Set.of(); // "checkpoint 0" is before every commit
+        }
+        Set<K> kept =
+                new HashSet<>(
+                        committed.restoreLiveFromCommitted(checkpointId, stale, checkpointId));
+        if (!kept.isEmpty()) {
+            LOG.info(
+                    "Flush of {}: {} keys tagged {} or later that state no longer holds have a"
+                            + " value committed at or before it, a final value no longer retained;"
+                            + " their live rows are set to it and stay",
+                    table,
+                    kept.size(),
+                    checkpointId);
+        }
+        return kept;
+    }
+
+    /**
      * Keys tagged from {@code suspectFrom} on, but below the restored checkpoint, that the
      * committed table does not hold.
      */
@@ -262,37 +275,5 @@ public final class RestoreFlush<K, V> {
                 suspect.size(),
                 suspectFrom);
         return suspect;
-    }
-
-    /** Restored values SET in batches, tagged with the restored checkpoint (and staged at it). */
-    private final class Batches {
-        private final long tag;
-        private final boolean restage;
-        private final List<StoredRow<K, V>> batch = new ArrayList<>(batchSize);
-        long set;
-
-        Batches(long tag, boolean restage) {
-            this.tag = tag;
-            this.restage = restage;
-        }
-
-        void add(K key, V value) {
-            batch.add(new StoredRow<>(key, value, keyGroupOf.applyAsInt(key), tag));
-            if (batch.size() >= batchSize) {
-                writeRest();
-            }
-        }
-
-        void writeRest() {
-            if (!batch.isEmpty()) {
-                List<StoredRow<K, V>> rows = List.copyOf(batch);
-                writer.write(rows);
-                if (restage) {
-                    writer.stage(tag, rows);
-                }
-                set += batch.size();
-                batch.clear();
-            }
-        }
     }
 }

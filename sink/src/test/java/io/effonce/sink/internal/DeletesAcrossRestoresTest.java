@@ -144,7 +144,7 @@ class DeletesAcrossRestoresTest {
             upsert(run, "k", 1);
             older = checkpoint(run, C - 1);
             run.notifyOfCompletedCheckpoint(C - 1);
-            retire(run, "k");
+            delete(run, "k");
             checkpointC = checkpoint(run, C);
             run.notifyOfCompletedCheckpoint(C);
             upsert(run, "k", 5); // after barrier c, erased
@@ -153,7 +153,7 @@ class DeletesAcrossRestoresTest {
         // Restored twice in one job, as a failover right after the first restore does.
         JobID job = new JobID();
         try (var after = restoredInJob(sink, checkpointC, C, job, 0)) {
-            assertThat(table.values()).as("k is stale at c").doesNotContainKey("k");
+            assertThat(table.values()).as("k, deleted at c, is stale at c").doesNotContainKey("k");
         }
         try (var again = restoredInJob(sink, checkpointC, C, job, 1)) {
             assertThat(lastFlush(again).mode())
@@ -164,6 +164,35 @@ class DeletesAcrossRestoresTest {
         try (var back = restored(sink, older, C - 1, 1, 0)) {
             assertThat(lastFlush(back).mode()).isEqualTo(RestoreFlush.Mode.FULL);
             assertThat(table.values()).isEqualTo(Map.of("k", 1L));
+        }
+    }
+
+    /**
+     * A key retired at checkpoint {@code c} with no final value retained in state, then written
+     * again by the erased run after barrier {@code c}: state at {@code c} does not hold it, but its
+     * committed value is from {@code c} or before, its final value at {@code c}. The restore sets
+     * the live row back to it instead of deleting the key as the erased run's (which lost a day's
+     * final rows in the nemesis soak, seed 30756).
+     */
+    @Test
+    void aRetiredKeyTheErasedRunWroteAgainIsSetBackToItsCommittedFinalValue() throws Exception {
+        Configuration noRetention = new Configuration();
+        noRetention.set(FlushableSinkOptions.RETIRED_RETENTION, Duration.ZERO);
+        FlushableSink<String, Long> sink = sink(table).options(noRetention).build();
+        OperatorSubtaskState checkpointC;
+        try (var run = fresh(sink)) {
+            upsert(run, "k", 1);
+            checkpoint(run, C - 1);
+            run.notifyOfCompletedCheckpoint(C - 1);
+            retire(run, "k");
+            checkpointC = checkpoint(run, C);
+            run.notifyOfCompletedCheckpoint(C);
+            upsert(run, "k", 5); // after barrier c, erased
+            checkpoint(run, C + 1);
+        }
+        try (var after = restored(sink, checkpointC, C, 1, 0)) {
+            assertThat(table.values()).isEqualTo(Map.of("k", 1L));
+            assertThat(table.committedValues()).isEqualTo(Map.of("k", 1L));
         }
     }
 

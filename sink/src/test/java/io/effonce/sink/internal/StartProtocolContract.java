@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
+import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.testutils.GatedStore;
@@ -844,5 +845,50 @@ abstract class StartProtocolContract<K, V> {
         }
         assertThat(live()).isEqualTo(Map.of(key("a"), 150L, key("c"), 5L));
         assertThat(committed()).isEqualTo(Map.of(key("a"), 150L, key("c"), 5L));
+    }
+
+    /**
+     * A repair writes a retired key's final row back from its retained value, tagged with the
+     * restored checkpoint. Once state no longer retains that value (its retention ran out; here a
+     * deployment that keeps none), a later restore from the same checkpoint finds the row tagged
+     * with it and state without the key, as it finds a write of the erased run. The row is the
+     * value committed at the checkpoint and stays. (Found by the nemesis soak, seed 30756, fault
+     * 157: a JobManager killed while the sink repaired a database that went back; a day's 300 final
+     * rows went.) Counterfactual: without the check of the committed value, {@code a} goes from the
+     * live table for good.
+     */
+    @Test
+    void aFinalRowARepairWroteBackStaysOnceItsValueIsNoLongerRetained() throws Exception {
+        OperatorSubtaskState at10;
+        try (var first = restoredAttempt(newRun(), 0, null, 0)) {
+            first.open();
+            upsert(first, "a", 100);
+            retire(first, "a");
+            upsert(first, "b", 10);
+            at10 = completed(first, 10);
+        }
+        FlushableSink<K, V> repairing =
+                FlushableSink.<K, V>builder()
+                        .store(stores())
+                        .valueType(valueType())
+                        .restoreFlush(RestoreFlushPolicy.FULL)
+                        .build();
+        try (var repair = restoredAttempt(repairing, 0, at10, 10)) {
+            repair.open();
+            assertThat(live()).isEqualTo(Map.of(key("a"), 100L, key("b"), 10L));
+        }
+        FlushableSink<K, V> retainingNothing =
+                FlushableSink.<K, V>builder()
+                        .store(stores())
+                        .valueType(valueType())
+                        .retiredRetention(Duration.ZERO)
+                        .build();
+        try (var later = restoredAttempt(retainingNothing, 0, at10, 10)) {
+            later.open();
+            upsert(later, "b", 20);
+            completed(later, 11);
+        }
+        assertThat(live()).isEqualTo(Map.of(key("a"), 100L, key("b"), 20L));
+        assertThat(committed()).isEqualTo(Map.of(key("a"), 100L, key("b"), 20L));
     }
 }

@@ -177,6 +177,11 @@ public final class GatedStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
+    public List<K> restoreLiveFromCommitted(long checkpointId, Collection<K> keys, long tag) {
+        return call(() -> store.restoreLiveFromCommitted(checkpointId, keys, tag));
+    }
+
+    @Override
     public void rollBackCommitted(List<StoredRow<K, V>> set, Collection<K> remove) {
         run(() -> store.rollBackCommitted(set, remove));
     }

@@ -343,6 +343,22 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
+    public List<K> restoreLiveFromCommitted(long checkpointId, Collection<K> keys, long tag) {
+        synchronized (table) {
+            checkFence();
+            List<K> restored = new ArrayList<>();
+            for (K k : keys) {
+                StoredRow<K, V> r = table.committed.get(k);
+                if (r != null && r.barrierTag() <= checkpointId && span.contains(r.keyGroup())) {
+                    table.rows.put(k, new StoredRow<>(k, r.value(), r.keyGroup(), tag));
+                    restored.add(k);
+                }
+            }
+            return restored;
+        }
+    }
+
+    @Override
     public void rollBackCommitted(List<StoredRow<K, V>> set, Collection<K> remove) {
         synchronized (table) {
             checkFence();

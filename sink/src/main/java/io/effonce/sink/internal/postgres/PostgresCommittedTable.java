@@ -181,6 +181,18 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     }
 
     @Override
+    public List<K> restoreLiveFromCommitted(long checkpointId, Collection<K> keys, long tag) {
+        if (keys.isEmpty()) {
+            return List.of();
+        }
+        return fence.guarded(
+                "Restoring live rows of " + table + " committed through " + checkpointId,
+                c ->
+                        rows.liveFromCommitted(
+                                c, table, committed, keys, checkpointId, tag, fence.span()));
+    }
+
+    @Override
     public void rollBackCommitted(List<StoredRow<K, V>> set, Collection<K> remove) {
         if (set.isEmpty() && remove.isEmpty()) {
             return;

@@ -122,6 +122,11 @@ public final class PostgresSinkStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
+    public List<K> restoreLiveFromCommitted(long checkpointId, Collection<K> keys, long tag) {
+        return committed.restoreLiveFromCommitted(checkpointId, keys, tag);
+    }
+
+    @Override
     public void rollBackCommitted(List<StoredRow<K, V>> set, Collection<K> remove) {
         committed.rollBackCommitted(set, remove);
     }

@@ -211,6 +211,72 @@ final class RowStatements<K, V> {
     }
 
     /**
+     * Sets the row in {@code live} of each of {@code among} whose row in {@code committed} (in
+     * {@code span}) belongs to checkpoint {@code through} or an earlier one to that row's value,
+     * tagged {@code tag}; returns those keys.
+     */
+    List<K> liveFromCommitted(
+            Connection c,
+            String live,
+            String committed,
+            Collection<K> among,
+            long through,
+            long tag,
+            KeyGroupSpan span)
+            throws SQLException {
+        Object[][] columns = keyColumns(among);
+        StringBuilder match = new StringBuilder();
+        for (int k = 0; k < keys.size(); k++) {
+            match.append(" AND t.")
+                    .append(keys.get(k).name())
+                    .append(" = u.c")
+                    .append(k)
+                    .append(keys.get(k).type().elementCast());
+        }
+        String sql =
+                "INSERT INTO "
+                        + live
+                        + " ("
+                        + ColumnSql.names(all)
+                        + ", barrier_tag, key_group, written_at) SELECT "
+                        + all.stream()
+                                .map(col -> "t." + col.name())
+                                .collect(Collectors.joining(", "))
+                        + ", ?, t.key_group, now() FROM "
+                        + committed
+                        + " t JOIN unnest("
+                        + ColumnSql.arrays(keys)
+                        + ") AS u("
+                        + ColumnSql.aliases(keys.size())
+                        + ") ON true"
+                        + match
+                        + " WHERE t.key_group BETWEEN ? AND ? AND t.checkpoint_id <= ?"
+                        + " ON CONFLICT ("
+                        + keyList()
+                        + ") DO UPDATE SET "
+                        + valuesFromExcluded()
+                        + "barrier_tag = EXCLUDED.barrier_tag, key_group = EXCLUDED.key_group,"
+                        + " written_at = now() RETURNING "
+                        + keyList();
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setLong(1, tag);
+            for (int k = 0; k < keys.size(); k++) {
+                s.setObject(k + 2, keys.get(k).type().bind(c, columns[k]));
+            }
+            s.setInt(keys.size() + 2, span.first());
+            s.setInt(keys.size() + 3, span.last());
+            s.setLong(keys.size() + 4, through);
+            List<K> restored = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    restored.add(mapping.readKey(rs, 1));
+                }
+            }
+            return restored;
+        }
+    }
+
+    /**
      * The keys of {@code table} in {@code span} whose {@code tagColumn} is at least {@code from};
      * shaped for a ({@code tagColumn}, key_group) index: a range on its first column.
      */
