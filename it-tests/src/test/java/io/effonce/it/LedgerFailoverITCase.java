@@ -225,8 +225,10 @@ class LedgerFailoverITCase {
             MiniCluster cluster,
             boolean standbyBehind)
             throws Exception {
+        // A slot, topic and workload of its own: the class's Kafka keeps the other cases' topics.
+        String name = standbyBehind ? "behind" : "failover";
         PostgresEndpoint ledger = standby.withPrimary(primary);
-        Relays relays = new Relays(ledger, kafka.servers(), "failover", dir);
+        Relays relays = new Relays(ledger, kafka.servers(), name, dir);
         LedgerRelay before = relays.start();
         LedgerRelay relay;
         JobClient job =
@@ -235,16 +237,18 @@ class LedgerFailoverITCase {
                         .start("ledger-failover");
         MiniClusterFaults faults = new MiniClusterFaults(cluster, job.getJobID());
         faults.awaitAllTasksRunning(MiniClusterFaults.TIMEOUT);
-        ChaosReport report = new ChaosReport("ledger-failover", sinkDb);
+        ChaosReport report =
+                new ChaosReport(
+                        standbyBehind ? "ledger-failover-behind" : "ledger-failover", sinkDb);
         SinkTables sink = new SinkTables(sinkDb);
         long first;
         ChaosReport.Recovery recovery;
         try (RunningWorkload workload =
-                RunningWorkload.start(Workloads.unbounded("failover", 1_000), ledger)) {
+                RunningWorkload.start(Workloads.unbounded(name, 1_000), ledger)) {
             workload.awaitMore(2_000);
             await("the relay's slot synchronized to the standby")
                     .atMost(TIMEOUT)
-                    .until(() -> standby.hasSyncedSlot("failover"));
+                    .until(() -> standby.hasSyncedSlot(name));
             await("totals rows written by the job")
                     .atMost(TotalsInvariant.TIMEOUT)
                     .until(() -> sink.count("merchant_daily_totals") > 100);
@@ -273,14 +277,15 @@ class LedgerFailoverITCase {
             report.figure("kill -> relay streaming ms", resumedMillis);
         }
         // The workload goes on against the new primary, found by the same multi-host URL.
-        WorkloadReport second = Workloads.runAfterFault("failover2", 3_000, ledger);
+        WorkloadReport second = Workloads.runAfterFault(name + "2", 3_000, ledger);
         PostgresEndpoint newPrimary = standby.server().endpoint();
         long lost =
                 first
                         - new SinkTables(newPrimary)
                                 .number(
-                                        "SELECT count(*) FROM payments"
-                                                + " WHERE caller_id LIKE 'failover-u%'");
+                                        "SELECT count(*) FROM payments WHERE caller_id LIKE '"
+                                                + name
+                                                + "-u%'");
         report.figure("acknowledged payments the promoted standby lacks", lost);
         if (standbyBehind) {
             assertThat(lost)
