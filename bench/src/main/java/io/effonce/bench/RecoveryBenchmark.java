@@ -305,21 +305,15 @@ public final class RecoveryBenchmark {
             throws Exception {
         Path password = Files.createTempFile(dir, "pg", ".password");
         Files.writeString(password, db.password());
-        return JobSubmission.of(
+        return JobSubmission.ledgerJob(
                 jobJar.toAbsolutePath(),
-                "io.effonce.job.LedgerTotalsJob",
-                "--kafka.bootstrap-servers",
                 kafka,
-                "--kafka.topic",
                 topic,
+                db.jdbcUrl(),
+                db.user(),
+                password,
                 "--kafka.group-id",
                 topic,
-                "--postgres.url",
-                db.jdbcUrl(),
-                "--postgres.user",
-                db.user(),
-                "--postgres.password-file",
-                password.toString(),
                 "--sink.restore-flush",
                 policy.name());
     }

@@ -49,6 +49,21 @@ public final class WatermarkFloor {
         }
     }
 
+    /**
+     * Raises the floor to an event-time watermark and returns true; returns false, the floor left
+     * where it is, for the end-of-input watermark ({@code Long.MAX_VALUE}, also a
+     * stop-with-savepoint with drain), which is not event time: a job restored from a drained
+     * savepoint then judges copies by the last real watermark instead of rejecting every change as
+     * late.
+     */
+    public boolean advanceInEventTime(long watermark) {
+        if (watermark == Long.MAX_VALUE) {
+            return false;
+        }
+        advance(watermark);
+        return true;
+    }
+
     public long value() {
         return value;
     }

@@ -120,6 +120,17 @@ public final class JobOptions {
                     .defaultValue(Duration.ofSeconds(5))
                     .withDescription("How far behind the newest event time a change may arrive.");
 
+    public static final ConfigOption<Duration> BACKLOG_THRESHOLD =
+            ConfigOptions.key("source.backlog-threshold")
+                    .durationType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "A source subtask emitting records older than this (the broker's"
+                                    + " append time) reports a backlog until its records are"
+                                    + " younger than half of it; meanwhile Flink checkpoints on"
+                                    + " execution.checkpointing.interval-during-backlog. Unset:"
+                                    + " the source never reports a backlog.");
+
     public static final ConfigOption<Duration> IDLENESS =
             ConfigOptions.key("watermark.idleness")
                     .durationType()

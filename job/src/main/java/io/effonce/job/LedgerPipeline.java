@@ -2,6 +2,7 @@ package io.effonce.job;
 
 import io.effonce.dedup.LateCopy;
 import io.effonce.dedup.Lateness;
+import io.effonce.job.backlog.BacklogReportingSource;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.PaymentChange;
@@ -11,6 +12,7 @@ import io.effonce.sink.SinkChange;
 import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Set;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -83,8 +85,13 @@ public final class LedgerPipeline {
                         config.get(JobOptions.OUT_OF_ORDERNESS),
                         config.get(JobOptions.HOLD_DURING_SNAPSHOT),
                         config.get(JobOptions.IDLENESS));
+        Source<LedgerRecord, ?, ?> source = io.source();
+        Duration backlogThreshold = config.get(JobOptions.BACKLOG_THRESHOLD);
+        if (backlogThreshold != null) {
+            source = BacklogReportingSource.wrap(source, backlogThreshold);
+        }
         DataStream<LedgerRecord> records =
-                env.fromSource(io.source(), watermarks, "Ledger changes").uid(SOURCE_UID);
+                env.fromSource(source, watermarks, "Ledger changes").uid(SOURCE_UID);
 
         SingleOutputStreamOperator<PaymentChange> changes =
                 records.process(new RouteChanges(counted, DEAD_LETTERS))

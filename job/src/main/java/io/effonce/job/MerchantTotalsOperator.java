@@ -190,13 +190,11 @@ final class MerchantTotalsOperator
     public void processWatermark(Watermark mark) throws Exception {
         // Records before a watermark are judged against the watermark they arrived under.
         finishBundle();
-        if (mark.getTimestamp() == Watermark.MAX_WATERMARK.getTimestamp()) {
-            // End of input, not event time: open days stay open, ids stay remembered, the floor
-            // stays where event time left it.
+        if (!floor.advanceInEventTime(mark.getTimestamp())) {
+            // End of input: open days stay open, ids stay remembered.
             output.emitWatermark(mark);
             return;
         }
-        floor.advance(mark.getTimestamp());
         super.processWatermark(mark);
     }
 

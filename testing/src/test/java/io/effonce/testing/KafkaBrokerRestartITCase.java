@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.testing.junit.KafkaExtension;
+import io.effonce.testing.kafka.KafkaTopics;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -14,12 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -38,7 +36,7 @@ class KafkaBrokerRestartITCase {
         String bootstrap = kafka.bootstrapServers();
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         AtomicInteger failed = new AtomicInteger();
-        try (var producer = producer(bootstrap)) {
+        try (var producer = KafkaTopics.textProducer(bootstrap, Duration.ofSeconds(60))) {
             for (int i = 0; i < 500; i++) {
                 String v = "before-" + i;
                 producer.send(new ProducerRecord<>(TOPIC, v, v)).get();
@@ -102,25 +100,6 @@ class KafkaBrokerRestartITCase {
         Set<String> missing = new HashSet<>(acknowledged);
         missing.removeAll(present);
         assertThat(missing).as("acknowledged but not in the topic").isEmpty();
-    }
-
-    private static KafkaProducer<String, String> producer(String bootstrap) {
-        return new KafkaProducer<>(
-                Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        bootstrap,
-                        ProducerConfig.ACKS_CONFIG,
-                        "all",
-                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                        true,
-                        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-                        60_000,
-                        ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
-                        10_000,
-                        ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG,
-                        500),
-                new StringSerializer(),
-                new StringSerializer());
     }
 
     private static Set<String> consumeAll(String bootstrap) {

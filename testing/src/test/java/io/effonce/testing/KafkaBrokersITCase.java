@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.effonce.testing.kafka.KafkaBrokers;
 import io.effonce.testing.kafka.KafkaTopics;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,10 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,7 +40,7 @@ class KafkaBrokersITCase {
             int leader = brokers.leaderOf(TOPIC, 0);
             Set<String> acknowledged = ConcurrentHashMap.newKeySet();
             AtomicBoolean stop = new AtomicBoolean();
-            try (var producer = producer(bootstrap)) {
+            try (var producer = KafkaTopics.textProducer(bootstrap, Duration.ofSeconds(120))) {
                 Thread sends =
                         new Thread(
                                 () -> {
@@ -95,24 +93,5 @@ class KafkaBrokersITCase {
             assertThat(missing).as("acknowledged but not in the partition").isEmpty();
             assertThat(present).as("records written twice").doesNotHaveDuplicates();
         }
-    }
-
-    private static KafkaProducer<String, String> producer(String bootstrap) {
-        return new KafkaProducer<>(
-                Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        bootstrap,
-                        ProducerConfig.ACKS_CONFIG,
-                        "all",
-                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                        true,
-                        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-                        120_000,
-                        ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
-                        10_000,
-                        ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG,
-                        1_000),
-                new StringSerializer(),
-                new StringSerializer());
     }
 }

@@ -1,6 +1,8 @@
 package io.effonce.cluster;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -22,6 +24,8 @@ public record JobSubmission(
         String savepointPath,
         boolean allowNonRestoredState) {
 
+    private static final String LEDGER_JOB = "io.effonce.job.LedgerTotalsJob";
+
     public JobSubmission {
         args = List.copyOf(args);
         if (parallelism < 0) {
@@ -32,6 +36,37 @@ public record JobSubmission(
     /** A fresh run of {@code entryClass} from {@code jar} with the cluster's parallelism. */
     public static JobSubmission of(Path jar, String entryClass, String... args) {
         return new JobSubmission(jar, entryClass, List.of(args), 0, null, false);
+    }
+
+    /**
+     * A fresh run of the ledger job ({@code io.effonce.job.LedgerTotalsJob}) from {@code jar},
+     * reading {@code topics} (separated by {@code ;}) from {@code kafka} and writing to {@code
+     * jdbcUrl} as {@code user}, whose password is the first line of {@code passwordFile}; {@code
+     * more} are further options of the job.
+     */
+    public static JobSubmission ledgerJob(
+            Path jar,
+            String kafka,
+            String topics,
+            String jdbcUrl,
+            String user,
+            Path passwordFile,
+            String... more) {
+        List<String> args = new ArrayList<>();
+        Collections.addAll(
+                args,
+                "--kafka.bootstrap-servers",
+                kafka,
+                "--kafka.topic",
+                topics,
+                "--postgres.url",
+                jdbcUrl,
+                "--postgres.user",
+                user,
+                "--postgres.password-file",
+                passwordFile.toString());
+        Collections.addAll(args, more);
+        return new JobSubmission(jar, LEDGER_JOB, args, 0, null, false);
     }
 
     public JobSubmission withParallelism(int newParallelism) {

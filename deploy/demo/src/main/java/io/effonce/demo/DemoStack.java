@@ -356,22 +356,17 @@ public final class DemoStack implements AutoCloseable {
             spec.highAvailability();
         }
         LocalFlinkCluster cluster = LocalFlinkCluster.start(spec.build());
-        List<String> args =
-                new ArrayList<>(
-                        List.of(
-                                "--kafka.bootstrap-servers", kafka.bootstrapServers(),
-                                "--kafka.topic", String.join(";", topics),
-                                "--postgres.url", sink.jdbcUrl(),
-                                "--postgres.user", "effonce_sink",
-                                "--postgres.password-file", sinkPassword.toString()));
-        args.addAll(extraJobArgs);
         String jobId =
                 cluster.jobs()
                         .submit(
-                                JobSubmission.of(
+                                JobSubmission.ledgerJob(
                                                 jobJar,
-                                                "io.effonce.job.LedgerTotalsJob",
-                                                args.toArray(String[]::new))
+                                                kafka.bootstrapServers(),
+                                                String.join(";", topics),
+                                                sink.jdbcUrl(),
+                                                "effonce_sink",
+                                                sinkPassword,
+                                                extraJobArgs.toArray(String[]::new))
                                         .withParallelism(parallelism));
         cluster.jobs().awaitAllTasksRunning(jobId);
         say(

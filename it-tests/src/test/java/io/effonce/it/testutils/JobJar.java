@@ -32,21 +32,15 @@ public final class JobJar {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return JobSubmission.of(
+        return JobSubmission.ledgerJob(
                         jar,
-                        "io.effonce.job.LedgerTotalsJob",
-                        "--kafka.bootstrap-servers",
                         kafka,
-                        "--kafka.topic",
                         topic,
+                        db.jdbcUrl(),
+                        db.user(),
+                        password,
                         "--kafka.group-id",
                         topic,
-                        "--postgres.url",
-                        db.jdbcUrl(),
-                        "--postgres.user",
-                        db.user(),
-                        "--postgres.password-file",
-                        password.toString(),
                         "--sink.idle-in-transaction-timeout",
                         "5 s")
                 .withParallelism(2);

@@ -151,15 +151,11 @@ public class EventTimeDedupOperator<K, T> extends AbstractStreamOperator<T>
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        if (mark.getTimestamp() == Watermark.MAX_WATERMARK.getTimestamp()) {
-            // End of input (also a stop-with-savepoint with drain), not event time: forward it,
-            // but neither raise the floor nor expire every remembered ID. A job restored from a
-            // drained savepoint then judges copies by the last real watermark, as if stopped
-            // without drain, instead of rejecting every change as late.
+        if (!floor.advanceInEventTime(mark.getTimestamp())) {
+            // End of input: forwarded, and no remembered ID expires.
             output.emitWatermark(mark);
             return;
         }
-        floor.advance(mark.getTimestamp());
         super.processWatermark(mark);
     }
 

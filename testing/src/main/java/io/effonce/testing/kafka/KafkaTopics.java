@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -21,6 +22,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Topics as the tests and benchmarks use them: created as the relay creates its topic, written as
@@ -77,19 +79,10 @@ public final class KafkaTopics {
 
     /** Sends every record and returns once Kafka acknowledged all of them. */
     public static void send(String bootstrap, List<ProducerRecord<byte[], byte[]>> records) {
-        Map<String, Object> props =
-                Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        bootstrap,
-                        ProducerConfig.ACKS_CONFIG,
-                        "all",
-                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                        true,
-                        ProducerConfig.LINGER_MS_CONFIG,
-                        5,
-                        // One request in flight: a retried batch can never meet a later one.
-                        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
-                        1);
+        Map<String, Object> props = acknowledgedOnAllInSync(bootstrap);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        // One request in flight: a retried batch can never meet a later one.
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         try (var producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (ProducerRecord<byte[], byte[]> r : records) {
@@ -97,6 +90,28 @@ public final class KafkaTopics {
             }
             producer.flush();
         }
+    }
+
+    /**
+     * A producer of text records that keeps retrying through a broker's death (reconnecting every
+     * half second) for up to {@code deliveryTimeout}; a record it acknowledges is on every in-sync
+     * replica.
+     */
+    public static KafkaProducer<String, String> textProducer(
+            String bootstrap, Duration deliveryTimeout) {
+        Map<String, Object> props = acknowledgedOnAllInSync(bootstrap);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) deliveryTimeout.toMillis());
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
+        return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+    }
+
+    private static Map<String, Object> acknowledgedOnAllInSync(String bootstrap) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        return props;
     }
 
     /** A consumer of committed records in a group of its own, committing nothing. */

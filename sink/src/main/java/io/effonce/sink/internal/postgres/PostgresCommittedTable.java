@@ -167,7 +167,7 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
         fence.guarded(
                 "Discarding values staged after checkpoint " + checkpointId,
                 c -> {
-                    return RowStatements.deleteInSpan(
+                    return SpanDelete.rows(
                             c, staged, fence.span(), " AND checkpoint_id > ?", checkpointId);
                 });
     }
@@ -214,8 +214,8 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
      * transaction.
      */
     void deleteRange(Connection c) throws SQLException {
-        RowStatements.deleteInSpan(c, staged, fence.span(), "");
-        RowStatements.deleteInSpan(c, committed, fence.span(), "");
+        SpanDelete.rows(c, staged, fence.span(), "");
+        SpanDelete.rows(c, committed, fence.span(), "");
         progressRows.delete(c);
     }
 }

@@ -132,9 +132,29 @@ final class PostgresLiveTable<K, V> implements LiveTable<K, V> {
         fence.guarded(
                 "Deleting " + keys.size() + " rows of " + table,
                 c -> {
-                    RowStatements.recordDeletions(c, table, tombstones);
+                    recordDeletions(c, tombstones);
                     return rows.delete(c, table, keys, fence.span());
                 });
+    }
+
+    /**
+     * Records in {@code sink_live_deletes}, per key group of {@code tombstones}, the newest tag
+     * under which a live row of this table was deleted.
+     */
+    private void recordDeletions(Connection c, List<StoredRow<K, V>> tombstones)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "INSERT INTO sink_live_deletes AS d (sink_table, key_group, barrier_tag)"
+                                + " SELECT ?, g, max(tag) FROM unnest(?::int[], ?::bigint[])"
+                                + " AS u(g, tag) GROUP BY g ON CONFLICT (sink_table, key_group)"
+                                + " DO UPDATE SET barrier_tag = GREATEST(d.barrier_tag,"
+                                + " EXCLUDED.barrier_tag), deleted_at = now()")) {
+            s.setString(1, table);
+            s.setObject(2, RowStatements.keyGroups(tombstones));
+            s.setObject(3, RowStatements.tags(tombstones));
+            s.executeUpdate();
+        }
     }
 
     /**
@@ -151,6 +171,6 @@ final class PostgresLiveTable<K, V> implements LiveTable<K, V> {
             s.setInt(3, fence.span().last());
             s.executeUpdate();
         }
-        return RowStatements.deleteInSpan(c, table, fence.span(), "");
+        return SpanDelete.rows(c, table, fence.span(), "");
     }
 }

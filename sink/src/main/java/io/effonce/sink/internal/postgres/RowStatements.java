@@ -25,6 +25,7 @@ final class RowStatements<K, V> {
     private final List<Column> keys;
     private final List<Column> values;
     private final List<Column> all;
+    private final KeyArrays<K> keyArrays;
 
     RowStatements(RowMapping<K, V> mapping) {
         this.mapping = mapping;
@@ -36,6 +37,7 @@ final class RowStatements<K, V> {
         List<Column> both = new ArrayList<>(keys);
         both.addAll(values);
         this.all = List.copyOf(both);
+        this.keyArrays = new KeyArrays<>(mapping, keys);
     }
 
     /** The key columns, comma-separated: the tables' primary key. */
@@ -77,7 +79,7 @@ final class RowStatements<K, V> {
         int n = rows.size();
         int width = keys.size() + values.size();
         Object[][] columns = new Object[width][];
-        System.arraycopy(keyColumns(keysOf(rows)), 0, columns, 0, keys.size());
+        System.arraycopy(keyArrays.columns(keysOf(rows)), 0, columns, 0, keys.size());
         for (int v = 0; v < values.size(); v++) {
             columns[keys.size() + v] = new Object[n];
             for (int i = 0; i < n; i++) {
@@ -129,7 +131,6 @@ final class RowStatements<K, V> {
      */
     int stageTombstones(Connection c, String staged, List<StoredRow<K, V>> tombstones)
             throws SQLException {
-        Object[][] columns = keyColumns(keysOf(tombstones));
         String noValue =
                 values.stream().map(v -> v.name() + " = NULL, ").collect(Collectors.joining());
         String sql =
@@ -149,63 +150,27 @@ final class RowStatements<K, V> {
                         + noValue
                         + "deleted = true, key_group = EXCLUDED.key_group";
         try (PreparedStatement s = c.prepareStatement(sql)) {
-            for (int k = 0; k < keys.size(); k++) {
-                s.setObject(k + 1, keys.get(k).type().bind(c, columns[k]));
-            }
-            s.setObject(keys.size() + 1, tags(tombstones));
-            s.setObject(keys.size() + 2, keyGroups(tombstones));
+            int next = keyArrays.bind(c, s, 1, keysOf(tombstones));
+            s.setObject(next, tags(tombstones));
+            s.setObject(next + 1, keyGroups(tombstones));
             return s.executeUpdate();
-        }
-    }
-
-    /**
-     * Records in {@code sink_live_deletes}, per key group of {@code tombstones}, the newest tag
-     * under which a live row of {@code table} was deleted.
-     */
-    static void recordDeletions(
-            Connection c, String table, List<? extends StoredRow<?, ?>> tombstones)
-            throws SQLException {
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "INSERT INTO sink_live_deletes AS d (sink_table, key_group, barrier_tag)"
-                                + " SELECT ?, g, max(tag) FROM unnest(?::int[], ?::bigint[])"
-                                + " AS u(g, tag) GROUP BY g ON CONFLICT (sink_table, key_group)"
-                                + " DO UPDATE SET barrier_tag = GREATEST(d.barrier_tag,"
-                                + " EXCLUDED.barrier_tag), deleted_at = now()")) {
-            s.setString(1, table);
-            s.setObject(2, keyGroups(tombstones));
-            s.setObject(3, tags(tombstones));
-            s.executeUpdate();
         }
     }
 
     /** Deletes these keys' rows from {@code table}, within {@code span}. */
     int delete(Connection c, String table, Collection<K> toDelete, KeyGroupSpan span)
             throws SQLException {
-        Object[][] columns = keyColumns(toDelete);
-        StringBuilder match = new StringBuilder();
-        for (int k = 0; k < keys.size(); k++) {
-            match.append(" AND t.")
-                    .append(keys.get(k).name())
-                    .append(" = u.c")
-                    .append(k)
-                    .append(keys.get(k).type().elementCast());
-        }
         String sql =
                 "DELETE FROM "
                         + table
-                        + " t USING unnest("
-                        + ColumnSql.arrays(keys)
-                        + ") AS u("
-                        + ColumnSql.aliases(keys.size())
-                        + ") WHERE t.key_group BETWEEN ? AND ?"
-                        + match;
+                        + " t USING "
+                        + keyArrays.unnested()
+                        + " WHERE t.key_group BETWEEN ? AND ?"
+                        + keyArrays.matching("t");
         try (PreparedStatement s = c.prepareStatement(sql)) {
-            for (int k = 0; k < keys.size(); k++) {
-                s.setObject(k + 1, keys.get(k).type().bind(c, columns[k]));
-            }
-            s.setInt(keys.size() + 1, span.first());
-            s.setInt(keys.size() + 2, span.last());
+            int next = keyArrays.bind(c, s, 1, toDelete);
+            s.setInt(next, span.first());
+            s.setInt(next + 1, span.last());
             return s.executeUpdate();
         }
     }
@@ -224,15 +189,6 @@ final class RowStatements<K, V> {
             long tag,
             KeyGroupSpan span)
             throws SQLException {
-        Object[][] columns = keyColumns(among);
-        StringBuilder match = new StringBuilder();
-        for (int k = 0; k < keys.size(); k++) {
-            match.append(" AND t.")
-                    .append(keys.get(k).name())
-                    .append(" = u.c")
-                    .append(k)
-                    .append(keys.get(k).type().elementCast());
-        }
         String sql =
                 "INSERT INTO "
                         + live
@@ -244,12 +200,10 @@ final class RowStatements<K, V> {
                                 .collect(Collectors.joining(", "))
                         + ", ?, t.key_group, now() FROM "
                         + committed
-                        + " t JOIN unnest("
-                        + ColumnSql.arrays(keys)
-                        + ") AS u("
-                        + ColumnSql.aliases(keys.size())
-                        + ") ON true"
-                        + match
+                        + " t JOIN "
+                        + keyArrays.unnested()
+                        + " ON true"
+                        + keyArrays.matching("t")
                         + " WHERE t.key_group BETWEEN ? AND ? AND t.checkpoint_id <= ?"
                         + " ON CONFLICT ("
                         + keyList()
@@ -260,12 +214,10 @@ final class RowStatements<K, V> {
                         + keyList();
         try (PreparedStatement s = c.prepareStatement(sql)) {
             s.setLong(1, tag);
-            for (int k = 0; k < keys.size(); k++) {
-                s.setObject(k + 2, keys.get(k).type().bind(c, columns[k]));
-            }
-            s.setInt(keys.size() + 2, span.first());
-            s.setInt(keys.size() + 3, span.last());
-            s.setLong(keys.size() + 4, through);
+            int next = keyArrays.bind(c, s, 2, among);
+            s.setInt(next, span.first());
+            s.setInt(next + 1, span.last());
+            s.setLong(next + 2, through);
             List<K> restored = new ArrayList<>();
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -304,35 +256,6 @@ final class RowStatements<K, V> {
         }
     }
 
-    /** Deletes the rows of {@code table} in {@code span}{@code andWhere}; returns how many. */
-    static int deleteInSpan(
-            Connection c, String table, KeyGroupSpan span, String andWhere, long... params)
-            throws SQLException {
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "DELETE FROM " + table + " WHERE key_group BETWEEN ? AND ?" + andWhere)) {
-            s.setInt(1, span.first());
-            s.setInt(2, span.last());
-            for (int i = 0; i < params.length; i++) {
-                s.setLong(3 + i, params[i]);
-            }
-            return s.executeUpdate();
-        }
-    }
-
-    /** The key columns of {@code keysToBind}: one array per column, the keys in their order. */
-    private Object[][] keyColumns(Collection<K> keysToBind) {
-        Object[][] columns = new Object[keys.size()][keysToBind.size()];
-        int i = 0;
-        for (K key : keysToBind) {
-            for (int k = 0; k < keys.size(); k++) {
-                columns[k][i] = mapping.keyColumn(key, k);
-            }
-            i++;
-        }
-        return columns;
-    }
-
     private List<K> keysOf(List<StoredRow<K, V>> rows) {
         List<K> found = new ArrayList<>(rows.size());
         for (StoredRow<K, V> row : rows) {
@@ -341,7 +264,7 @@ final class RowStatements<K, V> {
         return found;
     }
 
-    private static long[] tags(List<? extends StoredRow<?, ?>> rows) {
+    static long[] tags(List<? extends StoredRow<?, ?>> rows) {
         long[] tags = new long[rows.size()];
         for (int i = 0; i < tags.length; i++) {
             tags[i] = rows.get(i).barrierTag();
@@ -349,7 +272,7 @@ final class RowStatements<K, V> {
         return tags;
     }
 
-    private static int[] keyGroups(List<? extends StoredRow<?, ?>> rows) {
+    static int[] keyGroups(List<? extends StoredRow<?, ?>> rows) {
         int[] groups = new int[rows.size()];
         for (int i = 0; i < groups.length; i++) {
             groups[i] = rows.get(i).keyGroup();

@@ -1,0 +1,53 @@
+package io.effonce.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.effonce.job.backlog.BacklogReportingSource;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.transformations.SourceTransformation;
+import org.junit.jupiter.api.Test;
+
+/** {@code source.backlog-threshold} wraps the Kafka source; unset, the source is Kafka's own. */
+class BacklogThresholdTest {
+
+    @Test
+    void theThresholdWrapsTheSourceAndTheGraphStillBuildsWithoutKryo() {
+        StreamExecutionEnvironment env = build("30 s");
+        assertThat(sources(env)).singleElement().isInstanceOf(BacklogReportingSource.class);
+        assertThat(env.getStreamGraph().getJobGraph().getNumberOfVertices()).isPositive();
+    }
+
+    @Test
+    void withoutItTheSourceIsKafkasOwn() {
+        assertThat(sources(build(null))).singleElement().isInstanceOf(KafkaSource.class);
+    }
+
+    private static StreamExecutionEnvironment build(String threshold) {
+        Configuration config = new Configuration();
+        config.set(PipelineOptions.GENERIC_TYPES, false);
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
+        config.set(JobOptions.KAFKA_BOOTSTRAP, "localhost:9");
+        config.set(JobOptions.PG_URL, "jdbc:postgresql://localhost:9/ledger");
+        if (threshold != null) {
+            config.setString(JobOptions.BACKLOG_THRESHOLD.key(), threshold);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        LedgerPipeline.build(env, config, LedgerTotalsJob.endpoints(config));
+        return env;
+    }
+
+    private static List<Object> sources(StreamExecutionEnvironment env) {
+        return env.getTransformations().stream()
+                .flatMap(t -> t.getTransitivePredecessors().stream())
+                .filter(SourceTransformation.class::isInstance)
+                .map(t -> (Object) ((SourceTransformation<?, ?, ?>) t).getSource())
+                .distinct()
+                .toList();
+    }
+}

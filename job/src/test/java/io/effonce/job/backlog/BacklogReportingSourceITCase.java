@@ -1,0 +1,213 @@
+package io.effonce.job.backlog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.effonce.testing.flink.MiniClusters;
+import io.effonce.testing.junit.KafkaExtension;
+import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
+import io.effonce.testing.kafka.KafkaTopics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The Kafka source, wrapped, on a MiniCluster: records stamped an hour ago put the source into a
+ * backlog, fresh ones take it out, and Flink then checkpoints on the short interval again (the one
+ * during the backlog is an hour). The topic keeps its producers' stamps, so "old" is a stamp, not a
+ * wait.
+ */
+@ExtendWith(KafkaExtension.class)
+class BacklogReportingSourceITCase {
+
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            MiniClusters.oneTaskManager(2, METRICS.addToConfiguration(new Configuration()));
+
+    private static final Duration THRESHOLD = Duration.ofSeconds(10);
+    private static final Duration TIMEOUT = Duration.ofMinutes(2);
+    private static final AtomicLong READ = new AtomicLong();
+
+    @Test
+    void oldRecordsAreABacklogAndFreshOnesEndItThenTheShortIntervalApplies(KafkaBootstrap kafka)
+            throws Exception {
+        String topic = "backlog-old-then-fresh";
+        JobClient job = startInBacklog(kafka, topic, 5_000);
+        try {
+            JobID id = job.getJobID();
+            long behindAt = gauge(id, "numberOfCompletedCheckpoints");
+            int[] next = {5_000};
+            await("ten more rounds of old records read, the source behind all along")
+                    .atMost(TIMEOUT)
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(
+                            () -> {
+                                if (READ.get() >= next[0]) {
+                                    KafkaTopics.send(
+                                            kafka.servers(),
+                                            records(topic, next[0], 500, Duration.ofHours(1)));
+                                    next[0] += 500;
+                                }
+                                return next[0] >= 10_000 && READ.get() >= next[0];
+                            });
+            assertThat(gauge(id, "processingBacklog"))
+                    .as("no fresh record yet: still behind")
+                    .isEqualTo(1);
+            assertThat(gauge(id, "numberOfCompletedCheckpoints"))
+                    .as(
+                            "checkpoints while behind (the interval during a backlog is an hour;"
+                                    + " one may have been in flight when the backlog began)")
+                    .isLessThanOrEqualTo(behindAt + 1);
+
+            sendFreshUntil(
+                    "the source to report it caught up",
+                    kafka,
+                    topic,
+                    next,
+                    () -> gauge(id, "processingBacklog") == 0);
+            long caughtUpAt = gauge(id, "numberOfCompletedCheckpoints");
+            await("checkpoints on the 200 ms interval once caught up (an hour during the backlog)")
+                    .atMost(TIMEOUT)
+                    .until(() -> gauge(id, "numberOfCompletedCheckpoints") >= caughtUpAt + 3);
+            assertThat(gauge(id, "backlogsEntered")).as("one backlog, no flapping").isEqualTo(1);
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    @Test
+    void aReaderThatGoesQuietAfterOldRecordsHasCaughtUp(KafkaBootstrap kafka) throws Exception {
+        JobClient job = startInBacklog(kafka, "backlog-old-then-quiet", 2_000);
+        try {
+            JobID id = job.getJobID();
+            await("every old record read").atMost(TIMEOUT).until(() -> READ.get() >= 2_000);
+            await(
+                            "the backlog to end once no reader has said it is behind for "
+                                    + BacklogEnumerator.QUIET)
+                    .atMost(TIMEOUT)
+                    .until(() -> gauge(id, "processingBacklog") == 0);
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    @Test
+    void freshRecordsAreNoBacklog(KafkaBootstrap kafka) throws Exception {
+        String topic = "backlog-fresh";
+        KafkaTopics.createStampedByProducers(kafka.servers(), topic, 2);
+        JobClient job = start(kafka, topic);
+        try {
+            JobID id = job.getJobID();
+            int[] next = {0};
+            sendFreshUntil(
+                    "5,000 fresh records read", kafka, topic, next, () -> READ.get() >= 5_000);
+            assertThat(gauge(id, "backlogsEntered")).isZero();
+            assertThat(gauge(id, "processingBacklog")).isZero();
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    /** Sends fresh records, 200 at a time, until {@code done}. */
+    private static void sendFreshUntil(
+            String what, KafkaBootstrap kafka, String topic, int[] next, Callable<Boolean> done) {
+        await(what + ", fresh records arriving")
+                .atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () -> {
+                            KafkaTopics.send(
+                                    kafka.servers(), records(topic, next[0], 200, Duration.ZERO));
+                            next[0] += 200;
+                            return done.call();
+                        });
+    }
+
+    /** Starts the job on {@code count} records stamped an hour ago; returns once it is behind. */
+    private static JobClient startInBacklog(KafkaBootstrap kafka, String topic, int count)
+            throws Exception {
+        KafkaTopics.createStampedByProducers(kafka.servers(), topic, 2);
+        KafkaTopics.send(kafka.servers(), records(topic, 0, count, Duration.ofHours(1)));
+        JobClient job = start(kafka, topic);
+        await("the source to report a backlog while it reads records an hour old")
+                .atMost(TIMEOUT)
+                .until(() -> gauge(job.getJobID(), "backlogsEntered") == 1);
+        return job;
+    }
+
+    private static JobClient start(KafkaBootstrap kafka, String topic) throws Exception {
+        READ.set(0);
+        Configuration conf = new Configuration();
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL_DURING_BACKLOG, Duration.ofHours(1));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        KafkaSource<String> kafkaSource =
+                KafkaSource.<String>builder()
+                        .setBootstrapServers(kafka.servers())
+                        .setTopics(topic)
+                        .setGroupId(topic)
+                        .setStartingOffsets(OffsetsInitializer.earliest())
+                        .setValueOnlyDeserializer(new SimpleStringSchema())
+                        .build();
+        env.fromSource(
+                        BacklogReportingSource.wrap(kafkaSource, THRESHOLD),
+                        WatermarkStrategy.noWatermarks(),
+                        "records")
+                .map(new Counted())
+                .sinkTo(new DiscardingSink<>());
+        return env.executeAsync(topic);
+    }
+
+    private static List<ProducerRecord<byte[], byte[]>> records(
+            String topic, int first, int count, Duration age) {
+        long stamp = System.currentTimeMillis() - age.toMillis();
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(count);
+        for (int i = first; i < first + count; i++) {
+            byte[] value = ("record-" + i).getBytes(StandardCharsets.UTF_8);
+            records.add(new ProducerRecord<>(topic, i % 2, stamp, null, value));
+        }
+        return records;
+    }
+
+    private static long gauge(JobID job, String name) {
+        List<Metric> found = new ArrayList<>(METRICS.findMetrics(job, name).values());
+        if (found.size() != 1) {
+            return -1;
+        }
+        Object value = found.get(0) instanceof Gauge<?> g ? g.getValue() : null;
+        return value instanceof Number n ? n.longValue() : -1;
+    }
+
+    private static final class Counted implements MapFunction<String, String> {
+        @Override
+        public String map(String value) {
+            READ.incrementAndGet();
+            return value;
+        }
+    }
+}
