@@ -161,12 +161,8 @@ public final class RecoveryBenchmark {
                     "%s, restore flush %s: %,d keys in state, exact after %.1f s%n",
                     scenario.name(), scenario.policy(), scenario.keys(), (exact - start) / 1e9);
             for (int k = 1; k <= options.kills(); k++) {
-                Kill kill =
-                        scenario.fault() == Fault.KILL
-                                ? kill(scenario, k, jobId, options, workload, producer, db, cluster)
-                                : databaseBack(
-                                        scenario, k, jobId, options, workload, producer, db,
-                                        cluster);
+                Run run = new Run(scenario, jobId, options, workload, producer, db, cluster);
+                Kill kill = scenario.fault() == Fault.KILL ? kill(run, k) : databaseBack(run, k);
                 kills.add(kill);
                 System.out.printf(
                         "  fault %d: restored from checkpoint %d (%,d keys changed since the one"
@@ -192,20 +188,12 @@ public final class RecoveryBenchmark {
      * table shows them, then kills a TaskManager of the job during the next checkpoint (which the
      * kill fails), so the restore is from the checkpoint before those writes.
      */
-    private static Kill kill(
-            Scenario scenario,
-            int number,
-            String jobId,
-            RecoveryOptions options,
-            RecoveryWorkload workload,
-            Producer<byte[], byte[]> producer,
-            PostgresEndpoint db,
-            LocalFlinkCluster cluster)
-            throws Exception {
+    private static Kill kill(Run run, int number) throws Exception {
+        String jobId = run.jobId();
+        LocalFlinkCluster cluster = run.cluster();
         FlinkJobs jobs = cluster.jobs();
         jobs.awaitCheckpointAfter(jobId, cluster.rest().checkpoints(jobId).latestCompletedId());
-        int changed = workload.publishSlice(producer, options.changesPerKill());
-        new TotalsCheck(db, TABLE, workload.expected()).awaitExact("the slice written", LIMIT);
+        int changed = run.publishSlice();
         CheckpointStats before = cluster.rest().checkpoints(jobId);
         FlinkProcess victim = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
         FlushLog logs = FlushLog.from(cluster.logDir());
@@ -213,10 +201,7 @@ public final class RecoveryBenchmark {
         long killedAt = System.nanoTime();
         cluster.killTaskManager(victim.index());
         cluster.startTaskManager();
-        Kill kill =
-                recovery(
-                        scenario, number, changed, killedAt, before, logs, jobId, workload, db,
-                        cluster);
+        Kill kill = recovery(run, number, changed, killedAt, before, logs);
         cluster.awaitTaskManagers(TASK_MANAGERS, LIMIT);
         return kill;
     }
@@ -226,17 +211,12 @@ public final class RecoveryBenchmark {
      * table exact, the committed table exact.
      */
     private static Kill recovery(
-            Scenario scenario,
-            int number,
-            int changed,
-            long faultAt,
-            CheckpointStats before,
-            FlushLog logs,
-            String jobId,
-            RecoveryWorkload workload,
-            PostgresEndpoint db,
-            LocalFlinkCluster cluster)
+            Run run, int number, int changed, long faultAt, CheckpointStats before, FlushLog logs)
             throws Exception {
+        String jobId = run.jobId();
+        LocalFlinkCluster cluster = run.cluster();
+        RecoveryWorkload workload = run.workload();
+        PostgresEndpoint db = run.db();
         CheckpointStats after =
                 cluster.jobs().awaitRestoredAndRunning(jobId, before.restored(), LIMIT);
         long runningAt = System.nanoTime();
@@ -247,7 +227,7 @@ public final class RecoveryBenchmark {
                 new TotalsCheck(db, TABLE + "_committed", workload.expected())
                         .awaitExact("exact committed totals after fault " + number, LIMIT);
         return new Kill(
-                scenario,
+                run.scenario(),
                 number,
                 after.latestRestoredId(),
                 changed,
@@ -265,24 +245,16 @@ public final class RecoveryBenchmark {
      * checkpoint rewrites the live table by a full flush and the committed one by staging every
      * key: what that repair costs with the whole state in it.
      */
-    private static Kill databaseBack(
-            Scenario scenario,
-            int number,
-            String jobId,
-            RecoveryOptions options,
-            RecoveryWorkload workload,
-            Producer<byte[], byte[]> producer,
-            PostgresEndpoint db,
-            LocalFlinkCluster cluster)
-            throws Exception {
+    private static Kill databaseBack(Run run, int number) throws Exception {
+        String jobId = run.jobId();
+        LocalFlinkCluster cluster = run.cluster();
         FlinkJobs jobs = cluster.jobs();
         long checkpoint =
                 jobs.awaitCheckpointAfter(
                                 jobId, cluster.rest().checkpoints(jobId).latestCompletedId())
                         .latestCompletedId();
-        SinkDatabaseRollback copy = SinkDatabaseRollback.copy(db);
-        int changed = workload.publishSlice(producer, options.changesPerKill());
-        new TotalsCheck(db, TABLE, workload.expected()).awaitExact("the slice written", LIMIT);
+        SinkDatabaseRollback copy = SinkDatabaseRollback.copy(run.db());
+        int changed = run.publishSlice();
         for (int i = 0; i < 3; i++) {
             checkpoint = jobs.awaitCheckpointAfter(jobId, checkpoint).latestCompletedId();
         }
@@ -290,8 +262,25 @@ public final class RecoveryBenchmark {
         FlushLog logs = FlushLog.from(cluster.logDir());
         copy.restore();
         long backAt = System.nanoTime(); // the database is back now: the fault's moment
-        return recovery(
-                scenario, number, changed, backAt, before, logs, jobId, workload, db, cluster);
+        return recovery(run, number, changed, backAt, before, logs);
+    }
+
+    /** One scenario's job and what it runs on, as every fault of it needs them. */
+    private record Run(
+            Scenario scenario,
+            String jobId,
+            RecoveryOptions options,
+            RecoveryWorkload workload,
+            Producer<byte[], byte[]> producer,
+            PostgresEndpoint db,
+            LocalFlinkCluster cluster) {
+
+        /** Publishes a slice of changes and waits until the live table shows them; how many. */
+        int publishSlice() throws Exception {
+            int changed = workload.publishSlice(producer, options.changesPerKill());
+            new TotalsCheck(db, TABLE, workload.expected()).awaitExact("the slice written", LIMIT);
+            return changed;
+        }
     }
 
     /** The shaded job jar on {@code topic}, writing to {@code db}, as a user submits it. */

@@ -3,6 +3,7 @@ package io.effonce.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.job.decode.BadRecords;
+import io.effonce.job.testutils.SideTableRows;
 import io.effonce.job.testutils.SyntheticLedger;
 import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
@@ -16,16 +17,11 @@ import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
 import io.effonce.testing.kafka.KafkaTopics;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -60,48 +56,20 @@ class LedgerPipelineITCase {
         config.set(JobOptions.KAFKA_BOOTSTRAP, kafka.servers());
         config.set(JobOptions.TOPIC, List.of(topic));
         // No restarts: a bad record must never fail the job, so any failure fails the test.
-        Configuration cluster = new Configuration();
-        cluster.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(cluster);
-        env.setParallelism(2);
-        env.enableCheckpointing(500);
-        LedgerPipeline.build(env, config, TestEndpoints.bounded(config, db));
-        env.execute("ledger-pipeline-itcase");
+        TestEndpoints.runBounded(config, db, "ledger-pipeline-itcase");
 
         assertThat(new TotalsTable<>(db, MerchantDayRows.MAPPING).totals())
                 .isEqualTo(ledger.expectedTotals());
         assertThat(new TotalsTable<>(db, MerchantDayRows.MAPPING).totals().keySet())
                 .extracting(MerchantDayKey::day)
                 .containsOnly(LocalDate.of(2026, 11, 28), LocalDate.of(2026, 11, 29));
-        assertThat(deadLetterReasons(db))
+        assertThat(SideTableRows.deadLetterReasons(db))
                 .hasSize(BadRecords.ALL.size())
                 .allSatisfy(
                         reason ->
                                 assertThat(BadRecords.ALL)
                                         .anySatisfy(
                                                 b -> assertThat(reason).startsWith(b.reason())));
-        assertThat(count(db, "SELECT count(*) FROM late_events")).isZero();
-    }
-
-    private static List<String> deadLetterReasons(PostgresEndpoint db) throws Exception {
-        List<String> reasons = new ArrayList<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT reason FROM dead_letters")) {
-            while (rs.next()) {
-                reasons.add(rs.getString(1));
-            }
-        }
-        return reasons;
-    }
-
-    static long count(PostgresEndpoint db, String sql) throws Exception {
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        assertThat(SideTableRows.count(db, "SELECT count(*) FROM late_events")).isZero();
     }
 }

@@ -4,6 +4,7 @@ import static io.effonce.job.decode.Envelopes.after;
 import static io.effonce.job.decode.Envelopes.schemasOff;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.job.testutils.SideTableRows;
 import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
 import io.effonce.sink.store.MerchantDayKey;
@@ -23,8 +24,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
@@ -78,16 +77,9 @@ class SnapshotHoldITCase {
         config.set(JobOptions.KAFKA_BOOTSTRAP, kafka.servers());
         config.set(JobOptions.TOPIC, List.of(topic));
         config.set(JobOptions.IDLENESS, Duration.ofMillis(100));
-        Configuration cluster = new Configuration();
-        cluster.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(cluster);
-        env.setParallelism(2);
-        env.enableCheckpointing(500);
-        LedgerPipeline.build(env, config, TestEndpoints.bounded(config, db));
-        env.execute("skewed-snapshot");
+        TestEndpoints.runBounded(config, db, "skewed-snapshot");
 
-        assertThat(LedgerPipelineITCase.count(db, "SELECT count(*) FROM late_events"))
+        assertThat(SideTableRows.count(db, "SELECT count(*) FROM late_events"))
                 .as("history judged late")
                 .isZero();
         assertThat(new TotalsTable<>(db, MerchantDayRows.MAPPING).totals()).isEqualTo(expected);

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.job.decode.PaymentChange;
+import io.effonce.job.testutils.SideTableRows;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.PostgresExtension;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -63,7 +63,7 @@ class SideTablesITCase {
                                         db.jdbcUrl(), db.user(), db.password(), "late_events")));
         env.execute("side-tables-refused-row");
 
-        assertThat(eventIds(db)).hasSize(50).doesNotContain("pay_nul:SUCCEEDED");
+        assertThat(SideTableRows.lateEventIds(db)).hasSize(50).doesNotContain("pay_nul:SUCCEEDED");
     }
 
     /**
@@ -92,7 +92,7 @@ class SideTablesITCase {
                     .atMost(Duration.ofMinutes(2))
                     .until(
                             () ->
-                                    eventIds(db).stream()
+                                    SideTableRows.lateEventIds(db).stream()
                                                     .filter(id -> id.startsWith("pay_slow_"))
                                                     .count()
                                             >= 3);
@@ -115,17 +115,5 @@ class SideTablesITCase {
                         0,
                         0);
         return new LateEvent(change, Long.MIN_VALUE, Long.MIN_VALUE);
-    }
-
-    private static List<String> eventIds(PostgresEndpoint db) throws Exception {
-        List<String> ids = new ArrayList<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT event_id FROM late_events")) {
-            while (rs.next()) {
-                ids.add(rs.getString(1));
-            }
-        }
-        return ids;
     }
 }

@@ -9,10 +9,13 @@ import io.effonce.job.MerchantDayRows;
 import io.effonce.job.migrate.MigrateToMerchantLayout;
 import io.effonce.job.migrate.MigrationOptions;
 import io.effonce.job.migrate.MigrationReport;
+import io.effonce.job.testutils.SideTableRows;
 import io.effonce.job.testutils.Topics;
 import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.testutils.TotalsTable;
+import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SchemaTool;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.junit.PostgresExtension;
@@ -23,14 +26,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -62,7 +62,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * two-stage layout, which the job no longer runs, is refused naming the migration, and goes on
  * exactly once {@link MigrateToMerchantLayout} has migrated it. A release that cannot restore an
  * older savepoint needs a deliberate, documented migration (job/README.md, "Upgrades"). Each nested
- * class has a database of its own; all read the one fixture topic.
+ * class has a database of its own, and each release restored into the merchant layout one of its
+ * own too; all read the one fixture topic.
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class JobSavepointCompatibilityITCase {
@@ -121,7 +122,12 @@ class JobSavepointCompatibilityITCase {
         @ParameterizedTest(name = "release {0}")
         @ValueSource(strings = {"0.2.0", "0.2.1"})
         void theSavepointRestoresAndTheJobGoesOnExactly(
-                String release, PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+                String release, PostgresEndpoint classDb, KafkaBootstrap kafka) throws Exception {
+            // A database of each release's own: the table the previous release's run left equal to
+            // the end totals would answer the first wait before this run's restore flush ran.
+            PostgresEndpoint db =
+                    LocalServices.newDatabase(classDb, "release_" + release.replace('.', '_'));
+            SchemaTool.applyAll(db);
             String savepointOfTheRestoredJob =
                     goesOnExactly(db, kafka, dir, copyOfFixture(dir, release), new Configuration());
 
@@ -305,14 +311,14 @@ class JobSavepointCompatibilityITCase {
                                         expected,
                                         new TotalsTable<>(db, MerchantDayRows.MAPPING).totals())
                                 + "; late_events: "
-                                + lateEventIds(db),
+                                + SideTableRows.lateEventIds(db),
                         e);
             }
             await("the old copy in late_events")
                     .atMost(JobSavepointFixture.TIMEOUT)
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> !lateEventIds(db).isEmpty());
-            assertThat(lateEventIds(db)).containsExactly("a_1:SUCCEEDED");
+                    .until(() -> !SideTableRows.lateEventIds(db).isEmpty());
+            assertThat(SideTableRows.lateEventIds(db)).containsExactly("a_1:SUCCEEDED");
             assertThat(new TotalsTable<>(db, MerchantDayRows.MAPPING).totals()).isEqualTo(expected);
             savepointOfTheRestoredJob =
                     job.stopWithSavepoint(
@@ -349,17 +355,5 @@ class JobSavepointCompatibilityITCase {
         Path to = dir.resolve("savepoint-" + release);
         JobSavepointFixture.copyTree(from, to);
         return to;
-    }
-
-    private static List<String> lateEventIds(PostgresEndpoint db) throws Exception {
-        List<String> ids = new ArrayList<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT event_id FROM late_events")) {
-            while (rs.next()) {
-                ids.add(rs.getString(1));
-            }
-        }
-        return ids;
     }
 }
