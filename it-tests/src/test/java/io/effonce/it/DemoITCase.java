@@ -20,24 +20,20 @@ class DemoITCase {
     @Test
     void theDemoOverTwoLedgerShardsEndsExactAfterATaskManagerKill() {
         int exit =
-                new CommandLine(new Demo())
-                        .execute(
-                                "--job-jar",
-                                System.getProperty("effonce.job.jar"),
-                                "--work-dir",
-                                WorkDirs.fresh("demo").toString(),
-                                "--shards",
-                                "2",
-                                "--payments",
-                                "6000",
-                                "--rate",
-                                "600",
-                                "--kills",
-                                "1",
-                                "--page-port",
-                                "0",
-                                "--settle-timeout",
-                                "PT5M");
+                demo(
+                        "demo",
+                        "--shards",
+                        "2",
+                        "--payments",
+                        "6000",
+                        "--rate",
+                        "600",
+                        "--kills",
+                        "1",
+                        "--page-port",
+                        "0",
+                        "--settle-timeout",
+                        "PT5M");
         assertThat(exit).as("the demo's exit code (0: totals equal the ledgers)").isZero();
     }
 
@@ -50,25 +46,32 @@ class DemoITCase {
     @Tag("long")
     void theDemoWhoseLedgerFailsOverEndsExact() {
         int exit =
-                new CommandLine(new Demo())
-                        .execute(
-                                "--job-jar",
-                                System.getProperty("effonce.job.jar"),
-                                "--work-dir",
-                                WorkDirs.fresh("demo-ledger-failover").toString(),
-                                "--ledger-failover",
-                                "--payments",
-                                "6000",
-                                "--rate",
-                                "600",
-                                "--kills",
-                                "0",
-                                "--page-port",
-                                "0",
-                                "--settle-timeout",
-                                "PT5M");
+                demo(
+                        "demo-ledger-failover",
+                        "--ledger-failover",
+                        "--payments",
+                        "6000",
+                        "--rate",
+                        "600",
+                        "--kills",
+                        "0",
+                        "--page-port",
+                        "0",
+                        "--settle-timeout",
+                        "PT5M");
         assertThat(exit)
                 .as("the demo's exit code (0: totals equal the promoted standby's ledger)")
                 .isZero();
+    }
+
+    /** Runs the demo with the job jar, in a fresh work directory named {@code name}. */
+    private static int demo(String name, String... options) {
+        String[] args = new String[options.length + 4];
+        args[0] = "--job-jar";
+        args[1] = System.getProperty("effonce.job.jar");
+        args[2] = "--work-dir";
+        args[3] = WorkDirs.fresh(name).toString();
+        System.arraycopy(options, 0, args, 4, options.length);
+        return new CommandLine(new Demo()).execute(args);
     }
 }

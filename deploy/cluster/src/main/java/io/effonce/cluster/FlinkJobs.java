@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
+import org.awaitility.core.ConditionFactory;
 import org.awaitility.core.ConditionTimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,14 @@ public final class FlinkJobs {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
 
     private static final Duration POLL = Duration.ofMillis(100);
+
+    /**
+     * A wait for {@code what} of at most {@code timeout}, asking the REST API every 100 ms; a
+     * request that fails (the JobManager failing over) is asked again.
+     */
+    static ConditionFactory polling(String what, Duration timeout) {
+        return await(what).atMost(timeout).pollInterval(POLL).ignoreExceptions();
+    }
 
     private final LocalFlinkCluster cluster;
     private final FlinkRestClient rest;
@@ -55,10 +64,7 @@ public final class FlinkJobs {
 
     /** Waits until the job is in {@code state} (RUNNING, FINISHED, CANCELED...). */
     public void awaitState(String jobId, String state) {
-        await("job %s in state %s".formatted(jobId, state))
-                .atMost(DEFAULT_TIMEOUT)
-                .pollInterval(POLL)
-                .ignoreExceptions()
+        polling("job %s in state %s".formatted(jobId, state), DEFAULT_TIMEOUT)
                 .until(() -> state.equals(rest.jobState(jobId)));
     }
 
@@ -67,10 +73,7 @@ public final class FlinkJobs {
      * turns RUNNING before its tasks are deployed).
      */
     public void awaitAllTasksRunning(String jobId, Duration timeout) {
-        await("all tasks of job %s running".formatted(jobId))
-                .atMost(timeout)
-                .pollInterval(POLL)
-                .ignoreExceptions()
+        polling("all tasks of job %s running".formatted(jobId), timeout)
                 .until(() -> allTasksRunning(jobId));
     }
 
@@ -100,10 +103,7 @@ public final class FlinkJobs {
      */
     public String awaitFailure(String jobId, String text, Duration timeout) {
         AtomicReference<String> line = new AtomicReference<>();
-        await("a failure of job %s containing \"%s\"".formatted(jobId, text))
-                .atMost(timeout)
-                .pollInterval(POLL)
-                .ignoreExceptions()
+        polling("a failure of job %s containing \"%s\"".formatted(jobId, text), timeout)
                 .until(
                         () -> {
                             rest.failures(jobId).stream()
@@ -189,10 +189,7 @@ public final class FlinkJobs {
             String jobId, String what, Duration timeout, Predicate<CheckpointStats> done) {
         AtomicReference<CheckpointStats> last = new AtomicReference<>();
         try {
-            await("job %s: %s".formatted(jobId, what))
-                    .atMost(timeout)
-                    .pollInterval(POLL)
-                    .ignoreExceptions()
+            polling("job %s: %s".formatted(jobId, what), timeout)
                     .until(
                             () -> {
                                 last.set(rest.checkpoints(jobId));

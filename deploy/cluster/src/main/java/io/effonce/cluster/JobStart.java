@@ -1,7 +1,5 @@
 package io.effonce.cluster;
 
-import static org.awaitility.Awaitility.await;
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -13,8 +11,6 @@ import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
  * more slots than the cluster has in all. Tells how far it is while it waits.
  */
 final class JobStart {
-
-    private static final Duration POLL = Duration.ofMillis(100);
 
     private final FlinkRestClient rest;
     private final String jobId;
@@ -32,10 +28,9 @@ final class JobStart {
         AtomicReference<String> failure = new AtomicReference<>();
         long started = System.nanoTime();
         long[] nextLine = {started + every.toNanos()};
-        await("all tasks of job %s running, or its first failure".formatted(jobId))
-                .atMost(timeout)
-                .pollInterval(POLL)
-                .ignoreExceptions()
+        FlinkJobs.polling(
+                        "all tasks of job %s running, or its first failure".formatted(jobId),
+                        timeout)
                 .until(
                         () -> {
                             rest.failures(jobId).stream()

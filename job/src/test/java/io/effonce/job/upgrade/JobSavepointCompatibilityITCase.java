@@ -295,14 +295,10 @@ class JobSavepointCompatibilityITCase {
         String savepointOfTheRestoredJob = null;
         try {
             try {
-                await("the sink to equal phase one (restored), the end of its day and phase two")
-                        .atMost(JobSavepointFixture.TIMEOUT)
-                        .pollInterval(Duration.ofMillis(200))
-                        .until(
-                                () ->
-                                        new TotalsTable<>(db, MerchantDayRows.MAPPING)
-                                                .totals()
-                                                .equals(expected));
+                JobSavepointFixture.awaitTotals(
+                        "the sink to equal phase one (restored), the end of its day and phase two",
+                        db,
+                        expected);
             } catch (ConditionTimeoutException e) {
                 throw new AssertionError(
                         "The restored job never reached the expected totals; keys that differ"

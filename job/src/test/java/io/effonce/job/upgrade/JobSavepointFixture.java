@@ -98,6 +98,18 @@ public final class JobSavepointFixture {
         return records;
     }
 
+    /** Waits until the sink's live table holds exactly {@code expected}. */
+    static void awaitTotals(String what, PostgresEndpoint db, Map<MerchantDayKey, Long> expected) {
+        await(what)
+                .atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () ->
+                                new TotalsTable<>(db, MerchantDayRows.MAPPING)
+                                        .totals()
+                                        .equals(expected));
+    }
+
     /** The totals once everything after the savepoint is counted. */
     static Map<MerchantDayKey, Long> expectedAtTheEnd() {
         Map<MerchantDayKey, Long> expected = new HashMap<>(phaseOne().expectedTotals());
@@ -177,14 +189,7 @@ public final class JobSavepointFixture {
             Topics.publish(kafka.bootstrapServers(), TOPIC, phaseOne().changes());
             JobClient job = start(db, kafka.bootstrapServers(), work.resolve("checkpoints"), null);
             Map<MerchantDayKey, Long> expected = phaseOne().expectedTotals();
-            await("the sink to equal phase one")
-                    .atMost(TIMEOUT)
-                    .pollInterval(Duration.ofMillis(200))
-                    .until(
-                            () ->
-                                    new TotalsTable<>(db, MerchantDayRows.MAPPING)
-                                            .totals()
-                                            .equals(expected));
+            awaitTotals("the sink to equal phase one", db, expected);
             String savepoint =
                     job.stopWithSavepoint(
                                     false,
