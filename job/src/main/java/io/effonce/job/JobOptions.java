@@ -127,7 +127,8 @@ public final class JobOptions {
                     .withDescription(
                             "A source subtask emitting records older than this (the broker's"
                                     + " append time) reports a backlog until its records are"
-                                    + " younger than half of it; meanwhile Flink checkpoints on"
+                                    + " younger than half of it or it has emitted nothing for"
+                                    + " 30 s; meanwhile Flink checkpoints on"
                                     + " execution.checkpointing.interval-during-backlog. Unset:"
                                     + " the source never reports a backlog.");
 

@@ -24,7 +24,7 @@ final class BacklogEnumerator<S extends SourceSplit, E> implements SplitEnumerat
 
     private static final Logger LOG = LoggerFactory.getLogger(BacklogEnumerator.class);
 
-    static final Duration QUIET = Duration.ofSeconds(5);
+    static final Duration QUIET = Duration.ofSeconds(30);
 
     private final SplitEnumerator<S, E> enumerator;
     private final SplitEnumeratorContext<S> context;
@@ -33,16 +33,18 @@ final class BacklogEnumerator<S extends SourceSplit, E> implements SplitEnumerat
     private final Map<Integer, Long> behind = new HashMap<>();
 
     private final Clock clock;
-    private boolean backlog;
-    private long backlogs;
+    private final BacklogStatus status;
 
     BacklogEnumerator(
-            SplitEnumerator<S, E> enumerator, SplitEnumeratorContext<S> context, Clock clock) {
+            SplitEnumerator<S, E> enumerator,
+            SplitEnumeratorContext<S> context,
+            Clock clock,
+            BacklogStatus status) {
         this.enumerator = enumerator;
         this.context = context;
         this.clock = clock;
-        context.metricGroup().gauge("processingBacklog", () -> backlog ? 1 : 0);
-        context.metricGroup().gauge("backlogsEntered", () -> backlogs);
+        this.status = status;
+        status.registerOnce(context.metricGroup());
     }
 
     @Override
@@ -69,12 +71,11 @@ final class BacklogEnumerator<S extends SourceSplit, E> implements SplitEnumerat
 
     private void decide(String why) {
         boolean next = !behind.isEmpty();
-        if (next == backlog) {
+        if (next == status.backlog()) {
             return;
         }
-        backlog = next;
-        if (backlog) {
-            backlogs++;
+        status.set(next);
+        if (next) {
             LOG.info(
                     "Processing a backlog: {}; checkpoints follow"
                             + " execution.checkpointing.interval-during-backlog until every"
@@ -86,7 +87,7 @@ final class BacklogEnumerator<S extends SourceSplit, E> implements SplitEnumerat
                             + " execution.checkpointing.interval again",
                     why);
         }
-        context.setIsProcessingBacklog(backlog);
+        context.setIsProcessingBacklog(next);
     }
 
     /** Forgets the readers that have gone quiet while behind. */
@@ -106,6 +107,8 @@ final class BacklogEnumerator<S extends SourceSplit, E> implements SplitEnumerat
     @Override
     public void start() {
         enumerator.start();
+        status.set(false);
+        context.setIsProcessingBacklog(false);
         long period = QUIET.toMillis() / 5;
         context.callAsync(() -> null, (ignored, error) -> forgetQuietReaders(), period, period);
     }

@@ -2,7 +2,9 @@ package io.effonce.job.backlog;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Set;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.watermark.WatermarkDeclaration;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceReader;
@@ -12,6 +14,8 @@ import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.streaming.api.lineage.LineageVertex;
+import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
 
 /**
  * A source that says when it is processing a backlog, for a delegate that does not (the Kafka
@@ -24,12 +28,15 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * unwrapping it, leaves its savepoints as they are.
  */
 public final class BacklogReportingSource<T, S extends SourceSplit, E>
-        implements Source<T, S, E>, ResultTypeQueryable<T> {
+        implements Source<T, S, E>, ResultTypeQueryable<T>, LineageVertexProvider {
 
     private static final long serialVersionUID = 1L;
 
     private final Source<T, S, E> source;
     private final Duration threshold;
+
+    /** On the JobManager, shared by every enumerator its coordinator creates. */
+    private transient BacklogStatus status;
 
     private BacklogReportingSource(Source<T, S, E> source, Duration threshold) {
         this.source = source;
@@ -64,14 +71,24 @@ public final class BacklogReportingSource<T, S extends SourceSplit, E>
     public SplitEnumerator<S, E> createEnumerator(SplitEnumeratorContext<S> context)
             throws Exception {
         return new BacklogEnumerator<>(
-                source.createEnumerator(context), context, Clock.systemUTC());
+                source.createEnumerator(context), context, Clock.systemUTC(), status());
     }
 
     @Override
     public SplitEnumerator<S, E> restoreEnumerator(SplitEnumeratorContext<S> context, E checkpoint)
             throws Exception {
         return new BacklogEnumerator<>(
-                source.restoreEnumerator(context, checkpoint), context, Clock.systemUTC());
+                source.restoreEnumerator(context, checkpoint),
+                context,
+                Clock.systemUTC(),
+                status());
+    }
+
+    private synchronized BacklogStatus status() {
+        if (status == null) {
+            status = new BacklogStatus();
+        }
+        return status;
     }
 
     @Override
@@ -82,6 +99,16 @@ public final class BacklogReportingSource<T, S extends SourceSplit, E>
     @Override
     public SimpleVersionedSerializer<E> getEnumeratorCheckpointSerializer() {
         return source.getEnumeratorCheckpointSerializer();
+    }
+
+    @Override
+    public Set<? extends WatermarkDeclaration> declareWatermarks() {
+        return source.declareWatermarks();
+    }
+
+    @Override
+    public LineageVertex getLineageVertex() {
+        return source instanceof LineageVertexProvider lineage ? lineage.getLineageVertex() : null;
     }
 
     @SuppressWarnings("unchecked")

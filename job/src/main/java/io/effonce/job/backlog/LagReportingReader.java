@@ -2,8 +2,11 @@ package io.effonce.job.backlog;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderOutput;
@@ -18,20 +21,24 @@ import org.apache.flink.core.io.InputStatus;
  * A source reader that watches the timestamps of the records its delegate emits (for Kafka, the
  * broker's append time) and tells the enumerator when it falls behind or catches up, and again
  * every {@link #REPEAT} while it stays behind: a reader that stops saying so has gone quiet, with
- * nothing left to catch up on. It looks at the clock once every {@value #POLLS_PER_LOOK} records,
+ * nothing left to catch up on. Its lag is that of its most lagging split (a partition), so one
+ * fresh partition does not hide another that is hours behind. It looks every {@link #LOOK_EVERY},
  * and whenever the delegate has nothing more for now: the moment a backlog ends.
  */
 final class LagReportingReader<T, S extends SourceSplit> implements SourceReader<T, S> {
 
-    static final int POLLS_PER_LOOK = 1024;
+    static final Duration LOOK_EVERY = Duration.ofMillis(200);
     static final Duration REPEAT = Duration.ofSeconds(1);
 
     private final SourceReader<T, S> reader;
     private final SourceReaderContext context;
     private final LagClassifier classifier;
     private final Clock clock;
-    private long newest = Long.MIN_VALUE;
-    private int polls;
+
+    /** The main output and every split's, each with the newest timestamp since the last look. */
+    private final List<StampWatching<?>> outputs = new ArrayList<>();
+
+    private long lastLook;
     private long lastSent;
     private ReaderOutput<T> wrapped;
     private StampWatchingOutput watching;
@@ -51,27 +58,35 @@ final class LagReportingReader<T, S extends SourceSplit> implements SourceReader
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
         if (output != wrapped) {
             wrapped = output;
+            outputs.remove(watching);
             watching = new StampWatchingOutput(output);
+            outputs.add(watching);
         }
         InputStatus status = reader.pollNext(watching);
-        if (newest != Long.MIN_VALUE
-                && (status != InputStatus.MORE_AVAILABLE || ++polls >= POLLS_PER_LOOK)) {
-            polls = 0;
-            long now = clock.millis();
-            long lag = Math.max(0, now - newest);
-            newest = Long.MIN_VALUE;
-            boolean changed = classifier.observe(lag);
-            if (changed || (classifier.behind() && now - lastSent >= REPEAT.toMillis())) {
-                lastSent = now;
-                context.sendSourceEventToCoordinator(new ReaderLag(classifier.behind(), lag));
-            }
+        long now = clock.millis();
+        if (status != InputStatus.MORE_AVAILABLE || now - lastLook >= LOOK_EVERY.toMillis()) {
+            lastLook = now;
+            look(now);
         }
         return status;
     }
 
-    private void saw(long timestamp) {
-        if (timestamp > newest) {
-            newest = timestamp;
+    /** Takes the lag of the most lagging output that emitted since the last look. */
+    private void look(long now) {
+        long lag = -1;
+        for (StampWatching<?> out : outputs) {
+            if (out.newest != Long.MIN_VALUE) {
+                lag = Math.max(lag, Math.max(0, now - out.newest));
+                out.newest = Long.MIN_VALUE;
+            }
+        }
+        if (lag < 0) {
+            return;
+        }
+        boolean changed = classifier.observe(lag);
+        if (changed || (classifier.behind() && now - lastSent >= REPEAT.toMillis())) {
+            lastSent = now;
+            context.sendSourceEventToCoordinator(new ReaderLag(classifier.behind(), lag));
         }
     }
 
@@ -126,9 +141,10 @@ final class LagReportingReader<T, S extends SourceSplit> implements SourceReader
         reader.close();
     }
 
-    /** An output that notes every record's timestamp on the way. */
+    /** An output that notes the newest of its records' timestamps on the way. */
     private class StampWatching<O extends SourceOutput<T>> implements SourceOutput<T> {
         final O output;
+        long newest = Long.MIN_VALUE;
 
         StampWatching(O output) {
             this.output = output;
@@ -141,7 +157,9 @@ final class LagReportingReader<T, S extends SourceSplit> implements SourceReader
 
         @Override
         public void collect(T record, long timestamp) {
-            saw(timestamp);
+            if (timestamp > newest) {
+                newest = timestamp;
+            }
             output.collect(record, timestamp);
         }
 
@@ -164,6 +182,7 @@ final class LagReportingReader<T, S extends SourceSplit> implements SourceReader
     /** The operator's output, whose per-split outputs note their records' timestamps too. */
     private final class StampWatchingOutput extends StampWatching<ReaderOutput<T>>
             implements ReaderOutput<T> {
+        private final Map<String, StampWatching<SourceOutput<T>>> splits = new HashMap<>();
 
         StampWatchingOutput(ReaderOutput<T> output) {
             super(output);
@@ -171,11 +190,16 @@ final class LagReportingReader<T, S extends SourceSplit> implements SourceReader
 
         @Override
         public SourceOutput<T> createOutputForSplit(String splitId) {
-            return new StampWatching<>(output.createOutputForSplit(splitId));
+            StampWatching<SourceOutput<T>> split =
+                    new StampWatching<>(output.createOutputForSplit(splitId));
+            splits.put(splitId, split);
+            outputs.add(split);
+            return split;
         }
 
         @Override
         public void releaseOutputForSplit(String splitId) {
+            outputs.remove(splits.remove(splitId));
             output.releaseOutputForSplit(splitId);
         }
     }
