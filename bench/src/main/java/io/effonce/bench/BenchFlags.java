@@ -1,5 +1,8 @@
 package io.effonce.bench;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import picocli.CommandLine;
 
 /**
@@ -25,6 +28,22 @@ public final class BenchFlags {
             System.exit(0);
         }
         return flags;
+    }
+
+    /** Flink settings from {@code --flink key=value,...}, in their order. */
+    public static Map<String, String> flinkSettings(List<String> pairs) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String pair : pairs) {
+            int eq = pair.indexOf('=');
+            require(
+                    eq > 0 && eq < pair.length() - 1,
+                    "--flink takes key=value pairs, e.g. execution.checkpointing.interval=1s;"
+                            + " got '"
+                            + pair
+                            + "'");
+            settings.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+        return settings;
     }
 
     /** {@code condition}, or an {@link IllegalArgumentException} naming the flag and the fix. */

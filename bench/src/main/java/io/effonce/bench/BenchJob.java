@@ -4,6 +4,7 @@ import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
 import io.effonce.job.LedgerTotalsJob;
 import java.util.List;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
@@ -58,7 +59,10 @@ public final class BenchJob {
                         });
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(parallelism);
-        env.enableCheckpointing(checkpointMs, CheckpointingMode.EXACTLY_ONCE);
+        // -Dflink.execution.checkpointing.interval (--job-jvm-option) overrides checkpointMs.
+        if (!config.contains(CheckpointingOptions.CHECKPOINTING_INTERVAL)) {
+            env.enableCheckpointing(checkpointMs, CheckpointingMode.EXACTLY_ONCE);
+        }
         switch (system) {
             case "effonce" -> {
                 config.set(JobOptions.KAFKA_BOOTSTRAP, bootstrap);

@@ -20,6 +20,7 @@ record BenchOptions(
         String heap,
         long seed,
         List<String> jvmOptions,
+        List<String> jobJvmOptions,
         String against,
         Instant start) {
 
@@ -77,6 +78,15 @@ record BenchOptions(
         List<String> jvmOptions = new ArrayList<>();
 
         @Option(
+                names = "--job-jvm-option",
+                description =
+                        "An option of the job's runs only (effonce, against), repeatable, after"
+                                + " --jvm-option: e.g. -Dflink.execution.checkpointing.interval=500ms"
+                                + " gives the job the shipped checkpointing while the SQL peers"
+                                + " keep --checkpoint-interval-ms.")
+        List<String> jobJvmOptions = new ArrayList<>();
+
+        @Option(
                 names = "--against",
                 description =
                         "Another build of the job (a class path, e.g. its job/target/classes):"
@@ -104,6 +114,7 @@ record BenchOptions(
                 f.heap,
                 f.seed,
                 List.copyOf(f.jvmOptions),
+                List.copyOf(f.jobJvmOptions),
                 f.against,
                 Instant.parse("2026-11-01T00:00:00Z"));
     }

@@ -93,24 +93,21 @@ public final class RecoveryBenchmark {
                         : all;
         Path dir = Files.createTempDirectory("effonce-recovery-");
         List<Kill> kills = new ArrayList<>();
+        ClusterSpec.Builder spec =
+                ClusterSpec.builder(dir.resolve("flink"))
+                        .taskManagers(TASK_MANAGERS)
+                        .fastFailover();
+        options.flinkConfig().forEach(spec::config);
         try (EmbeddedPostgres pg = EmbeddedPostgres.start();
                 EmbeddedKafka kafka = EmbeddedKafka.start();
-                LocalFlinkCluster cluster =
-                        LocalFlinkCluster.start(
-                                ClusterSpec.builder(dir.resolve("flink"))
-                                        .taskManagers(TASK_MANAGERS)
-                                        .fastFailover()
-                                        .config(
-                                                "execution.checkpointing.interval",
-                                                options.checkpointIntervalMs() + "ms")
-                                        .build())) {
+                LocalFlinkCluster cluster = LocalFlinkCluster.start(spec.build())) {
             System.out.printf(
                     "cluster: 1 JobManager, %d TaskManagers (each its own JVM), job parallelism %d,"
-                            + " RocksDB, a checkpoint every %d ms; %d payments written after the"
-                            + " last checkpoint before each kill%n",
+                            + " RocksDB, the shipped checkpointing%s; %d payments written after"
+                            + " the last checkpoint before each kill%n",
                     TASK_MANAGERS,
                     options.parallelism(),
-                    options.checkpointIntervalMs(),
+                    options.flinkConfig().isEmpty() ? "" : " with " + options.flinkConfig(),
                     options.changesPerKill());
             for (int s = 0; s < scenarios.size(); s++) {
                 kills.addAll(run(scenarios.get(s), s, options, pg, kafka, cluster, dir));

@@ -1,6 +1,9 @@
 package io.effonce.bench;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -12,7 +15,7 @@ record RecoveryOptions(
         int kills,
         int partitions,
         int parallelism,
-        long checkpointIntervalMs,
+        Map<String, String> flinkConfig,
         Path jobJar,
         long seed,
         boolean databaseBackOnly) {
@@ -48,8 +51,13 @@ record RecoveryOptions(
         @Option(names = "--parallelism", description = "Job parallelism.")
         int parallelism = 2;
 
-        @Option(names = "--checkpoint-interval-ms", description = "Checkpoint interval.")
-        long checkpointIntervalMs = 10_000;
+        @Option(
+                names = "--flink",
+                split = ",",
+                description =
+                        "Flink settings over deploy/flink-conf/config.yaml, key=value (e.g."
+                                + " execution.checkpointing.interval=10s); none: the shipped ones.")
+        List<String> flink = new ArrayList<>();
 
         @Option(names = "--job-jar", description = "The job's shaded jar.")
         Path jobJar = Path.of("bench/target/job-jar/effonce-job.jar");
@@ -86,7 +94,7 @@ record RecoveryOptions(
                 f.kills,
                 f.partitions,
                 f.parallelism,
-                f.checkpointIntervalMs,
+                BenchFlags.flinkSettings(f.flink),
                 f.jobJar,
                 f.seed,
                 f.databaseBackOnly);

@@ -78,6 +78,10 @@ public final class ThroughputBenchmark {
                             + " exactly-once checkpoints every %d ms; timed from JVM start until"
                             + " its table equals the expected totals%n",
                     options.heap(), options.parallelism(), options.checkpointIntervalMs());
+            if (!options.jobJvmOptions().isEmpty()) {
+                System.out.println(
+                        "the job's runs also: " + String.join(" ", options.jobJvmOptions()));
+            }
 
             List<String> systems = options.comparesBuilds() ? BUILDS : SYSTEMS;
             List<Map<String, Run>> rounds = new ArrayList<>();
@@ -216,6 +220,11 @@ public final class ThroughputBenchmark {
                                 "-Dflink.execution.checkpointing.incremental=true"));
         for (String option : options.jvmOptions()) {
             command.add(option.replace("{run}", system + "-" + round));
+        }
+        if (BUILDS.contains(system)) {
+            for (String option : options.jobJvmOptions()) {
+                command.add(option.replace("{run}", system + "-" + round));
+            }
         }
         command.addAll(
                 List.of(

@@ -229,7 +229,7 @@ class JobJarOnLocalClusterITCase {
     class WatchedByPrometheus {
 
         private static final String BEHIND_RULE =
-                "flink_taskmanager_job_task_operator_committedWatermarkLagSeconds) > 600\n"
+                "flink_taskmanager_job_task_operator_committedWatermarkLagSeconds) > 60\n"
                         + "        for: 2m";
 
         @Test
@@ -255,7 +255,7 @@ class JobJarOnLocalClusterITCase {
             Files.writeString(
                     testRules,
                     rules.replace(
-                            BEHIND_RULE, BEHIND_RULE.replace("> 600", "> 10").replace("2m", "2s")));
+                            BEHIND_RULE, BEHIND_RULE.replace("> 60", "> 10").replace("2m", "2s")));
             LedgerRelay relay = relays.start(relayArgs);
             try (LocalPrometheus prometheus =
                             LocalPrometheus.start(

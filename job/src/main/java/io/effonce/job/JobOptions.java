@@ -123,14 +123,15 @@ public final class JobOptions {
     public static final ConfigOption<Duration> BACKLOG_THRESHOLD =
             ConfigOptions.key("source.backlog-threshold")
                     .durationType()
-                    .noDefaultValue()
+                    .defaultValue(Duration.ofSeconds(5))
                     .withDescription(
                             "A source subtask emitting records older than this (the broker's"
                                     + " append time) reports a backlog until its records are"
                                     + " younger than half of it or it has emitted nothing for"
                                     + " 30 s; meanwhile Flink checkpoints on"
-                                    + " execution.checkpointing.interval-during-backlog. Unset:"
-                                    + " the source never reports a backlog.");
+                                    + " execution.checkpointing.interval-during-backlog (unset:"
+                                    + " on the usual interval). 0 s: the source never reports a"
+                                    + " backlog.");
 
     public static final ConfigOption<Duration> IDLENESS =
             ConfigOptions.key("watermark.idleness")

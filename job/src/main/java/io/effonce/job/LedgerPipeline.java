@@ -87,7 +87,7 @@ public final class LedgerPipeline {
                         config.get(JobOptions.IDLENESS));
         Source<LedgerRecord, ?, ?> source = io.source();
         Duration backlogThreshold = config.get(JobOptions.BACKLOG_THRESHOLD);
-        if (backlogThreshold != null) {
+        if (!backlogThreshold.isZero()) {
             source = BacklogReportingSource.wrap(source, backlogThreshold);
         }
         DataStream<LedgerRecord> records =

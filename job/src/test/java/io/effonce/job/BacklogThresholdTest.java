@@ -1,19 +1,24 @@
 package io.effonce.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.job.backlog.BacklogReportingSource;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.transformations.SourceTransformation;
 import org.junit.jupiter.api.Test;
 
-/** {@code source.backlog-threshold} wraps the Kafka source; unset, the source is Kafka's own. */
+/**
+ * {@code source.backlog-threshold} wraps the Kafka source, by default; at 0 s the source is Kafka's
+ * own; a negative one is refused, naming the option.
+ */
 class BacklogThresholdTest {
 
     @Test
@@ -24,8 +29,21 @@ class BacklogThresholdTest {
     }
 
     @Test
-    void withoutItTheSourceIsKafkasOwn() {
-        assertThat(sources(build(null))).singleElement().isInstanceOf(KafkaSource.class);
+    void byDefaultTheSourceReportsItsBacklog() {
+        assertThat(sources(build(null))).singleElement().isInstanceOf(BacklogReportingSource.class);
+    }
+
+    @Test
+    void atZeroTheSourceIsKafkasOwn() {
+        assertThat(sources(build("0 s"))).singleElement().isInstanceOf(KafkaSource.class);
+    }
+
+    @Test
+    void aNegativeThresholdIsRefusedNamingTheOption() {
+        assertThatThrownBy(() -> build("-1 s"))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("Option source.backlog-threshold has a value that cannot be")
+                .hasMessageContaining("--help");
     }
 
     private static StreamExecutionEnvironment build(String threshold) {
@@ -37,6 +55,7 @@ class BacklogThresholdTest {
         if (threshold != null) {
             config.setString(JobOptions.BACKLOG_THRESHOLD.key(), threshold);
         }
+        JobConfiguration.validate(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         LedgerPipeline.build(env, config, LedgerTotalsJob.endpoints(config));
         return env;

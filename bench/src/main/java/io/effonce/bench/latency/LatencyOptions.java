@@ -2,7 +2,6 @@ package io.effonce.bench.latency;
 
 import io.effonce.bench.BenchFlags;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -87,24 +86,9 @@ record LatencyOptions(
                 f.stackWarmUp,
                 f.merchants,
                 f.versionLog,
-                settings(f.flink),
+                Map.copyOf(BenchFlags.flinkSettings(f.flink)),
                 words(f.job),
                 words(f.relay));
-    }
-
-    private static Map<String, String> settings(List<String> pairs) {
-        Map<String, String> settings = new LinkedHashMap<>();
-        for (String pair : pairs) {
-            int eq = pair.indexOf('=');
-            BenchFlags.require(
-                    eq > 0 && eq < pair.length() - 1,
-                    "--flink takes key=value pairs, e.g. execution.checkpointing.interval=1s;"
-                            + " got '"
-                            + pair
-                            + "'");
-            settings.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
-        }
-        return Map.copyOf(settings);
     }
 
     private static List<String> words(String text) {

@@ -47,7 +47,11 @@ class FlinkConfigFileTest {
         assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE))
                 .isEqualTo(CheckpointingMode.EXACTLY_ONCE);
         assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL))
+                .isEqualTo(Duration.ofMillis(500));
+        assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL_DURING_BACKLOG))
                 .isEqualTo(Duration.ofSeconds(10));
+        assertThat(conf.get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS))
+                .isEqualTo(Duration.ZERO);
         assertThat(conf.get(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER)).isEqualTo(3);
         assertThat(conf.get(PipelineOptions.GENERIC_TYPES)).as("no Kryo fallback").isFalse();
         assertThat(conf.get(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION).name())

@@ -159,8 +159,9 @@ public final class DemoStack implements AutoCloseable {
                         options.highAvailability,
                         options.shards,
                         options.ledgerFailover,
-                        // Checkpoints every 2 s: the demo's committed view moves while one watches.
-                        Map.of("execution.checkpointing.interval", "2s"),
+                        // The shipped checkpointing: the committed view one watches is the one
+                        // a deployment gets.
+                        Map.of(),
                         List.of(
                                 // The relay's lag of a second is an hour of the demo's event time.
                                 "--dedup.horizon",
@@ -244,7 +245,7 @@ public final class DemoStack implements AutoCloseable {
 
     /**
      * The same with one ledger shard, the cluster configured from deploy/flink-conf with {@code
-     * flinkConfig} on top (the demo's 2 s checkpoint interval is not applied).
+     * flinkConfig} on top.
      */
     public static DemoStack start(
             Path workDir,
