@@ -80,10 +80,11 @@ record BenchOptions(
         @Option(
                 names = "--job-jvm-option",
                 description =
-                        "An option of the job's runs only (effonce, against), repeatable, after"
-                                + " --jvm-option: e.g. -Dflink.execution.checkpointing.interval=500ms"
-                                + " gives the job the shipped checkpointing while the SQL peers"
-                                + " keep --checkpoint-interval-ms.")
+                        "An option of this build's job runs only (effonce, not against or the"
+                                + " SQL peers), repeatable, after --jvm-option: e.g."
+                                + " -Dflink.execution.checkpointing.interval=500ms gives the job"
+                                + " the shipped checkpointing while the others keep"
+                                + " --checkpoint-interval-ms.")
         List<String> jobJvmOptions = new ArrayList<>();
 
         @Option(

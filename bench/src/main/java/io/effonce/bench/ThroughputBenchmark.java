@@ -80,7 +80,7 @@ public final class ThroughputBenchmark {
                     options.heap(), options.parallelism(), options.checkpointIntervalMs());
             if (!options.jobJvmOptions().isEmpty()) {
                 System.out.println(
-                        "the job's runs also: " + String.join(" ", options.jobJvmOptions()));
+                        "this build's job runs also: " + String.join(" ", options.jobJvmOptions()));
             }
 
             List<String> systems = options.comparesBuilds() ? BUILDS : SYSTEMS;
@@ -221,7 +221,7 @@ public final class ThroughputBenchmark {
         for (String option : options.jvmOptions()) {
             command.add(option.replace("{run}", system + "-" + round));
         }
-        if (BUILDS.contains(system)) {
+        if (system.equals("effonce")) {
             for (String option : options.jobJvmOptions()) {
                 command.add(option.replace("{run}", system + "-" + round));
             }

@@ -179,6 +179,9 @@ public final class LatencyBenchmark {
                             + Percentiles.of(LatencyProbes.versionDelays(stack.ledger(), warm)));
         }
         System.out.println("  " + machine);
+        System.out.println(
+                "  checkpoint storage at the run's end (the retained checkpoints' files): "
+                        + CheckpointStorage.of(stack.cluster().checkpointDir()));
         Percentiles relayStats = Percentiles.of(relayShare);
         Percentiles jobStats = Percentiles.of(jobShare);
         Percentiles committedStats = committedParts.whole();

@@ -35,12 +35,16 @@ public final class BacklogReportingSource<T, S extends SourceSplit, E>
     private final Source<T, S, E> source;
     private final Duration threshold;
 
+    /** The enumerators' clock, by which a reader that has said nothing for a while is quiet. */
+    private final Clock enumeratorClock;
+
     /** On the JobManager, shared by every enumerator its coordinator creates. */
     private transient BacklogStatus status;
 
-    private BacklogReportingSource(Source<T, S, E> source, Duration threshold) {
+    BacklogReportingSource(Source<T, S, E> source, Duration threshold, Clock enumeratorClock) {
         this.source = source;
         this.threshold = threshold;
+        this.enumeratorClock = enumeratorClock;
         new LagClassifier(threshold); // refuses a threshold that is not positive, here
     }
 
@@ -50,7 +54,7 @@ public final class BacklogReportingSource<T, S extends SourceSplit, E>
      */
     public static <T, S extends SourceSplit, E> Source<T, S, E> wrap(
             Source<T, S, E> source, Duration threshold) {
-        return new BacklogReportingSource<>(source, threshold);
+        return new BacklogReportingSource<>(source, threshold, Clock.systemUTC());
     }
 
     @Override
@@ -71,17 +75,14 @@ public final class BacklogReportingSource<T, S extends SourceSplit, E>
     public SplitEnumerator<S, E> createEnumerator(SplitEnumeratorContext<S> context)
             throws Exception {
         return new BacklogEnumerator<>(
-                source.createEnumerator(context), context, Clock.systemUTC(), status());
+                source.createEnumerator(context), context, enumeratorClock, status());
     }
 
     @Override
     public SplitEnumerator<S, E> restoreEnumerator(SplitEnumeratorContext<S> context, E checkpoint)
             throws Exception {
         return new BacklogEnumerator<>(
-                source.restoreEnumerator(context, checkpoint),
-                context,
-                Clock.systemUTC(),
-                status());
+                source.restoreEnumerator(context, checkpoint), context, enumeratorClock, status());
     }
 
     private synchronized BacklogStatus status() {

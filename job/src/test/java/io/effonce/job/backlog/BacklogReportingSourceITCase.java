@@ -7,26 +7,46 @@ import io.effonce.testing.flink.MiniClusters;
 import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.kafka.KafkaTopics;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -132,6 +152,60 @@ class BacklogReportingSourceITCase {
         }
     }
 
+    /**
+     * A global failover while behind: Flink's checkpoint coordinator outlives it, and with it the
+     * backlog the old enumerator reported, so each new enumerator starts by clearing it. Restored
+     * past the old records, the readers have nothing to report; fresh records must then find the
+     * 200 ms interval, not the hour. The enumerators' clock stands still, so the backlog cannot end
+     * by a reader going quiet before the failover.
+     */
+    @Test
+    void aGlobalFailoverWhileBehindLeavesNoBacklog(
+            KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster) throws Exception {
+        String topic = "backlog-global-failover";
+        KafkaTopics.createStampedByProducers(kafka.servers(), topic, 2);
+        KafkaTopics.send(kafka.servers(), records(topic, 0, 2_000, Duration.ofHours(1)));
+        JobClient job =
+                start(
+                        kafka,
+                        topic,
+                        2,
+                        source ->
+                                new BacklogReportingSource<>(
+                                        new FailsOnCheckpointComplete<>(source),
+                                        THRESHOLD,
+                                        Clock.fixed(Instant.EPOCH, ZoneOffset.UTC)));
+        try {
+            JobID id = job.getJobID();
+            await("every old record read, the source in a backlog")
+                    .atMost(TIMEOUT)
+                    .until(() -> READ.get() >= 2_000 && gauge(id, "processingBacklog") == 1);
+            // None is scheduled during the backlog: this one, past the old records, is taken by
+            // hand, and its completion fails the enumerator (a global failover).
+            FailsOnCheckpointComplete.FAIL.set(true);
+            cluster.triggerCheckpoint(id, CheckpointType.DEFAULT).get();
+            await("the global failover, and every task running again")
+                    .atMost(TIMEOUT)
+                    .until(
+                            () ->
+                                    gauge(id, "numRestarts") >= 1
+                                            && job.getJobStatus().get() == JobStatus.RUNNING
+                                            && gauge(id, "processingBacklog") == 0);
+            assertThat(FailsOnCheckpointComplete.FAIL).as("the enumerator failed once").isFalse();
+            long restartedAt = gauge(id, "numberOfCompletedCheckpoints");
+            int[] next = {2_000};
+            sendFreshUntil(
+                    "three checkpoints on the 200 ms interval after the failover (an hour while"
+                            + " the coordinator still counts the source in a backlog)",
+                    kafka,
+                    topic,
+                    next,
+                    () -> gauge(id, "numberOfCompletedCheckpoints") >= restartedAt + 3);
+        } finally {
+            job.cancel().get();
+        }
+    }
+
     @Test
     void freshRecordsAreNoBacklog(KafkaBootstrap kafka) throws Exception {
         String topic = "backlog-fresh";
@@ -200,6 +274,19 @@ class BacklogReportingSourceITCase {
 
     private static JobClient start(KafkaBootstrap kafka, String topic, int parallelism)
             throws Exception {
+        return start(
+                kafka,
+                topic,
+                parallelism,
+                source -> BacklogReportingSource.wrap(source, THRESHOLD));
+    }
+
+    private static JobClient start(
+            KafkaBootstrap kafka,
+            String topic,
+            int parallelism,
+            Function<KafkaSource<String>, Source<String, ?, ?>> wrap)
+            throws Exception {
         READ.set(0);
         Configuration conf = new Configuration();
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
@@ -214,10 +301,7 @@ class BacklogReportingSourceITCase {
                         .setStartingOffsets(OffsetsInitializer.earliest())
                         .setValueOnlyDeserializer(new SimpleStringSchema())
                         .build();
-        env.fromSource(
-                        BacklogReportingSource.wrap(kafkaSource, THRESHOLD),
-                        WatermarkStrategy.noWatermarks(),
-                        "records")
+        env.fromSource(wrap.apply(kafkaSource), WatermarkStrategy.noWatermarks(), "records")
                 .map(new Counted())
                 .sinkTo(new DiscardingSink<>());
         return env.executeAsync(topic);
@@ -241,6 +325,104 @@ class BacklogReportingSourceITCase {
         }
         Object value = found.get(0) instanceof Gauge<?> g ? g.getValue() : null;
         return value instanceof Number n ? n.longValue() : -1;
+    }
+
+    /**
+     * A source whose enumerator, once asked, fails on the next completed checkpoint: Flink takes an
+     * enumerator's failure for the coordinator's and fails the job over globally, recreating every
+     * enumerator from the checkpoint.
+     */
+    private static final class FailsOnCheckpointComplete<T, S extends SourceSplit, E>
+            implements Source<T, S, E>, ResultTypeQueryable<T> {
+
+        static final AtomicBoolean FAIL = new AtomicBoolean();
+
+        private final Source<T, S, E> source;
+
+        FailsOnCheckpointComplete(Source<T, S, E> source) {
+            this.source = source;
+        }
+
+        @Override
+        public Boundedness getBoundedness() {
+            return source.getBoundedness();
+        }
+
+        @Override
+        public SourceReader<T, S> createReader(SourceReaderContext context) throws Exception {
+            return source.createReader(context);
+        }
+
+        @Override
+        public SplitEnumerator<S, E> createEnumerator(SplitEnumeratorContext<S> context)
+                throws Exception {
+            return new Failing<>(source.createEnumerator(context));
+        }
+
+        @Override
+        public SplitEnumerator<S, E> restoreEnumerator(
+                SplitEnumeratorContext<S> context, E checkpoint) throws Exception {
+            return new Failing<>(source.restoreEnumerator(context, checkpoint));
+        }
+
+        @Override
+        public SimpleVersionedSerializer<S> getSplitSerializer() {
+            return source.getSplitSerializer();
+        }
+
+        @Override
+        public SimpleVersionedSerializer<E> getEnumeratorCheckpointSerializer() {
+            return source.getEnumeratorCheckpointSerializer();
+        }
+
+        @SuppressWarnings("unchecked")
+        @Override
+        public TypeInformation<T> getProducedType() {
+            return ((ResultTypeQueryable<T>) source).getProducedType();
+        }
+
+        private record Failing<S extends SourceSplit, E>(SplitEnumerator<S, E> enumerator)
+                implements SplitEnumerator<S, E> {
+
+            @Override
+            public void notifyCheckpointComplete(long checkpointId) throws Exception {
+                if (FAIL.getAndSet(false)) {
+                    throw new IllegalStateException(
+                            "the test's enumerator fails on checkpoint " + checkpointId);
+                }
+                enumerator.notifyCheckpointComplete(checkpointId);
+            }
+
+            @Override
+            public void start() {
+                enumerator.start();
+            }
+
+            @Override
+            public void handleSplitRequest(int subtask, String requesterHostname) {
+                enumerator.handleSplitRequest(subtask, requesterHostname);
+            }
+
+            @Override
+            public void addSplitsBack(List<S> splits, int subtask) {
+                enumerator.addSplitsBack(splits, subtask);
+            }
+
+            @Override
+            public void addReader(int subtask) {
+                enumerator.addReader(subtask);
+            }
+
+            @Override
+            public E snapshotState(long checkpointId) throws Exception {
+                return enumerator.snapshotState(checkpointId);
+            }
+
+            @Override
+            public void close() throws IOException {
+                enumerator.close();
+            }
+        }
     }
 
     private static final class Counted implements MapFunction<String, String> {
