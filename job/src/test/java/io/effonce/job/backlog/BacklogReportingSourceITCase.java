@@ -172,7 +172,7 @@ class BacklogReportingSourceITCase {
                         2,
                         source ->
                                 new BacklogReportingSource<>(
-                                        new FailsOnCheckpointComplete<>(source),
+                                        new FailsWhenAsked<>(source),
                                         THRESHOLD,
                                         Clock.fixed(Instant.EPOCH, ZoneOffset.UTC)));
         try {
@@ -181,9 +181,9 @@ class BacklogReportingSourceITCase {
                     .atMost(TIMEOUT)
                     .until(() -> READ.get() >= 2_000 && gauge(id, "processingBacklog") == 1);
             // None is scheduled during the backlog: this one, past the old records, is taken by
-            // hand, and its completion fails the enumerator (a global failover).
-            FailsOnCheckpointComplete.FAIL.set(true);
+            // hand, so the failover restores a position after them.
             cluster.triggerCheckpoint(id, CheckpointType.DEFAULT).get();
+            FailsWhenAsked.FAIL.set(true);
             await("the global failover, and every task running again")
                     .atMost(TIMEOUT)
                     .until(
@@ -191,7 +191,7 @@ class BacklogReportingSourceITCase {
                                     gauge(id, "numRestarts") >= 1
                                             && job.getJobStatus().get() == JobStatus.RUNNING
                                             && gauge(id, "processingBacklog") == 0);
-            assertThat(FailsOnCheckpointComplete.FAIL).as("the enumerator failed once").isFalse();
+            assertThat(FailsWhenAsked.FAIL).as("the enumerator failed once").isFalse();
             long restartedAt = gauge(id, "numberOfCompletedCheckpoints");
             int[] next = {2_000};
             sendFreshUntil(
@@ -328,18 +328,18 @@ class BacklogReportingSourceITCase {
     }
 
     /**
-     * A source whose enumerator, once asked, fails on the next completed checkpoint: Flink takes an
+     * A source whose enumerator fails when asked (it looks every 50 ms): Flink takes an
      * enumerator's failure for the coordinator's and fails the job over globally, recreating every
-     * enumerator from the checkpoint.
+     * enumerator from the latest checkpoint.
      */
-    private static final class FailsOnCheckpointComplete<T, S extends SourceSplit, E>
+    private static final class FailsWhenAsked<T, S extends SourceSplit, E>
             implements Source<T, S, E>, ResultTypeQueryable<T> {
 
         static final AtomicBoolean FAIL = new AtomicBoolean();
 
         private final Source<T, S, E> source;
 
-        FailsOnCheckpointComplete(Source<T, S, E> source) {
+        FailsWhenAsked(Source<T, S, E> source) {
             this.source = source;
         }
 
@@ -356,13 +356,13 @@ class BacklogReportingSourceITCase {
         @Override
         public SplitEnumerator<S, E> createEnumerator(SplitEnumeratorContext<S> context)
                 throws Exception {
-            return new Failing<>(source.createEnumerator(context));
+            return new Failing<>(source.createEnumerator(context), context);
         }
 
         @Override
         public SplitEnumerator<S, E> restoreEnumerator(
                 SplitEnumeratorContext<S> context, E checkpoint) throws Exception {
-            return new Failing<>(source.restoreEnumerator(context, checkpoint));
+            return new Failing<>(source.restoreEnumerator(context, checkpoint), context);
         }
 
         @Override
@@ -381,21 +381,27 @@ class BacklogReportingSourceITCase {
             return ((ResultTypeQueryable<T>) source).getProducedType();
         }
 
-        private record Failing<S extends SourceSplit, E>(SplitEnumerator<S, E> enumerator)
+        private record Failing<S extends SourceSplit, E>(
+                SplitEnumerator<S, E> enumerator, SplitEnumeratorContext<S> context)
                 implements SplitEnumerator<S, E> {
-
-            @Override
-            public void notifyCheckpointComplete(long checkpointId) throws Exception {
-                if (FAIL.getAndSet(false)) {
-                    throw new IllegalStateException(
-                            "the test's enumerator fails on checkpoint " + checkpointId);
-                }
-                enumerator.notifyCheckpointComplete(checkpointId);
-            }
 
             @Override
             public void start() {
                 enumerator.start();
+                context.callAsync(
+                        () -> FAIL.getAndSet(false),
+                        (fail, error) -> {
+                            if (fail) {
+                                throw new IllegalStateException("the test's enumerator fails");
+                            }
+                        },
+                        50,
+                        50);
+            }
+
+            @Override
+            public void notifyCheckpointComplete(long checkpointId) throws Exception {
+                enumerator.notifyCheckpointComplete(checkpointId);
             }
 
             @Override
