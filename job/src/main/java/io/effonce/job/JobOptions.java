@@ -130,8 +130,9 @@ public final class JobOptions {
                                     + " younger than half of it or it has emitted nothing for"
                                     + " 30 s; meanwhile Flink checkpoints on"
                                     + " execution.checkpointing.interval-during-backlog (unset:"
-                                    + " on the usual interval). 0 s: the source never reports a"
-                                    + " backlog.");
+                                    + " on the usual interval). A start presumes a backlog until"
+                                    + " every subtask has emitted a record (at most 30 s). 0 s:"
+                                    + " the source never reports a backlog.");
 
     public static final ConfigOption<Duration> IDLENESS =
             ConfigOptions.key("watermark.idleness")

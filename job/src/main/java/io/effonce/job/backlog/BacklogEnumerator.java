@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
@@ -17,8 +19,11 @@ import org.slf4j.LoggerFactory;
  * The delegate's enumerator, which also hears its readers' lag: the source is processing a backlog
  * while any reader is behind, and Flink then checkpoints on {@code
  * execution.checkpointing.interval-during-backlog} instead of {@code
- * execution.checkpointing.interval}. A reader that registers again (after a failover) starts as
- * caught up, as it does itself.
+ * execution.checkpointing.interval}. Each enumerator starts presuming a backlog until every subtask
+ * has given its first verdict (or {@link #QUIET} has passed), so a start or a global failover on
+ * old records does not checkpoint on the short interval meanwhile, and nothing an earlier
+ * enumerator told Flink's checkpoint coordinator (which outlives it) stays. A reader that registers
+ * again (after a regional failover) starts as caught up, as it does itself.
  */
 final class BacklogEnumerator<S extends SourceSplit, E> implements SplitEnumerator<S, E> {
 
@@ -31,6 +36,11 @@ final class BacklogEnumerator<S extends SourceSplit, E> implements SplitEnumerat
 
     /** Each reader that is behind, and when it last said so (this enumerator's clock). */
     private final Map<Integer, Long> behind = new HashMap<>();
+
+    /** Subtasks that have not given a verdict since this enumerator started. */
+    private final Set<Integer> unheard = new TreeSet<>();
+
+    private long startedAt;
 
     private final Clock clock;
     private final BacklogStatus status;
@@ -50,12 +60,23 @@ final class BacklogEnumerator<S extends SourceSplit, E> implements SplitEnumerat
     @Override
     public void handleSourceEvent(int subtask, SourceEvent event) {
         if (event instanceof ReaderLag lag) {
+            unheard.remove(subtask);
+            boolean wasBehind = !behind.isEmpty();
             if (lag.behind()) {
                 behind.put(subtask, clock.millis());
             } else {
                 behind.remove(subtask);
             }
-            decide("subtask " + subtask + " emits records " + lag.lagMillis() + " ms old");
+            String why = "subtask " + subtask + " emits records " + lag.lagMillis() + " ms old";
+            if (!wasBehind && !behind.isEmpty()) {
+                status.entered();
+                LOG.info(
+                        "Processing a backlog: {}; checkpoints follow"
+                                + " execution.checkpointing.interval-during-backlog until every"
+                                + " subtask has caught up",
+                        why);
+            }
+            decide(why);
         } else {
             enumerator.handleSourceEvent(subtask, event);
         }
@@ -70,18 +91,12 @@ final class BacklogEnumerator<S extends SourceSplit, E> implements SplitEnumerat
     }
 
     private void decide(String why) {
-        boolean next = !behind.isEmpty();
+        boolean next = !behind.isEmpty() || !unheard.isEmpty();
         if (next == status.backlog()) {
             return;
         }
         status.set(next);
-        if (next) {
-            LOG.info(
-                    "Processing a backlog: {}; checkpoints follow"
-                            + " execution.checkpointing.interval-during-backlog until every"
-                            + " subtask has caught up",
-                    why);
-        } else {
+        if (!next) {
             LOG.info(
                     "Caught up: {}, and no subtask is behind; checkpoints follow"
                             + " execution.checkpointing.interval again",
@@ -102,13 +117,32 @@ final class BacklogEnumerator<S extends SourceSplit, E> implements SplitEnumerat
             behind.remove(subtask);
             decide("subtask " + subtask + " has emitted nothing for " + QUIET.toSeconds() + " s");
         }
+        if (!unheard.isEmpty() && now - startedAt >= QUIET.toMillis()) {
+            String silent = unheard.toString();
+            unheard.clear();
+            decide(
+                    "subtasks "
+                            + silent
+                            + " have emitted nothing for "
+                            + QUIET.toSeconds()
+                            + " s since the start");
+        }
     }
 
     @Override
     public void start() {
         enumerator.start();
-        status.set(false);
-        context.setIsProcessingBacklog(false);
+        startedAt = clock.millis();
+        for (int subtask = 0; subtask < context.currentParallelism(); subtask++) {
+            unheard.add(subtask);
+        }
+        status.set(true);
+        context.setIsProcessingBacklog(true);
+        LOG.info(
+                "Presuming a backlog until each of {} subtasks has said how old its records are"
+                        + " (at most {} s)",
+                unheard.size(),
+                QUIET.toSeconds());
         long period = QUIET.toMillis() / 5;
         context.callAsync(() -> null, (ignored, error) -> forgetQuietReaders(), period, period);
     }

@@ -26,9 +26,11 @@ final class BacklogStatus {
     }
 
     void set(boolean next) {
-        if (next && !backlog) {
-            backlogsEntered++;
-        }
         backlog = next;
+    }
+
+    /** A reader said it is behind while none was: a backlog found, not presumed. */
+    void entered() {
+        backlogsEntered++;
     }
 }

@@ -19,11 +19,12 @@ import org.apache.flink.core.io.InputStatus;
 
 /**
  * A source reader that watches the timestamps of the records its delegate emits (for Kafka, the
- * broker's append time) and tells the enumerator when it falls behind or catches up, and again
- * every {@link #REPEAT} while it stays behind: a reader that stops saying so has gone quiet, with
- * nothing left to catch up on. Its lag is that of its most lagging split (a partition), so one
- * fresh partition does not hide another that is hours behind. It looks every {@link #LOOK_EVERY},
- * and whenever the delegate has nothing more for now: the moment a backlog ends.
+ * broker's append time) and tells the enumerator its first verdict as soon as it has emitted a
+ * record, then when it falls behind or catches up, and again every {@link #REPEAT} while it stays
+ * behind: a reader that stops saying so has gone quiet, with nothing left to catch up on. Its lag
+ * is that of its most lagging split (a partition), so one fresh partition does not hide another
+ * that is hours behind. It looks every {@link #LOOK_EVERY}, and whenever the delegate has nothing
+ * more for now: the moment a backlog ends.
  */
 final class LagReportingReader<T, S extends SourceSplit> implements SourceReader<T, S> {
 
@@ -40,6 +41,10 @@ final class LagReportingReader<T, S extends SourceSplit> implements SourceReader
 
     private long lastLook;
     private long lastSent;
+
+    /** Whether this reader has given its first verdict, which its enumerator waits for. */
+    private boolean reported;
+
     private ReaderOutput<T> wrapped;
     private StampWatchingOutput watching;
 
@@ -64,7 +69,9 @@ final class LagReportingReader<T, S extends SourceSplit> implements SourceReader
         }
         InputStatus status = reader.pollNext(watching);
         long now = clock.millis();
-        if (status != InputStatus.MORE_AVAILABLE || now - lastLook >= LOOK_EVERY.toMillis()) {
+        if (!reported
+                || status != InputStatus.MORE_AVAILABLE
+                || now - lastLook >= LOOK_EVERY.toMillis()) {
             lastLook = now;
             look(now);
         }
@@ -84,7 +91,8 @@ final class LagReportingReader<T, S extends SourceSplit> implements SourceReader
             return;
         }
         boolean changed = classifier.observe(lag);
-        if (changed || (classifier.behind() && now - lastSent >= REPEAT.toMillis())) {
+        if (changed || !reported || (classifier.behind() && now - lastSent >= REPEAT.toMillis())) {
+            reported = true;
             lastSent = now;
             context.sendSourceEventToCoordinator(new ReaderLag(classifier.behind(), lag));
         }
