@@ -20,6 +20,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -57,10 +58,17 @@ public final class KafkaTopics {
                             .configs(Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, stamps));
             admin.createTopics(List.of(newTopic)).all().get();
             // A send before every partition has its leader is answered NOT_LEADER_OR_FOLLOWER and
-            // retried; the first records of a fixture must land at their offsets, so wait.
+            // retried; the first records of a fixture must land at their offsets, so wait. Until
+            // the new topic's metadata reaches the broker asked, it answers that it has no such
+            // topic (seen on a busy machine): that is part of the wait, not a failure.
             await("every partition of " + topic + " with a leader")
                     .atMost(Duration.ofMinutes(1))
                     .pollInterval(Duration.ofMillis(50))
+                    .ignoreExceptionsMatching(
+                            e ->
+                                    e instanceof ExecutionException
+                                            && e.getCause()
+                                                    instanceof UnknownTopicOrPartitionException)
                     .until(
                             () ->
                                     admin
