@@ -85,6 +85,12 @@ public record JobSubmission(
                 jar, entryClass, newArgs, parallelism, savepointPath, allowNonRestoredState);
     }
 
+    /** The same submission of another entry class of the jar. */
+    public JobSubmission withEntryClass(String newEntryClass) {
+        return new JobSubmission(
+                jar, newEntryClass, args, parallelism, savepointPath, allowNonRestoredState);
+    }
+
     public JobSubmission allowNonRestoredState(boolean allow) {
         return new JobSubmission(jar, entryClass, args, parallelism, savepointPath, allow);
     }

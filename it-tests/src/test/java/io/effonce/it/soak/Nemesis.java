@@ -4,12 +4,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.FlinkJobs;
+import io.effonce.cluster.JobSubmission;
 import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.ClusterChaos;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.StepBackSampler;
 import io.effonce.it.testutils.TaskManagerPause;
+import io.effonce.job.MisreadingRelease;
 import io.effonce.testing.LedgerPair;
 import io.effonce.testing.faults.SinkDatabaseRollback;
 import io.effonce.testing.kafka.KafkaBrokers;
@@ -38,11 +40,15 @@ final class Nemesis {
     private final StepBackSampler sampler;
     private final SoakWorkload workload;
     private final Random random;
+    private final JobSubmission job;
+    private final JobSubmission badRelease;
     private String jobId;
     private int parallelism;
 
     Nemesis(
             SoakDeployment deployment,
+            JobSubmission job,
+            JobSubmission badRelease,
             String jobId,
             int parallelism,
             ChaosReport report,
@@ -53,6 +59,8 @@ final class Nemesis {
         this.cluster = deployment.cluster();
         this.chaos = deployment.chaos();
         this.kafka = deployment.kafka();
+        this.job = job;
+        this.badRelease = badRelease;
         this.jobId = jobId;
         this.parallelism = parallelism;
         this.report = report;
@@ -70,6 +78,13 @@ final class Nemesis {
                 TaskManagerPause pause = chaos.pauseTaskManagerMidCheckpoint(jobId, report);
                 chaos.retireWokenTaskManager(pause);
                 yield List.of(pause.recovery());
+            }
+            case TASK_MANAGER_PAUSE_BEFORE_TAKEOVER -> {
+                ClusterChaos.TakeoverPause paused =
+                        chaos.pauseTaskManagerBeforeTakeover(jobId, deployment.holds(), report);
+                chaos.awaitWokenTakeover(paused);
+                chaos.retireWokenTaskManager(paused.pause());
+                yield List.of(paused.pause().recovery());
             }
             case JOB_MANAGER_KILL ->
                     List.of(
@@ -108,6 +123,7 @@ final class Nemesis {
             }
             case RESCALE -> List.of(resubmit("rescale", parallelism == 2 ? 3 : 2));
             case REDEPLOY -> List.of(resubmit("restart", parallelism));
+            case BAD_RELEASE_ROLLED_BACK -> List.of(rollBackABadRelease());
             case BROKER_KILL_DURING_TASK_MANAGER_RECOVERY -> {
                 DeadBroker dead = killPartitionLeader();
                 ChaosReport.Recovery second =
@@ -154,7 +170,7 @@ final class Nemesis {
     private ChaosReport.Recovery resubmit(String kind, int next) {
         ChaosReport.Recovery recovery =
                 report.fault(kind, "stop with savepoint, submitted again with p=" + next);
-        jobId = cluster.jobs().rescale(jobId, next);
+        jobId = cluster.jobs().rescale(jobId, job.withParallelism(next));
         parallelism = next;
         cluster.jobs().awaitAllTasksRunning(jobId);
         CheckpointStats restored = cluster.rest().checkpoints(jobId);
@@ -165,6 +181,42 @@ final class Nemesis {
         recovery.checkpointed(awaitCheckpointAfter(restored.latestRestoredId()));
         return recovery;
     }
+
+    /**
+     * Stops the job with a savepoint, deploys the bad release from it, waits until the release has
+     * committed totals under misread keys, cancels it and deploys the job from the same savepoint.
+     * The committed table steps back with the rollback (the release's keys leave it), which the
+     * sampler is told; what the job writes after it must not.
+     */
+    private ChaosReport.Recovery rollBackABadRelease() {
+        FlinkJobs jobs = cluster.jobs();
+        SinkTables tables = new SinkTables(deployment.sinkDb());
+        String savepoint = jobs.stopWithSavepoint(jobId);
+        String bad = jobs.submit(badRelease.withParallelism(parallelism).fromSavepoint(savepoint));
+        jobs.awaitAllTasksRunning(bad);
+        await("the bad release's totals under misread keys committed")
+                .atMost(TIMEOUT)
+                .until(() -> tables.number(MISREAD_COMMITTED) > 0);
+        ChaosReport.Recovery recovery =
+                report.fault(
+                        "rollback",
+                        "a bad release, %d misread keys committed, rolled back to %s"
+                                .formatted(tables.number(MISREAD_COMMITTED), savepoint));
+        sampler.whileRolledBack(
+                () -> {
+                    jobs.cancel(bad);
+                    jobId = jobs.submit(job.withParallelism(parallelism).fromSavepoint(savepoint));
+                    jobs.awaitAllTasksRunning(jobId);
+                });
+        recovery.running("the job running again from the savepoint before the bad release");
+        recovery.checkpointed(awaitCheckpointAfter(latestRestored()));
+        return recovery;
+    }
+
+    private static final String MISREAD_COMMITTED =
+            "SELECT count(*) FROM merchant_daily_totals_committed WHERE merchant_id LIKE '"
+                    + MisreadingRelease.PREFIX
+                    + "%'";
 
     /**
      * Kills the ledger's primary once the relay's slot is synchronized to the standby (without it

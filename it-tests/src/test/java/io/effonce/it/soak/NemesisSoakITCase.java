@@ -11,8 +11,13 @@ import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.JobJar;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.StepBackSampler;
+import io.effonce.it.testutils.TakeoverHolds;
 import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.it.testutils.WorkDirs;
+import io.effonce.job.MisreadingRelease;
+import io.effonce.job.SoakJob;
+import io.effonce.job.WithoutStaleDeletion;
+import io.effonce.job.WithoutStaleness;
 import io.effonce.testing.LedgerPair;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.SoakRun;
@@ -34,13 +39,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Production's faults one after another and together, drawn from a seed: TaskManagers killed or
- * frozen mid-checkpoint, the leading JobManager killed, a partition's leading Kafka broker killed,
- * the relay killed, the ledger's primary killed and its standby promoted, the job cut from the
- * sink's database mid-transaction, the sink's database put back three checkpoints, rescales and
- * redeploys through stop-with-savepoint, and overlaps (a second fault while the recovery from the
- * first is in progress), on one multi-process deployment (the ledger's primary and its standby with
- * failover slots, ZooKeeper, two JobManagers, three TaskManagers, three Kafka brokers, the relay as
- * a process, the sink's database behind a forwarder that can cut it off) with the workload running
+ * frozen mid-checkpoint or just before a sink subtask's takeover, the leading JobManager killed, a
+ * partition's leading Kafka broker killed, the relay killed, the ledger's primary killed and its
+ * standby promoted, the job cut from the sink's database mid-transaction, the sink's database put
+ * back three checkpoints, rescales and redeploys through stop-with-savepoint, an operator's
+ * rollback of a bad release, and overlaps (a second fault while the recovery from the first is in
+ * progress), on one multi-process deployment (the ledger's primary and its standby with failover
+ * slots, ZooKeeper, two JobManagers, three TaskManagers, three Kafka brokers, the relay as a
+ * process, the sink's database behind a forwarder that can cut it off) with the workload running
  * throughout. After every fault the ledger is held still at a commit and the live and the committed
  * totals must equal it again; the committed table is read every 100 ms and must never step back but
  * with its database.
@@ -108,30 +114,32 @@ class NemesisSoakITCase {
                                 relays.topic(),
                                 PARTITIONS,
                                 sinkDb,
-                                sinkLink);
+                                sinkLink,
+                                new TakeoverHolds(sinkDb));
                 // The job reaches the sink's database through the forwarder that can cut it off.
                 PostgresEndpoint throughLink =
                         new PostgresEndpoint(
                                 sinkLink.jdbcUrl(sinkDb.jdbcUrl()),
                                 sinkDb.user(),
                                 sinkDb.password());
-                JobSubmission submission =
-                        JobJar.submission(
+                JobSubmission jar =
+                        JobJar.withTestEntries(
                                 throughLink, kafka.bootstrapServers(), relays.topic(), dir);
+                JobSubmission job =
+                        jar.withArgs(
+                                        Stream.concat(jar.args().stream(), ruleOff().stream())
+                                                .toList())
+                                .withEntryClass(jobEntry());
+                JobSubmission badRelease = jar.withEntryClass(MisreadingRelease.class.getName());
                 FlinkJobs jobs = cluster.jobs();
-                String jobId =
-                        jobs.submit(
-                                submission.withArgs(
-                                        Stream.concat(
-                                                        submission.args().stream(),
-                                                        ruleOff().stream())
-                                                .toList()));
+                String jobId = jobs.submit(job);
                 jobs.awaitAllTasksRunning(jobId);
                 jobs.awaitCompletedCheckpoints(jobId, 1);
                 ChaosReport report = new ChaosReport("soak-seed-" + seed, ledger, sinkDb);
                 report.figure("seed", seed);
                 report.figure("schedule", schedule);
                 report.figure("job options added", ruleOff());
+                report.figure("job entry class", job.entryClass());
                 SoakFigures figures = new SoakFigures();
                 long started;
                 try (StepBackSampler sampler = new StepBackSampler(sinkDb);
@@ -139,6 +147,8 @@ class NemesisSoakITCase {
                     Nemesis nemesis =
                             new Nemesis(
                                     deployment,
+                                    job,
+                                    badRelease,
                                     jobId,
                                     2,
                                     report,
@@ -225,6 +235,34 @@ class NemesisSoakITCase {
             LOG.warn("Soak with job options {}: a rule may be off", args);
         }
         return args.isEmpty() ? List.of() : List.of(args.split("\\s+"));
+    }
+
+    /**
+     * The job's entry class: {@link SoakJob} (the shipped pipeline over a store whose takeovers the
+     * nemesis can hold), or with {@code -Deffonce.soak.rule-off} the same with a rule of the sink
+     * switched off, which the checker must then catch: {@code stale-deletion} (the restore flush
+     * deletes nothing, {@link WithoutStaleDeletion}) or {@code staleness} (the fence lets a stale
+     * attempt take over, {@link WithoutStaleness}). Rules users can switch off go through {@code
+     * effonce.soak.job-args}.
+     */
+    private static String jobEntry() {
+        String off = System.getProperty("effonce.soak.rule-off", "").strip();
+        return switch (off) {
+            case "" -> SoakJob.class.getName();
+            case "stale-deletion" -> {
+                LOG.warn("Soak with the restore flush's delete step off");
+                yield WithoutStaleDeletion.class.getName();
+            }
+            case "staleness" -> {
+                LOG.warn("Soak with the fence's staleness rule off");
+                yield WithoutStaleness.class.getName();
+            }
+            default ->
+                    throw new IllegalArgumentException(
+                            "-Deffonce.soak.rule-off="
+                                    + off
+                                    + " is not a rule the soak can switch off; use stale-deletion or staleness");
+        };
     }
 
     /** Stops the soak with its seed and the faults up to the violation, to replay it. */

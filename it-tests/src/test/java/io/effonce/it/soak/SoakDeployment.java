@@ -2,6 +2,7 @@ package io.effonce.it.soak;
 
 import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.it.testutils.ClusterChaos;
+import io.effonce.it.testutils.TakeoverHolds;
 import io.effonce.testing.LedgerPair;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.faults.PostgresLinkCut;
@@ -20,6 +21,7 @@ import io.effonce.testing.kafka.KafkaBrokers;
  * @param partitions its partitions
  * @param sinkDb the sink's database, reached directly (to copy it and put it back)
  * @param sinkLink the forwarder through which the job's TaskManagers reach it (to cut them off)
+ * @param holds the sink's takeovers, held at the nemesis' word
  */
 record SoakDeployment(
         LocalFlinkCluster cluster,
@@ -31,4 +33,5 @@ record SoakDeployment(
         String topic,
         int partitions,
         PostgresEndpoint sinkDb,
-        PostgresLinkCut sinkLink) {}
+        PostgresLinkCut sinkLink,
+        TakeoverHolds holds) {}

@@ -9,6 +9,13 @@ public enum SoakFault {
     TASK_MANAGER_KILL,
     /** SIGSTOP of a TaskManager mid-checkpoint, past the heartbeat timeout, then SIGCONT. */
     TASK_MANAGER_PAUSE,
+    /**
+     * A TaskManager killed mid-checkpoint with the restore's takeovers held, another frozen
+     * (SIGSTOP) where a sink subtask waits to take its key groups over, the takeovers let go; woken
+     * (SIGCONT) after the job restored elsewhere and completed two checkpoints, its attempt goes on
+     * to a stale takeover.
+     */
+    TASK_MANAGER_PAUSE_BEFORE_TAKEOVER,
     /** {@code kill -9} of the leading JobManager mid-checkpoint; the standby takes over. */
     JOB_MANAGER_KILL,
     /** {@code kill -9} of the Kafka node leading a partition of the change topic, then restart. */
@@ -35,6 +42,12 @@ public enum SoakFault {
     RESCALE,
     /** Stop-with-savepoint, submitted again from it unchanged: a redeploy. */
     REDEPLOY,
+    /**
+     * An operator's rollback of a bad release: stop-with-savepoint, a release that misreads every
+     * merchant id deployed from it until it has committed totals under keys the job never produces,
+     * then cancelled and the job deployed again from the same savepoint.
+     */
+    BAD_RELEASE_ROLLED_BACK,
     /** A partition's leader killed, and while it is down a TaskManager killed mid-checkpoint. */
     BROKER_KILL_DURING_TASK_MANAGER_RECOVERY,
     /** The relay killed, and while it is down the leading JobManager killed mid-checkpoint. */

@@ -120,6 +120,85 @@ public final class ClusterChaos {
         return new TaskManagerPause(recovery, victim, logOffset);
     }
 
+    /** A TaskManager frozen before a takeover: the pause, and the sink attempt that waited. */
+    public record TakeoverPause(TaskManagerPause pause, String task) {}
+
+    /**
+     * Kills a TaskManager of {@code jobId} mid-checkpoint with the restore's takeovers held ({@link
+     * TakeoverHolds}), freezes (SIGSTOP) a TaskManager where a sink subtask waits to take its key
+     * groups over, lets the takeovers go, starts replacements, waits until the JobManager declared
+     * the frozen one lost, the job restored and ran elsewhere and completed two checkpoints without
+     * it, then wakes it (SIGCONT): the waiting attempt goes on to a takeover that the fence must
+     * refuse as stale. Marks each moment in {@code report}.
+     */
+    public TakeoverPause pauseTaskManagerBeforeTakeover(
+            String jobId, TakeoverHolds holds, ChaosReport report) {
+        FlinkJobs jobs = cluster.jobs();
+        CheckpointStats before = cluster.rest().checkpoints(jobId);
+        FlinkProcess killed = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
+        long inFlight = awaitCheckpointInProgress(jobId);
+        holds.hold();
+        ChaosReport.Recovery recovery =
+                report.fault(
+                        "kill",
+                        "kill -9 of %s during checkpoint %d, the restore's takeovers held"
+                                .formatted(killed.name(), inFlight));
+        cluster.killTaskManager(killed.index());
+        cluster.startTaskManager();
+        TakeoverHolds.Holder holder = holds.awaitHolder(TIMEOUT);
+        FlinkProcess victim =
+                cluster.liveTaskManagers().stream()
+                        .filter(tm -> tm.pid() == holder.pid())
+                        .findFirst()
+                        .orElseThrow(
+                                () ->
+                                        new AssertionError(
+                                                "no TaskManager of process %d, where %s waits"
+                                                        .formatted(holder.pid(), holder.task())));
+        report.mark(
+                "pause",
+                "SIGSTOP of %s, where %s waits to take over"
+                        .formatted(victim.name(), holder.task()));
+        victim.pause();
+        holds.release();
+        cluster.startTaskManager();
+        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), TIMEOUT);
+        recovery.running("restored from checkpoint " + after.latestRestoredId());
+        long first = jobs.awaitCheckpointAfter(jobId, after.latestRestoredId()).latestCompletedId();
+        recovery.checkpointed(first);
+        long second = jobs.awaitCheckpointAfter(jobId, first).latestCompletedId();
+        long logOffset = victim.logFile().toFile().length();
+        report.mark(
+                "resume",
+                "SIGCONT of %s: checkpoints %d and %d completed without it"
+                        .formatted(victim.name(), first, second));
+        victim.resume();
+        return new TakeoverPause(new TaskManagerPause(recovery, victim, logOffset), holder.task());
+    }
+
+    /**
+     * Waits until the attempt that waited on a woken TaskManager has decided how it starts (the
+     * sink logs each decision, a refusal too) or the process has gone.
+     */
+    public void awaitWokenTakeover(TakeoverPause paused) {
+        TaskManagerPause pause = paused.pause();
+        await("the woken %s's start decision".formatted(paused.task()))
+                .atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () ->
+                                !pause.victim().isAlive()
+                                        || pause.logSinceResume().contains(paused.task() + ": "));
+        LOG.info(
+                "The woken {} decided: {}",
+                paused.task(),
+                pause.logSinceResume()
+                        .lines()
+                        .filter(line -> line.contains(paused.task() + ": "))
+                        .findFirst()
+                        .orElse("(its process ended first)"));
+    }
+
     /**
      * Waits until a woken TaskManager's tasks of the old attempt ended (failed or cancelled: the
      * JobManager no longer knows them) or the process left, then stops it, so the cluster has

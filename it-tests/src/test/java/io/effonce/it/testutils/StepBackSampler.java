@@ -28,6 +28,7 @@ public final class StepBackSampler implements AutoCloseable {
     private final AtomicLong committedSamples = new AtomicLong();
     private final AtomicLong liveStepsBack = new AtomicLong();
     private final AtomicLong committedStepsBack = new AtomicLong();
+    private boolean paused;
 
     /** Starts reading both tables of {@code db}, one after the other, every 100 ms. */
     public StepBackSampler(PostgresEndpoint db) {
@@ -43,6 +44,9 @@ public final class StepBackSampler implements AutoCloseable {
     }
 
     private void sample() {
+        if (paused) {
+            return;
+        }
         try {
             liveStepsBack.addAndGet(stepsBack(oracle.sinkTotals(), lastLive));
             liveSamples.incrementAndGet();
@@ -103,6 +107,36 @@ public final class StepBackSampler implements AutoCloseable {
             throw new IllegalStateException("Interrupted while the database went back", e);
         } catch (ExecutionException e) {
             throw new IllegalStateException("The database did not go back", e.getCause());
+        }
+    }
+
+    /**
+     * Runs {@code rollBack}, an operator's rollback of a release, without reading, and starts
+     * counting again from what the next read finds: what the rolled-back release committed leaves
+     * the committed table with it; what the job writes after it must not step back.
+     */
+    public void whileRolledBack(Runnable rollBack) {
+        onReader(() -> paused = true);
+        try {
+            rollBack.run();
+        } finally {
+            onReader(
+                    () -> {
+                        lastLive.clear();
+                        lastCommitted.clear();
+                        paused = false;
+                    });
+        }
+    }
+
+    private void onReader(Runnable action) {
+        try {
+            reader.submit(action).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for the sampler", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("The sampler failed", e.getCause());
         }
     }
 

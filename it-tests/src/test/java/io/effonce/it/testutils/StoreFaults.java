@@ -2,25 +2,40 @@ package io.effonce.it.testutils;
 
 import io.effonce.job.MerchantDayRows;
 import io.effonce.sink.PostgresStoreConfig;
-import io.effonce.sink.Progress;
+import io.effonce.sink.PostgresStores;
 import io.effonce.sink.SinkStoreFactory;
-import io.effonce.sink.internal.Claim;
-import io.effonce.sink.internal.KeyGroupSpan;
-import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
+import io.effonce.sink.internal.StalenessIgnored;
 import io.effonce.sink.internal.StoredRow;
-import io.effonce.sink.internal.Takeover;
 import io.effonce.sink.internal.postgres.PostgresSinkStore;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
-import java.util.Collection;
 import java.util.List;
-import java.util.function.Predicate;
+import java.util.Optional;
+import java.util.OptionalLong;
 
 /** Faults injected at the sink's store, the seam the job graph already has for it. */
 public final class StoreFaults {
 
     private StoreFaults() {}
+
+    /** A rule of the sink switched off at its store, for a counterfactual. */
+    public enum RuleOff {
+        /** None: the store as shipped. */
+        NONE,
+        /** Step 3 of the restore flush: deletes do nothing ({@link #withoutDeletes}). */
+        STALE_DELETION,
+        /** Rows 1–3 of the start decision: the takeover sees no newer attempt. */
+        STALENESS;
+
+        SinkStore<MerchantDayKey, DailyTotal> applyTo(SinkStore<MerchantDayKey, DailyTotal> store) {
+            return switch (this) {
+                case NONE -> store;
+                case STALE_DELETION -> new IgnoringDeletes(store);
+                case STALENESS -> new StalenessIgnored(store);
+            };
+        }
+    }
 
     /**
      * The counterfactual of step 3 of the full flush: the store ignores deletes, so a key that the
@@ -33,101 +48,46 @@ public final class StoreFaults {
         return () -> new IgnoringDeletes(new PostgresSinkStore<>(config, MerchantDayRows.MAPPING));
     }
 
-    private static final class IgnoringDeletes implements SinkStore<MerchantDayKey, DailyTotal> {
-        private final SinkStore<MerchantDayKey, DailyTotal> store;
+    /**
+     * The soak's store: the deployed one (deployments numbered as the job's are), with {@code off}
+     * switched off, whose takeovers wait while the nemesis holds them ({@link TakeoverHolds}).
+     */
+    public static SinkStoreFactory<MerchantDayKey, DailyTotal> soak(
+            PostgresStoreConfig config, RuleOff off) {
+        return new Soak(PostgresStores.deployed(config, MerchantDayRows.MAPPING), config, off);
+    }
+
+    private record Soak(
+            SinkStoreFactory<MerchantDayKey, DailyTotal> deployed,
+            PostgresStoreConfig config,
+            RuleOff off)
+            implements SinkStoreFactory<MerchantDayKey, DailyTotal> {
+
+        @Override
+        public SinkStore<MerchantDayKey, DailyTotal> create() {
+            return new TakeoverHolds.Held(config, off.applyTo(deployed.create()));
+        }
+
+        @Override
+        public OptionalLong numberDeployment() {
+            return deployed.numberDeployment();
+        }
+
+        @Override
+        public Optional<String> tablesScript() {
+            return deployed.tablesScript();
+        }
+    }
+
+    private static final class IgnoringDeletes extends DelegatingStore {
 
         IgnoringDeletes(SinkStore<MerchantDayKey, DailyTotal> store) {
-            this.store = store;
-        }
-
-        @Override
-        public Takeover takeOwnership(
-                KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
-            return store.takeOwnership(span, claim, mayTake);
-        }
-
-        @Override
-        public void recordBarrier(long checkpointId) {
-            store.recordBarrier(checkpointId);
-        }
-
-        @Override
-        public void write(List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
-            store.write(rows);
-        }
-
-        @Override
-        public void quarantine(
-                StoredRow<MerchantDayKey, DailyTotal> row, String sqlState, String message) {
-            store.quarantine(row, sqlState, message);
-        }
-
-        @Override
-        public List<MerchantDayKey> keysTaggedSince(long tag) {
-            return store.keysTaggedSince(tag);
+            super(store);
         }
 
         @Override
         public void delete(List<StoredRow<MerchantDayKey, DailyTotal>> tombstones) {
             // the fault: step 3 of the flush does nothing
-        }
-
-        @Override
-        public long deleteAll() {
-            return store.deleteAll();
-        }
-
-        @Override
-        public void stage(long checkpointId, List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
-            store.stage(checkpointId, rows);
-        }
-
-        @Override
-        public int commit(long checkpointId, Progress progress) {
-            return store.commit(checkpointId, progress);
-        }
-
-        @Override
-        public void acknowledgeSavepoint(long savepointId) {
-            store.acknowledgeSavepoint(savepointId);
-        }
-
-        @Override
-        public void recordRestore(long checkpointId, boolean repaired) {
-            store.recordRestore(checkpointId, repaired);
-        }
-
-        @Override
-        public void discardStagedAfter(long checkpointId) {
-            store.discardStagedAfter(checkpointId);
-        }
-
-        @Override
-        public List<MerchantDayKey> keysCommittedAfter(long checkpointId) {
-            return store.keysCommittedAfter(checkpointId);
-        }
-
-        @Override
-        public List<MerchantDayKey> restoreLiveFromCommitted(
-                long checkpointId, Collection<MerchantDayKey> keys, long tag) {
-            return store.restoreLiveFromCommitted(checkpointId, keys, tag);
-        }
-
-        @Override
-        public void rollBackCommitted(
-                List<StoredRow<MerchantDayKey, DailyTotal>> set,
-                Collection<MerchantDayKey> remove) {
-            store.rollBackCommitted(set, remove);
-        }
-
-        @Override
-        public String tableName() {
-            return store.tableName();
-        }
-
-        @Override
-        public void close() {
-            store.close();
         }
     }
 }

@@ -1,0 +1,61 @@
+package io.effonce.sink.internal;
+
+import io.effonce.it.testutils.DelegatingStore;
+import io.effonce.sink.store.DailyTotal;
+import io.effonce.sink.store.MerchantDayKey;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/**
+ * The counterfactual of the fence's staleness rule (rows 1–3 of {@link StartDecision}): the
+ * takeover is shown the range without what makes the claimant stale (a later deployment, a newer
+ * attempt of its run, a newer commit of its run), so a paused attempt that wakes after the job
+ * moved on takes the range and flushes it back to the checkpoint it restored. In this package to
+ * ask the rule itself what it would refuse.
+ */
+public final class StalenessIgnored extends DelegatingStore {
+
+    public StalenessIgnored(SinkStore<MerchantDayKey, DailyTotal> store) {
+        super(store);
+    }
+
+    @Override
+    public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+        Takeover taken =
+                store.takeOwnership(span, claim, found -> mayTake.test(notNewer(claim, found)));
+        return new Takeover(notNewer(claim, taken.found()), taken.taken(), taken.token());
+    }
+
+    /** {@code found} with only the owners and the commits that do not make {@code claim} stale. */
+    private static RangeRecord notNewer(Claim claim, RangeRecord found) {
+        Set<RangeOwner> older =
+                found.owners().stream()
+                        .filter(
+                                owner ->
+                                        StartDecision.staleness(claim, only(owner, found))
+                                                .isEmpty())
+                        .collect(Collectors.toUnmodifiableSet());
+        return new RangeRecord(
+                older,
+                Math.min(found.committedByClaimantRun(), claim.restoredOrZero()),
+                found.lastCommitted(),
+                found.committedInEveryKeyGroup(),
+                false,
+                found.hasRows(),
+                found.newestDeletion(),
+                found.committedLineages());
+    }
+
+    private static RangeRecord only(RangeOwner owner, RangeRecord found) {
+        return new RangeRecord(
+                Set.of(owner),
+                0,
+                found.lastCommitted(),
+                found.committedInEveryKeyGroup(),
+                false,
+                found.hasRows(),
+                found.newestDeletion(),
+                found.committedLineages());
+    }
+}
