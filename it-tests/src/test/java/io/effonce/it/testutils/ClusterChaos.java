@@ -100,6 +100,22 @@ public final class ClusterChaos {
                         "SIGSTOP of %s during checkpoint %d".formatted(victim.name(), inFlight));
         victim.pause();
         cluster.startTaskManager();
+        TaskManagerPause pause = wakeOnceMovedOn(jobId, before, victim, recovery, report);
+        LOG.info("SIGSTOP of {} during checkpoint {}", victim.name(), inFlight);
+        return pause;
+    }
+
+    /**
+     * Waits until the job, without the frozen {@code victim}, restored and ran and completed two
+     * checkpoints, then wakes it (SIGCONT).
+     */
+    private TaskManagerPause wakeOnceMovedOn(
+            String jobId,
+            CheckpointStats before,
+            FlinkProcess victim,
+            ChaosReport.Recovery recovery,
+            ChaosReport report) {
+        FlinkJobs jobs = cluster.jobs();
         CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), TIMEOUT);
         recovery.running("restored from checkpoint " + after.latestRestoredId());
         long first = jobs.awaitCheckpointAfter(jobId, after.latestRestoredId()).latestCompletedId();
@@ -112,9 +128,8 @@ public final class ClusterChaos {
                         .formatted(victim.name(), first, second));
         victim.resume();
         LOG.info(
-                "SIGSTOP of {} during checkpoint {}; restored from {}; woken after checkpoint {}",
+                "{} woken: the job restored from {} and completed checkpoint {} without it",
                 victim.name(),
-                inFlight,
                 after.latestRestoredId(),
                 second);
         return new TaskManagerPause(recovery, victim, logOffset);
@@ -162,33 +177,29 @@ public final class ClusterChaos {
         victim.pause();
         holds.release();
         cluster.startTaskManager();
-        CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), TIMEOUT);
-        recovery.running("restored from checkpoint " + after.latestRestoredId());
-        long first = jobs.awaitCheckpointAfter(jobId, after.latestRestoredId()).latestCompletedId();
-        recovery.checkpointed(first);
-        long second = jobs.awaitCheckpointAfter(jobId, first).latestCompletedId();
-        long logOffset = victim.logFile().toFile().length();
-        report.mark(
-                "resume",
-                "SIGCONT of %s: checkpoints %d and %d completed without it"
-                        .formatted(victim.name(), first, second));
-        victim.resume();
-        return new TakeoverPause(new TaskManagerPause(recovery, victim, logOffset), holder.task());
+        return new TakeoverPause(
+                wakeOnceMovedOn(jobId, before, victim, recovery, report), holder.task());
     }
 
     /**
-     * Waits until the attempt that waited on a woken TaskManager has decided how it starts (the
-     * sink logs each decision, a refusal too) or the process has gone.
+     * Waits until the attempt that waited on a woken TaskManager has finished its start (Flink logs
+     * "Freeing task resources" when a task's thread is done; the TaskManager fails the task as soon
+     * as it wakes, but the thread goes on with its takeover and flush) or the process has gone.
+     * Stopping the TaskManager before would end a stale takeover half-way.
      */
     public void awaitWokenTakeover(TakeoverPause paused) {
         TaskManagerPause pause = paused.pause();
-        await("the woken %s's start decision".formatted(paused.task()))
+        // The sink names an attempt "<task name> (i/n)#a attempt a", Flink "<task name> (i/n)#a
+        // (id)"
+        String task = paused.task().substring(0, paused.task().lastIndexOf(" attempt "));
+        await("the woken %s's start to end".formatted(paused.task()))
                 .atMost(TIMEOUT)
                 .pollInterval(Duration.ofMillis(200))
                 .until(
                         () ->
                                 !pause.victim().isAlive()
-                                        || pause.logSinceResume().contains(paused.task() + ": "));
+                                        || pause.logSinceResume()
+                                                .contains("Freeing task resources for " + task));
         LOG.info(
                 "The woken {} decided: {}",
                 paused.task(),
@@ -196,7 +207,7 @@ public final class ClusterChaos {
                         .lines()
                         .filter(line -> line.contains(paused.task() + ": "))
                         .findFirst()
-                        .orElse("(its process ended first)"));
+                        .orElse("(nothing logged)"));
     }
 
     /**

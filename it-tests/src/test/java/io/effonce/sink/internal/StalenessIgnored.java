@@ -36,21 +36,20 @@ public final class StalenessIgnored extends DelegatingStore {
                                         StartDecision.staleness(claim, only(owner, found))
                                                 .isEmpty())
                         .collect(Collectors.toUnmodifiableSet());
-        return new RangeRecord(
-                older,
-                Math.min(found.committedByClaimantRun(), claim.restoredOrZero()),
-                found.lastCommitted(),
-                found.committedInEveryKeyGroup(),
-                false,
-                found.hasRows(),
-                found.newestDeletion(),
-                found.committedLineages());
+        return withOwners(
+                older, Math.min(found.committedByClaimantRun(), claim.restoredOrZero()), found);
     }
 
     private static RangeRecord only(RangeOwner owner, RangeRecord found) {
+        return withOwners(Set.of(owner), 0, found);
+    }
+
+    /** {@code found} with these owners and commit of the claimant's run, never superseded. */
+    private static RangeRecord withOwners(
+            Set<RangeOwner> owners, long committedByClaimantRun, RangeRecord found) {
         return new RangeRecord(
-                Set.of(owner),
-                0,
+                owners,
+                committedByClaimantRun,
                 found.lastCommitted(),
                 found.committedInEveryKeyGroup(),
                 false,
