@@ -62,6 +62,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -748,7 +749,12 @@ class JobJarOnLocalClusterITCase {
      * transactions (the sink's sessions: idle in transaction at most 20 s), then flush, and the
      * totals are exact again.
      */
+    /**
+     * The soak's {@code SINK_CUT} does the same in every {@code mvn verify} (the same cut, sampler
+     * and checks, on the same kind of cluster), so this one runs with the soak flag.
+     */
     @Nested
+    @Tag("long")
     class CutFromPostgres {
 
         @Test

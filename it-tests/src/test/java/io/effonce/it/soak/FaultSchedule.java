@@ -3,8 +3,10 @@ package io.effonce.it.soak;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -15,6 +17,20 @@ import java.util.SplittableRandom;
 public final class FaultSchedule {
 
     private FaultSchedule() {}
+
+    /**
+     * Every fault once, in an order drawn from {@code seed}: each kind that no overlap injects, and
+     * every overlap (which injects its two parts). The short soak of every {@code mvn verify}.
+     */
+    public static List<SoakFault> everyFaultOnce(long seed) {
+        Set<SoakFault> inOverlaps = EnumSet.noneOf(SoakFault.class);
+        for (SoakFault kind : SoakFault.values()) {
+            inOverlaps.addAll(kind.parts());
+        }
+        return draw(seed, SoakFault.values().length).stream()
+                .filter(kind -> !inOverlaps.contains(kind))
+                .toList();
+    }
 
     /** {@code count} faults; the first {@code SoakFault.values().length} hold every kind once. */
     public static List<SoakFault> draw(long seed, int count) {

@@ -8,9 +8,11 @@ import io.effonce.cluster.JobSubmission;
 import io.effonce.cluster.LocalFlinkCluster;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.ClusterChaos;
+import io.effonce.it.testutils.OldChangeCopy;
 import io.effonce.it.testutils.SinkTables;
 import io.effonce.it.testutils.StepBackSampler;
 import io.effonce.it.testutils.TaskManagerPause;
+import io.effonce.it.testutils.TotalsInvariant;
 import io.effonce.job.MisreadingRelease;
 import io.effonce.testing.LedgerPair;
 import io.effonce.testing.faults.SinkDatabaseRollback;
@@ -124,6 +126,7 @@ final class Nemesis {
             case RESCALE -> List.of(resubmit("rescale", parallelism == 2 ? 3 : 2));
             case REDEPLOY -> List.of(resubmit("restart", parallelism));
             case BAD_RELEASE_ROLLED_BACK -> List.of(rollBackABadRelease());
+            case OLD_COPY_AFTER_REDEPLOY -> List.of(resendAnOldChangeBeforeARestore());
             case BROKER_KILL_DURING_TASK_MANAGER_RECOVERY -> {
                 DeadBroker dead = killPartitionLeader();
                 ChaosReport.Recovery second =
@@ -211,6 +214,85 @@ final class Nemesis {
         recovery.running("the job running again from the savepoint before the bad release");
         recovery.checkpointed(awaitCheckpointAfter(latestRestored()));
         return recovery;
+    }
+
+    /**
+     * Re-sends a copy of the first SUCCEEDED change in the topic, of a day final long ago, while
+     * the job is stopped, so that the restored job reads it first; the watermark floor must judge
+     * it late. Once it is in late_events and a checkpoint is past it, the nemesis takes it out of
+     * there: a copy explained, so that sink + late is held to the ledger again.
+     */
+    private ChaosReport.Recovery resendAnOldChangeBeforeARestore() {
+        SinkTables tables = new SinkTables(deployment.sinkDb());
+        OldChangeCopy copy =
+                OldChangeCopy.firstSucceededInTopic(
+                        deployment.ledger().endpoint(),
+                        kafka.bootstrapServers(),
+                        deployment.topic());
+        String day = copy.key().day().toString();
+        await("the day of %s final".formatted(copy.key()))
+                .atMost(TIMEOUT)
+                .until(
+                        () ->
+                                isAfter(tables.finalThrough(), day)
+                                        || day.equals(tables.finalThrough()));
+        ChaosReport.Recovery[] recovery = {null};
+        workload.whilePaused(
+                () ->
+                        unchecked(
+                                () -> {
+                                    TotalsInvariant.awaitHolds(
+                                            deployment.ledger().endpoint(),
+                                            deployment.sinkDb(),
+                                            TIMEOUT);
+                                    // No heartbeat may move the restored job's watermark before the
+                                    // copy.
+                                    deployment.relay().kill();
+                                    awaitCheckpointAfter(latestCheckpoint());
+                                    recovery[0] =
+                                            report.fault(
+                                                    "restart",
+                                                    "relay stopped; the job redeployed, a copy of %s's change of %s re-sent before it starts"
+                                                            .formatted(copy.paymentId(), day));
+                                    String savepoint = cluster.jobs().stopWithSavepoint(jobId);
+                                    copy.republish(kafka.bootstrapServers(), deployment.topic());
+                                    jobId =
+                                            cluster.jobs()
+                                                    .submit(
+                                                            job.withParallelism(parallelism)
+                                                                    .fromSavepoint(savepoint));
+                                    cluster.jobs().awaitAllTasksRunning(jobId);
+                                    recovery[0].running(
+                                            "running from the savepoint, the copy first in its topic");
+                                    await(
+                                                    "the re-sent copy %s judged late (in late_events)"
+                                                            .formatted(copy.eventId()))
+                                            .atMost(TIMEOUT)
+                                            .until(
+                                                    () ->
+                                                            tables.lateEventIds()
+                                                                    .contains(copy.eventId()));
+                                    recovery[0].checkpointed(
+                                            awaitCheckpointAfter(latestRestored()));
+                                    tables.deleteLateEvent(copy.eventId());
+                                    deployment.relay().start();
+                                }));
+        return recovery[0];
+    }
+
+    /** A step that may throw what a process start or stop throws. */
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private static void unchecked(Step step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static final String MISREAD_COMMITTED =

@@ -1,5 +1,7 @@
 package io.effonce.it.soak;
 
+import java.util.List;
+
 /**
  * A fault the soak can draw. The overlaps inject a second fault while the recovery from the first
  * is still in progress.
@@ -43,28 +45,46 @@ public enum SoakFault {
     /** Stop-with-savepoint, submitted again from it unchanged: a redeploy. */
     REDEPLOY,
     /**
+     * With the ledger held and the job caught up, the relay stopped, the job stopped with a
+     * savepoint, a copy of a change of a day final long ago re-sent (what a relay restarted from an
+     * old position sends), the job started from the savepoint: the copy is the first record it
+     * reads, before any heartbeat moved its watermark.
+     */
+    OLD_COPY_AFTER_REDEPLOY,
+    /**
      * An operator's rollback of a bad release: stop-with-savepoint, a release that misreads every
      * merchant id deployed from it until it has committed totals under keys the job never produces,
      * then cancelled and the job deployed again from the same savepoint.
      */
     BAD_RELEASE_ROLLED_BACK,
     /** A partition's leader killed, and while it is down a TaskManager killed mid-checkpoint. */
-    BROKER_KILL_DURING_TASK_MANAGER_RECOVERY,
+    BROKER_KILL_DURING_TASK_MANAGER_RECOVERY(BROKER_KILL, TASK_MANAGER_KILL),
     /** The relay killed, and while it is down the leading JobManager killed mid-checkpoint. */
-    RELAY_KILL_DURING_JOB_MANAGER_RECOVERY,
+    RELAY_KILL_DURING_JOB_MANAGER_RECOVERY(RELAY_KILL, JOB_MANAGER_KILL),
     /**
      * The sink's database put back, and once the job restored on it, the leading JobManager killed
      * mid-checkpoint, before the repaired rows were committed.
      */
-    JOB_MANAGER_KILL_DURING_SINK_REPAIR,
+    JOB_MANAGER_KILL_DURING_SINK_REPAIR(SINK_DATABASE_BACK, JOB_MANAGER_KILL),
     /**
      * The ledger failed over, and while the relay catches up from the promoted standby, the Kafka
      * node leading a partition killed.
      */
-    BROKER_KILL_DURING_LEDGER_RECOVERY;
+    BROKER_KILL_DURING_LEDGER_RECOVERY(LEDGER_FAILOVER, BROKER_KILL);
+
+    private final List<SoakFault> parts;
+
+    SoakFault(SoakFault... parts) {
+        this.parts = List.of(parts);
+    }
+
+    /** The two faults an overlap injects, the first in the recovery from the second; else none. */
+    public List<SoakFault> parts() {
+        return parts;
+    }
 
     /** Whether it is two faults, the second in the recovery from the first. */
     public boolean isOverlap() {
-        return name().contains("_DURING_");
+        return !parts.isEmpty();
     }
 }

@@ -6,11 +6,18 @@ import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.kafka.KafkaTopics;
 import io.effonce.testing.oracle.MerchantDay;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * A copy of the ledger's oldest (or newest) SUCCEEDED change, exactly as the relay published it:
@@ -69,6 +76,53 @@ public record OldChangeCopy(String paymentId, long amount, MerchantDay key, Stri
                 (Long) row[1],
                 new MerchantDay((String) row[2], day, (String) row[3]),
                 text(original.value()));
+    }
+
+    /**
+     * A copy of the first SUCCEEDED change in the topic (one of the ledger's oldest), found without
+     * reading the rest: in a long soak the topic holds millions.
+     */
+    public static OldChangeCopy firstSucceededInTopic(
+            PostgresEndpoint db, String bootstrap, String topic) {
+        ConsumerRecord<byte[], byte[]> original = null;
+        try (KafkaConsumer<byte[], byte[]> consumer = KafkaTopics.consumer(bootstrap)) {
+            List<TopicPartition> partitions = KafkaTopics.partitions(consumer, topic);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            while (original == null) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    if (r.key() != null && text(r.value()).contains("\"state\":\"SUCCEEDED\"")) {
+                        original = r;
+                        break;
+                    }
+                }
+            }
+        }
+        String paymentId = text(original.key());
+        try (Connection c = db.connect();
+                PreparedStatement s =
+                        c.prepareStatement(
+                                "SELECT amount, merchant_id, currency, updated_at FROM payments"
+                                        + " WHERE payment_id = ?")) {
+            s.setString(1, paymentId);
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    throw new AssertionError(
+                            "payment " + paymentId + " of the topic not in the ledger");
+                }
+                LocalDate day =
+                        rs.getObject(4, OffsetDateTime.class)
+                                .atZoneSameInstant(ZoneOffset.UTC)
+                                .toLocalDate();
+                return new OldChangeCopy(
+                        paymentId,
+                        rs.getLong(1),
+                        new MerchantDay(rs.getString(2), day, rs.getString(3)),
+                        text(original.value()));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not read payment " + paymentId, e);
+        }
     }
 
     /** Publishes the copy to the change topic again. */

@@ -2,6 +2,7 @@ package io.effonce.it.testutils;
 
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -110,6 +111,18 @@ public final class SinkTables {
         String[] value = {null};
         query(sql, rs -> value[0] = rs.getString(1));
         return value[0];
+    }
+
+    /** Takes {@code eventId}'s row out of late_events. */
+    public void deleteLateEvent(String eventId) {
+        String sql = "DELETE FROM late_events WHERE event_id = ?";
+        try (Connection c = db.connect();
+                PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, eventId);
+            s.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
     }
 
     /** Runs a statement that returns nothing. */
