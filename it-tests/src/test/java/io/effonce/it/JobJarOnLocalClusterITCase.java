@@ -405,8 +405,12 @@ class JobJarOnLocalClusterITCase {
      * checkpoints; then woken with SIGCONT. Its sink attempt is stale: whatever it tries (a write,
      * a takeover) must be fenced or refused, never land. The totals stay exact and the committed
      * table never steps back.
+     *
+     * <p>The soak's {@code TASK_MANAGER_PAUSE} does the same in every {@code mvn verify} (the same
+     * pause, sampler and checks, on the same kind of cluster), so this one runs with the soak flag.
      */
     @Nested
+    @Tag("long")
     class TaskManagersPaused {
 
         @Test

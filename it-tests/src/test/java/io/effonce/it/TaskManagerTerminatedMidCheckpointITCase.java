@@ -27,6 +27,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,8 +37,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * of one slot, so each holds a subtask of every operator), with a replacement started each time:
  * the job restores from the last completed checkpoint, every sink subtask runs the full flush, and
  * the totals end equal to the ledger.
+ *
+ * <p>The soak's {@code TASK_MANAGER_KILL} (on the multi-process cluster) and {@code
+ * JobJarOnLocalClusterITCase.TaskManagersKilled} do the same in every {@code mvn verify}, so this
+ * one runs with the soak flag.
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
+@Tag("long")
 class TaskManagerTerminatedMidCheckpointITCase {
 
     private static final int KILLS = SoakRun.asked() ? 10 : 3;

@@ -237,47 +237,38 @@ final class Nemesis {
                                 isAfter(tables.finalThrough(), day)
                                         || day.equals(tables.finalThrough()));
         ChaosReport.Recovery[] recovery = {null};
-        workload.whilePaused(
-                () ->
-                        unchecked(
-                                () -> {
-                                    TotalsInvariant.awaitHolds(
-                                            deployment.ledger().endpoint(),
-                                            deployment.sinkDb(),
-                                            TIMEOUT);
-                                    // No heartbeat may move the restored job's watermark before the
-                                    // copy.
-                                    deployment.relay().kill();
-                                    awaitCheckpointAfter(latestCheckpoint());
-                                    recovery[0] =
-                                            report.fault(
-                                                    "restart",
-                                                    "relay stopped; the job redeployed, a copy of %s's change of %s re-sent before it starts"
-                                                            .formatted(copy.paymentId(), day));
-                                    String savepoint = cluster.jobs().stopWithSavepoint(jobId);
-                                    copy.republish(kafka.bootstrapServers(), deployment.topic());
-                                    jobId =
-                                            cluster.jobs()
-                                                    .submit(
-                                                            job.withParallelism(parallelism)
-                                                                    .fromSavepoint(savepoint));
-                                    cluster.jobs().awaitAllTasksRunning(jobId);
-                                    recovery[0].running(
-                                            "running from the savepoint, the copy first in its topic");
-                                    await(
-                                                    "the re-sent copy %s judged late (in late_events)"
-                                                            .formatted(copy.eventId()))
-                                            .atMost(TIMEOUT)
-                                            .until(
-                                                    () ->
-                                                            tables.lateEventIds()
-                                                                    .contains(copy.eventId()));
-                                    recovery[0].checkpointed(
-                                            awaitCheckpointAfter(latestRestored()));
-                                    tables.deleteLateEvent(copy.eventId());
-                                    deployment.relay().start();
-                                }));
+        workload.whilePaused(() -> unchecked(() -> recovery[0] = redeployWithTheCopyFirst(copy)));
         return recovery[0];
+    }
+
+    /**
+     * With the ledger held: once the job is exact, the relay stopped (no heartbeat may move the
+     * restored job's watermark before the copy), the job stopped with a savepoint, the copy re-sent,
+     * the job deployed from the savepoint; the copy must land in late_events. It is then taken out
+     * (a copy explained) and the relay started again.
+     */
+    private ChaosReport.Recovery redeployWithTheCopyFirst(OldChangeCopy copy) throws Exception {
+        SinkTables tables = new SinkTables(deployment.sinkDb());
+        TotalsInvariant.awaitHolds(deployment.ledger().endpoint(), deployment.sinkDb(), TIMEOUT);
+        deployment.relay().kill();
+        awaitCheckpointAfter(latestCheckpoint());
+        ChaosReport.Recovery recovery =
+                report.fault(
+                        "restart",
+                        "relay stopped; the job redeployed, a copy of %s's change of %s re-sent before it starts"
+                                .formatted(copy.paymentId(), copy.key().day()));
+        String savepoint = cluster.jobs().stopWithSavepoint(jobId);
+        copy.republish(kafka.bootstrapServers(), deployment.topic());
+        jobId = cluster.jobs().submit(job.withParallelism(parallelism).fromSavepoint(savepoint));
+        cluster.jobs().awaitAllTasksRunning(jobId);
+        recovery.running("running from the savepoint, the copy first in its topic");
+        await("the re-sent copy %s judged late (in late_events)".formatted(copy.eventId()))
+                .atMost(TIMEOUT)
+                .until(() -> tables.lateEventIds().contains(copy.eventId()));
+        recovery.checkpointed(awaitCheckpointAfter(latestRestored()));
+        tables.deleteLateEvent(copy.eventId());
+        deployment.relay().start();
+        return recovery;
     }
 
     /** A step that may throw what a process start or stop throws. */
