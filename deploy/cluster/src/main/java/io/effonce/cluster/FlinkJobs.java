@@ -22,6 +22,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class FlinkJobs {
 
+    /** Stops tried while a restart declines them; more would hide a job that never runs. */
+    private static final int DECLINED_STOPS = 3;
+
     private static final Logger LOG = LoggerFactory.getLogger(FlinkJobs.class);
 
     /**
@@ -247,11 +250,42 @@ public final class FlinkJobs {
      * and waits until it is FINISHED; returns the path.
      */
     public String stopWithSavepoint(String jobId, boolean drain) {
-        String trigger = rest.triggerStop(jobId, cluster.savepointDir().toUri().toString(), drain);
-        String path = awaitSavepoint(jobId, trigger);
-        awaitState(jobId, "FINISHED");
-        LOG.info("Stopped job {} with savepoint {}{}", jobId, path, drain ? " (drained)" : "");
-        return path;
+        for (int attempt = 1; ; attempt++) {
+            String trigger =
+                    rest.triggerStop(jobId, cluster.savepointDir().toUri().toString(), drain);
+            try {
+                String path = awaitSavepoint(jobId, trigger);
+                awaitState(jobId, "FINISHED");
+                LOG.info(
+                        "Stopped job {} with savepoint {}{}",
+                        jobId,
+                        path,
+                        drain ? " (drained)" : "");
+                return path;
+            } catch (FlinkRestException e) {
+                if (attempt == DECLINED_STOPS || !declinedWhileRestarting(e)) {
+                    throw e;
+                }
+                // As an operator would: the job was restarting, its stop declined before any
+                // savepoint began; it runs on, so stop it again once its tasks run.
+                LOG.warn(
+                        "The stop of job {} was declined while it restarted; stopping it again"
+                                + " once its tasks run",
+                        jobId);
+                awaitAllTasksRunning(jobId);
+            }
+        }
+    }
+
+    /** Flink declines a savepoint while a task is not running (a restart in progress). */
+    private static boolean declinedWhileRestarting(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null
+                    && t.getMessage().contains("Not all required tasks are currently running")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -243,9 +243,9 @@ final class Nemesis {
 
     /**
      * With the ledger held: once the job is exact, the relay stopped (no heartbeat may move the
-     * restored job's watermark before the copy), the job stopped with a savepoint, the copy re-sent,
-     * the job deployed from the savepoint; the copy must land in late_events. It is then taken out
-     * (a copy explained) and the relay started again.
+     * restored job's watermark before the copy), the job stopped with a savepoint, the copy
+     * re-sent, the job deployed from the savepoint; the copy must land in late_events. It is then
+     * taken out (a copy explained) and the relay started again.
      */
     private ChaosReport.Recovery redeployWithTheCopyFirst(OldChangeCopy copy) throws Exception {
         SinkTables tables = new SinkTables(deployment.sinkDb());
@@ -266,6 +266,9 @@ final class Nemesis {
                 .atMost(TIMEOUT)
                 .until(() -> tables.lateEventIds().contains(copy.eventId()));
         recovery.checkpointed(awaitCheckpointAfter(latestRestored()));
+        // Taken out only once a checkpoint begun after the copy was judged holds it: a failover
+        // to an earlier one would replay the copy and write its row again.
+        awaitCheckpointAfter(latestCheckpoint() + 1);
         tables.deleteLateEvent(copy.eventId());
         deployment.relay().start();
         return recovery;

@@ -151,34 +151,45 @@ public final class ClusterChaos {
         FlinkJobs jobs = cluster.jobs();
         CheckpointStats before = cluster.rest().checkpoints(jobId);
         FlinkProcess killed = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
-        long inFlight = awaitCheckpointInProgress(jobId);
+        // Held before the wait, so that nothing stands between the checkpoint seen in flight and
+        // the kill; let go whatever happens, or every later takeover would wait for good.
         holds.hold();
-        ChaosReport.Recovery recovery =
-                report.fault(
-                        "kill",
-                        "kill -9 of %s during checkpoint %d, the restore's takeovers held"
-                                .formatted(killed.name(), inFlight));
-        cluster.killTaskManager(killed.index());
-        cluster.startTaskManager();
-        TakeoverHolds.Holder holder = holds.awaitHolder(TIMEOUT);
-        FlinkProcess victim =
-                cluster.liveTaskManagers().stream()
-                        .filter(tm -> tm.pid() == holder.pid())
-                        .findFirst()
-                        .orElseThrow(
-                                () ->
-                                        new AssertionError(
-                                                "no TaskManager of process %d, where %s waits"
-                                                        .formatted(holder.pid(), holder.task())));
-        report.mark(
-                "pause",
-                "SIGSTOP of %s, where %s waits to take over"
-                        .formatted(victim.name(), holder.task()));
-        victim.pause();
-        holds.release();
+        ChaosReport.Recovery recovery;
+        TakeoverHolds.Holder holder;
+        FlinkProcess victim;
+        try {
+            long inFlight = awaitCheckpointInProgress(jobId);
+            recovery =
+                    report.fault(
+                            "kill",
+                            "kill -9 of %s during checkpoint %d, the restore's takeovers held"
+                                    .formatted(killed.name(), inFlight));
+            cluster.killTaskManager(killed.index());
+            cluster.startTaskManager();
+            holder = holds.awaitHolder(TIMEOUT);
+            victim = processOf(holder);
+            report.mark(
+                    "pause",
+                    "SIGSTOP of %s, where %s waits to take over"
+                            .formatted(victim.name(), holder.task()));
+            victim.pause();
+        } finally {
+            holds.release();
+        }
         cluster.startTaskManager();
         return new TakeoverPause(
                 wakeOnceMovedOn(jobId, before, victim, recovery, report), holder.task());
+    }
+
+    private FlinkProcess processOf(TakeoverHolds.Holder holder) {
+        return cluster.liveTaskManagers().stream()
+                .filter(tm -> tm.pid() == holder.pid())
+                .findFirst()
+                .orElseThrow(
+                        () ->
+                                new AssertionError(
+                                        "no TaskManager of process %d, where %s waits"
+                                                .formatted(holder.pid(), holder.task())));
     }
 
     /**

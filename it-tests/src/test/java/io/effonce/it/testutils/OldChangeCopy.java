@@ -29,6 +29,9 @@ import org.apache.kafka.common.TopicPartition;
  */
 public record OldChangeCopy(String paymentId, long amount, MerchantDay key, String value) {
 
+    /** Upper bound for finding a change in the topic: a busy broker is slow, not this slow. */
+    private static final Duration SEARCH_TIMEOUT = Duration.ofMinutes(2);
+
     /** Finds the oldest SUCCEEDED payment in the ledger and its change record in the topic. */
     public static OldChangeCopy oldestSucceeded(
             PostgresEndpoint db, String bootstrap, String topic) {
@@ -89,7 +92,12 @@ public record OldChangeCopy(String paymentId, long amount, MerchantDay key, Stri
             List<TopicPartition> partitions = KafkaTopics.partitions(consumer, topic);
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + SEARCH_TIMEOUT.toNanos();
             while (original == null) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(
+                            "no SUCCEEDED change in " + topic + " within " + SEARCH_TIMEOUT);
+                }
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
                     if (r.key() != null && text(r.value()).contains("\"state\":\"SUCCEEDED\"")) {
                         original = r;

@@ -36,6 +36,12 @@ public final class RunningWorkload implements AutoCloseable {
                         () ->
                                 new LedgerWorkload(options)
                                         .run(db, this::afterCommit, () -> stopRequested));
+        // A pause waiting for a commit learns at once that no commit will come.
+        run.whenComplete((report, failure) -> wakeWaiters());
+    }
+
+    private synchronized void wakeWaiters() {
+        notifyAll();
     }
 
     /** Starts {@code options} on another thread; its count is an upper bound, not the plan. */
