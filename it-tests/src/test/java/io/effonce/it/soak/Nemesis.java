@@ -363,13 +363,18 @@ final class Nemesis {
     }
 
     private record DeadBroker(
-            int node, int partition, long checkpointBefore, ChaosReport.Recovery recovery) {}
+            int node,
+            int partition,
+            long endAtKill,
+            long checkpointBefore,
+            ChaosReport.Recovery recovery) {}
 
     /** Kills the node leading a partition drawn at random; returns once another node leads it. */
     private DeadBroker killPartitionLeader() {
         int partition = random.nextInt(deployment.partitions());
         int leader = kafka.leaderOf(deployment.topic(), partition);
         long checkpointBefore = latestCheckpoint();
+        long endAtKill = endOffset(partition);
         ChaosReport.Recovery recovery =
                 report.fault(
                         "kill",
@@ -378,13 +383,43 @@ final class Nemesis {
         kafka.kill(leader);
         int successor = kafka.awaitLeaderOtherThan(deployment.topic(), partition, leader);
         recovery.running("partition %d led by node %d".formatted(partition, successor));
-        return new DeadBroker(leader, partition, checkpointBefore, recovery);
+        return new DeadBroker(leader, partition, endAtKill, checkpointBefore, recovery);
     }
 
+    /**
+     * With the node still dead: the relay publishes into the partition through its new leader, and
+     * the job reads past where the partition ended at the kill (the offsets it commits to its
+     * group, named after the topic, at each checkpoint say how far); then the node is started again
+     * on its data. The relay rides the kill out: it is the same process after it.
+     */
     private void restart(DeadBroker dead) {
+        String topic = deployment.topic();
+        int partition = dead.partition();
+        await(
+                        "the relay publishing into partition %d without node %d"
+                                .formatted(partition, dead.node()))
+                .atMost(TIMEOUT)
+                .until(() -> endOffset(partition) > dead.endAtKill());
+        await(
+                        "the job reading partition %d past offset %d without node %d"
+                                .formatted(partition, dead.endAtKill(), dead.node()))
+                .atMost(TIMEOUT)
+                .until(() -> kafka.committedOffset(topic, topic, partition) > dead.endAtKill());
+        if (!deployment.relay().isAlive()) {
+            throw new AssertionError(
+                    "the relay stopped when Kafka node %d was killed".formatted(dead.node()));
+        }
         kafka.restart(dead.node());
         kafka.awaitFullyReplicated(deployment.topic());
         report.mark("restart", "Kafka node %d back, replicas in sync".formatted(dead.node()));
+    }
+
+    private long endOffset(int partition) {
+        try {
+            return kafka.endOffset(deployment.topic(), partition);
+        } catch (Exception e) {
+            throw new IllegalStateException("the end offset of partition " + partition, e);
+        }
     }
 
     private long latestCheckpoint() {
