@@ -208,7 +208,7 @@ public final class JobOptions {
                     "was removed in 0.3.0: the job has one layout, one stage keyed by merchant"
                             + " (MERCHANT, the default since 0.2.0; drop the option). A savepoint"
                             + " of the two-stage layout (0.1.0, or 0.2.x run with that layout) is"
-                            + " migrated once with MigrateToMerchantLayout (job/README.md,"
+                            + " migrated once with MigrateSavepoint (job/README.md,"
                             + " \"Upgrades\") and the migrated savepoint restored.");
 
     public static final ConfigOption<Boolean> ALLOW_EMPTY_MERCHANT_STAGE =
@@ -222,7 +222,7 @@ public final class JobOptions {
                                     + " --allowNonRestoredState). Its totals then start from zero, and the sink"
                                     + " overwrites open days' totals with partial ones. Off: such a"
                                     + " restore is refused; migrate the savepoint instead"
-                                    + " (MigrateToMerchantLayout, job/README.md \"Upgrades\").");
+                                    + " (MigrateSavepoint, job/README.md \"Upgrades\").");
 
     public static final ConfigOption<Integer> BUNDLE_SIZE =
             ConfigOptions.key("pipeline.bundle-size")

@@ -10,8 +10,6 @@ import io.effonce.job.sidetables.LateEvent;
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.SinkStoreFactory;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Set;

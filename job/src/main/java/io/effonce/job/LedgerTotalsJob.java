@@ -9,6 +9,7 @@ import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
 import java.time.ZoneId;
+import java.util.List;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -49,6 +50,11 @@ public final class LedgerTotalsJob {
             Configuration config = JobConfiguration.merge(env.getConfiguration(), args);
             env.configure(config);
             if (config.get(JobOptions.STARTUP_CHECK)) {
+                List<String> savepoint =
+                        SavepointCheck.run(config, env.getConfig().getSerializerConfig());
+                if (!savepoint.isEmpty()) {
+                    throw new JobStartupException(savepoint.get(0));
+                }
                 StartupCheck.run(
                         postgres(config),
                         require(

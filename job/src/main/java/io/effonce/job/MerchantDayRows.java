@@ -2,8 +2,6 @@ package io.effonce.job;
 
 import io.effonce.sink.Column;
 import io.effonce.sink.RowMapping;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.LocalDate;

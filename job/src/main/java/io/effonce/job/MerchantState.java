@@ -1,11 +1,9 @@
 package io.effonce.job;
 
 import io.effonce.dedup.Lateness;
-import io.effonce.sink.store.DailyTotal;
 import java.time.Duration;
 import javax.annotation.Nullable;
 import org.apache.flink.api.common.serialization.SerializerConfig;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
@@ -33,12 +31,6 @@ public final class MerchantState {
      */
     public static final String OPEN_DAYS_STATE = "merchant-open-days";
 
-    /**
-     * Union list state, one {@code true} per subtask: the open days are kept. State of 0.2.x has
-     * none; the stage then reads the open days once from the ids' namespaces.
-     */
-    public static final String OPEN_DAYS_KEPT = "merchant-open-days-kept";
-
     /** Event-time timers, namespace the day, at the day's {@code finalAt}. */
     public static final String TIMER_SERVICE = "merchant-day-final";
 
@@ -59,11 +51,6 @@ public final class MerchantState {
     public static MapStateDescriptor<Long, Boolean> openDays() {
         return new MapStateDescriptor<>(
                 OPEN_DAYS_STATE, LongSerializer.INSTANCE, BooleanSerializer.INSTANCE);
-    }
-
-    /** Whether the open days are kept (see {@link #OPEN_DAYS_KEPT}). */
-    public static ListStateDescriptor<Boolean> openDaysKept() {
-        return new ListStateDescriptor<>(OPEN_DAYS_KEPT, BooleanSerializer.INSTANCE);
     }
 
     /** The day's totals by currency. */

@@ -1,22 +1,15 @@
 package io.effonce.job;
 
-import io.effonce.sink.store.DailyTotal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import javax.annotation.Nullable;
-import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
-import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.Triggerable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * An operator holding the merchant stage's keyed state ({@link MerchantState}): the stage itself,
@@ -28,23 +21,10 @@ public abstract class MerchantStateOperator<OUT> extends AbstractStreamOperator<
 
     private static final long serialVersionUID = 1L;
 
-    private static final Logger LOG = LoggerFactory.getLogger(MerchantStateOperator.class);
-
     protected transient InternalMapState<String, Long, String, Boolean> seen;
     protected transient InternalMapState<String, Long, String, DailyTotal> totals;
     protected transient MapState<Long, Boolean> openDays;
     protected transient InternalTimerService<Long> timers;
-
-    private transient boolean openDaysToIndex;
-
-    @Override
-    public void initializeState(StateInitializationContext context) throws Exception {
-        super.initializeState(context);
-        ListState<Boolean> kept =
-                context.getOperatorStateStore().getUnionListState(MerchantState.openDaysKept());
-        openDaysToIndex = context.isRestored() && !kept.get().iterator().hasNext();
-        kept.update(List.of(Boolean.TRUE));
-    }
 
     /** Registers the state and the timer service (in {@code open()}). */
     @SuppressWarnings("unchecked")
@@ -62,9 +42,6 @@ public abstract class MerchantStateOperator<OUT> extends AbstractStreamOperator<
         openDays = getPartitionedState(MerchantState.openDays());
         timers =
                 getInternalTimerService(MerchantState.TIMER_SERVICE, LongSerializer.INSTANCE, this);
-        if (openDaysToIndex) {
-            indexOpenDays();
-        }
     }
 
     /** The current merchant's open days. */
@@ -80,26 +57,5 @@ public abstract class MerchantStateOperator<OUT> extends AbstractStreamOperator<
     protected void openDay(long day, long finalAt) throws Exception {
         openDays.put(day, Boolean.TRUE);
         timers.registerEventTimeTimer(day, finalAt);
-    }
-
-    /**
-     * State of 0.2.x kept ids per day without an index of the days: the index is read once from the
-     * namespaces of the remembered ids (the timers of those days are already in the state).
-     */
-    private void indexOpenDays() throws Exception {
-        List<Tuple2<String, Long>> keyDays;
-        try (Stream<Tuple2<String, Long>> stored =
-                this.<String>getKeyedStateBackend()
-                        .<Long>getKeysAndNamespaces(MerchantState.SEEN_STATE)) {
-            keyDays = stored.distinct().toList();
-        }
-        for (Tuple2<String, Long> keyDay : keyDays) {
-            setCurrentKey(keyDay.f0);
-            openDays.put(keyDay.f1, Boolean.TRUE);
-        }
-        LOG.info(
-                "The restored state was taken before release 0.3.0: indexed its {} open"
-                        + " merchant-days once, so that a copy dated on another day finds its id",
-                keyDays.size());
     }
 }

@@ -7,8 +7,6 @@ import io.effonce.dedup.WatermarkFloor;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -138,7 +136,7 @@ final class MerchantTotalsOperator
                             + " --allowNonRestoredState. The stage would count open days from"
                             + " zero and overwrite their totals with partial ones. Restore a"
                             + " savepoint of the merchant layout, migrate this one once"
-                            + " (MigrateToMerchantLayout, job/README.md \"Upgrades\"), or set "
+                            + " (MigrateSavepoint, job/README.md \"Upgrades\"), or set "
                             + JobOptions.ALLOW_EMPTY_MERCHANT_STAGE.key()
                             + "=true to start the stage empty on purpose.");
         }

@@ -3,7 +3,6 @@ package io.effonce.job;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.job.decode.RejectReason;
-import io.effonce.sink.store.DailyTotal;
 
 /**
  * Adding a counted change to its day's total: exact, never a wrap-around. A sum that would overflow

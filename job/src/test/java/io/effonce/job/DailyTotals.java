@@ -5,8 +5,6 @@ import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.job.migrate.TwoStageLayout;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;

@@ -3,8 +3,6 @@ package io.effonce.job;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.time.Duration;
 import java.time.ZoneId;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;

@@ -7,8 +7,6 @@ import io.effonce.dedup.SettingChangedException;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneId;

@@ -120,7 +120,7 @@ class JobConfigurationTest {
                                         new String[] {"--pipeline.layout", "MERCHANT"}))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Option --pipeline.layout was removed in 0.3.0")
-                .hasMessageContaining("MigrateToMerchantLayout");
+                .hasMessageContaining("MigrateSavepoint");
         Files.writeString(dir.resolve("config.yaml"), "pipeline.layout: MERCHANT\n");
         assertThatThrownBy(
                         () ->

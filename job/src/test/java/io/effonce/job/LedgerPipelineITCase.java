@@ -7,7 +7,6 @@ import io.effonce.job.testutils.SideTableRows;
 import io.effonce.job.testutils.SyntheticLedger;
 import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
-import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;

@@ -3,7 +3,6 @@ package io.effonce.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.job.decode.PaymentChange;
-import io.effonce.sink.store.MerchantDayKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;

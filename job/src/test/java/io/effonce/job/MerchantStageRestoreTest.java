@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -49,7 +47,7 @@ class MerchantStageRestoreTest {
                                         FINALITY, false, OperatorSubtaskState.builder().build()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("holds no state of the merchant stage (uid merchant-totals)")
-                .hasMessageContaining("MigrateToMerchantLayout")
+                .hasMessageContaining("MigrateSavepoint")
                 .hasMessageContaining("pipeline.allow-empty-merchant-stage=true");
     }
 

@@ -5,8 +5,6 @@ import io.effonce.dedup.Lateness;
 import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.util.HashMap;
 import java.util.Map;
 import javax.annotation.Nullable;

@@ -9,8 +9,6 @@ import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.job.sidetables.LateEvent;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.List;

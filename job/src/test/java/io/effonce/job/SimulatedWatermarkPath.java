@@ -7,8 +7,6 @@ import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.job.migrate.EventTimeDedup;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZoneOffset;

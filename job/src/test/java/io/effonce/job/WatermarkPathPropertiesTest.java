@@ -5,7 +5,6 @@ import static io.effonce.job.decode.Envelopes.schemasOff;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.job.SimulatedWatermarkPath.KafkaRecord;
-import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.testing.jqwik.SoakTries;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,7 @@
 package io.effonce.it.testutils;
 
+import io.effonce.job.DailyTotal;
+import io.effonce.job.MerchantDayKey;
 import io.effonce.sink.Progress;
 import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.KeyGroupSpan;
@@ -7,8 +9,6 @@ import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.Predicate;

@@ -1,15 +1,15 @@
 package io.effonce.it.testutils;
 
+import io.effonce.job.DailyTotal;
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
 import io.effonce.job.LedgerTotalsJobAccess;
+import io.effonce.job.MerchantDayKey;
 import io.effonce.job.MerchantDayRows;
 import io.effonce.job.sidetables.SideTables;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
 import io.effonce.sink.SinkStoreFactory;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.testing.PostgresEndpoint;
 import java.nio.file.Path;
 import java.time.Duration;

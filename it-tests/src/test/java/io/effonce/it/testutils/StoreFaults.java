@@ -1,5 +1,7 @@
 package io.effonce.it.testutils;
 
+import io.effonce.job.DailyTotal;
+import io.effonce.job.MerchantDayKey;
 import io.effonce.job.MerchantDayRows;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
@@ -8,8 +10,6 @@ import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StalenessIgnored;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.postgres.PostgresSinkStore;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;

@@ -2,14 +2,14 @@ package io.effonce.it.testutils;
 
 import static org.awaitility.Awaitility.await;
 
+import io.effonce.job.DailyTotal;
+import io.effonce.job.MerchantDayKey;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.Takeover;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

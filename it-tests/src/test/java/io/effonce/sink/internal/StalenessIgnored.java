@@ -1,8 +1,8 @@
 package io.effonce.sink.internal;
 
 import io.effonce.it.testutils.DelegatingStore;
-import io.effonce.sink.store.DailyTotal;
-import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.job.DailyTotal;
+import io.effonce.job.MerchantDayKey;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;

@@ -1,6 +1,6 @@
 package io.effonce.job.decode;
 
-import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.job.MerchantDayKey;
 import java.time.LocalDate;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 

@@ -8,7 +8,10 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
 import org.apache.flink.util.Collector;
 
-/** The open merchant-days of the two-stage layout's daily-totals stage, with their totals. */
+/**
+ * The open merchant-days of the two-stage layout's daily-totals stage, with their totals, in the
+ * classes that layout named.
+ */
 final class DailyTotalsReader extends KeyedStateReaderFunction<MerchantDayKey, MigratedEntry> {
 
     private static final long serialVersionUID = 1L;
@@ -29,7 +32,13 @@ final class DailyTotalsReader extends KeyedStateReaderFunction<MerchantDayKey, M
             throws Exception {
         DailyTotal value = total.value();
         if (value != null) {
-            out.collect(MigratedEntry.total(key.merchantId(), key.day(), key.currency(), value));
+            out.collect(
+                    MigratedEntry.total(
+                            key.merchantId(),
+                            key.day(),
+                            key.currency(),
+                            value.totalMinor(),
+                            value.payments()));
         }
     }
 }

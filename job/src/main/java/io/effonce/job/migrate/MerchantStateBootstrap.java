@@ -7,12 +7,9 @@ import io.effonce.job.MerchantStateOperator;
 import java.time.Duration;
 import java.time.LocalDate;
 import javax.annotation.Nullable;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.state.api.output.SnapshotUtils;
 import org.apache.flink.state.api.output.TaggedOperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.InternalTimer;
@@ -97,18 +94,9 @@ final class MerchantStateBootstrap extends MerchantStateOperator<TaggedOperatorS
 
     @Override
     public void endInput() throws Exception {
-        Configuration job = getContainingTask().getJobConfiguration();
         output.collect(
                 new StreamRecord<>(
-                        SnapshotUtils.snapshot(
-                                checkpointId,
-                                this,
-                                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
-                                timestamp,
-                                CheckpointingOptions.getCheckpointingMode(job),
-                                CheckpointingOptions.isUnalignedCheckpointEnabled(job),
-                                getContainingTask().getConfiguration().getConfiguration(),
-                                savepointPath)));
+                        BootstrapSnapshot.of(this, checkpointId, timestamp, savepointPath)));
     }
 
     @Override

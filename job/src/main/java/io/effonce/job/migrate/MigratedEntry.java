@@ -1,6 +1,6 @@
 package io.effonce.job.migrate;
 
-import io.effonce.sink.store.DailyTotal;
+import io.effonce.job.DailyTotal;
 import java.time.LocalDate;
 
 /**
@@ -35,13 +35,14 @@ public class MigratedEntry {
 
     public MigratedEntry() {}
 
-    static MigratedEntry total(String merchant, LocalDate day, String currency, DailyTotal total) {
+    static MigratedEntry total(
+            String merchant, LocalDate day, String currency, long totalMinor, long payments) {
         MigratedEntry e = new MigratedEntry();
         e.merchant = merchant;
         e.day = day.toEpochDay();
         e.currency = currency;
-        e.totalMinor = total.totalMinor();
-        e.payments = total.payments();
+        e.totalMinor = totalMinor;
+        e.payments = payments;
         return e;
     }
 

@@ -4,8 +4,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
 /**
- * Options of {@link MigrateToMerchantLayout}, beside the job's own ({@code dedup.*}, {@code
- * totals.zone}: the values the job ran with, which the new state is built for).
+ * Options of {@link MigrateSavepoint}, beside the job's own ({@code dedup.*}, {@code totals.zone}:
+ * the values the job ran with, which the new state is built for).
  */
 public final class MigrationOptions {
 
@@ -14,24 +14,24 @@ public final class MigrationOptions {
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "The savepoint of the two-stage layout (canonical format, as flink"
-                                    + " stop --type canonical takes it). Read, never changed.");
+                            "A savepoint taken before 0.3.0 (canonical format, as flink stop --type"
+                                    + " canonical takes it). Read, never changed.");
 
     public static final ConfigOption<String> TO =
             ConfigOptions.key("migrate.to")
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "Where the migrated savepoint is written; restore the job with"
-                                    + " --pipeline.layout MERCHANT from it.");
+                            "Where the migrated savepoint is written; restore the job from it.");
 
     public static final ConfigOption<String> LEDGER_URL =
             ConfigOptions.key("ledger.url")
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "JDBC URL of the ledger the job reads: each remembered event id's"
-                                    + " merchant is looked up in its payments table.");
+                            "JDBC URL of the ledger the job reads, for a savepoint of the two-stage"
+                                    + " layout only: each remembered event id's merchant is looked up"
+                                    + " in its payments table.");
 
     public static final ConfigOption<String> LEDGER_USER =
             ConfigOptions.key("ledger.user")

@@ -3,7 +3,7 @@ package io.effonce.job.migrate;
 /**
  * Where the two-stage layout of 0.1.0 (and of 0.2.x with {@code pipeline.layout=TWO_STAGE}) kept
  * its state: a dedup stage keyed by event id, then daily totals keyed by merchant-day. The job no
- * longer runs it; {@link MigrateToMerchantLayout} reads a savepoint of it by these names once.
+ * longer runs it; {@link MigrateSavepoint} reads a savepoint of it by these names once.
  */
 public final class TwoStageLayout {
 

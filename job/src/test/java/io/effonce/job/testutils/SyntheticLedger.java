@@ -4,7 +4,7 @@ import static io.effonce.job.decode.Envelopes.after;
 import static io.effonce.job.decode.Envelopes.schemasOff;
 import static io.effonce.job.decode.Envelopes.schemasOn;
 
-import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.job.MerchantDayKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;

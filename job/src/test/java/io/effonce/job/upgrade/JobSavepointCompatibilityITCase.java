@@ -5,13 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.effonce.dedup.DedupOptions;
+import io.effonce.job.MerchantDayKey;
 import io.effonce.job.MerchantDayRows;
-import io.effonce.job.migrate.MigrateToMerchantLayout;
+import io.effonce.job.SavepointCheck;
+import io.effonce.job.migrate.MigrateSavepoint;
 import io.effonce.job.migrate.MigrationOptions;
 import io.effonce.job.migrate.MigrationReport;
 import io.effonce.job.testutils.SideTableRows;
 import io.effonce.job.testutils.Topics;
-import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
@@ -35,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -54,16 +56,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Every release's whole-job savepoint ({@link JobSavepointFixture}) restores into the current job
- * over the same topic, and the job goes on from it exactly: the restored sink state is flushed into
- * an empty table (phase one's totals reappear), the restored daily totals go on from their sums
- * (new payments at the end of phase one's day), the restored ids drop phase one's re-deliveries,
- * the restored floor rejects an old copy as late, and phase two is counted. A savepoint of the
- * two-stage layout, which the job no longer runs, is refused naming the migration, and goes on
- * exactly once {@link MigrateToMerchantLayout} has migrated it. A release that cannot restore an
- * older savepoint needs a deliberate, documented migration (job/README.md, "Upgrades"). Each nested
- * class has a database of its own, and each release restored into the merchant layout one of its
- * own too; all read the one fixture topic.
+ * Every release's whole-job savepoint ({@link JobSavepointFixture}) migrates to release 0.3.0
+ * ({@link MigrateSavepoint}: the state classes renamed, the two-stage layout of 0.1.0 rebuilt as
+ * the merchant layout) and the job goes on from it exactly over the same topic: the restored sink
+ * state is flushed into an empty table (phase one's totals reappear), the restored daily totals go
+ * on from their sums (new payments at the end of phase one's day), the restored ids drop phase
+ * one's re-deliveries, the restored floor rejects an old copy as late, and phase two is counted. An
+ * unmigrated savepoint is refused in {@code main}, naming the migration ({@code
+ * SavepointCheckTest}). A release that cannot restore an older savepoint needs a deliberate,
+ * documented migration (job/README.md, "Upgrades"). Each nested class has a database of its own,
+ * and each release migrated in the merchant layout one of its own too; all read the one fixture
+ * topic.
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class JobSavepointCompatibilityITCase {
@@ -86,50 +89,36 @@ class JobSavepointCompatibilityITCase {
     }
 
     @Nested
-    class TwoStageLayout {
-
-        @TempDir Path dir;
-
-        /**
-         * The job no longer runs the two-stage layout: its 0.1.0 savepoint restored straight into
-         * the job (with --allowNonRestoredState, as someone who tried would) is refused by the
-         * merchant stage, naming the migration. MigratedToTheMerchantLayout shows the way on.
-         */
-        @ParameterizedTest(name = "release {0}")
-        @ValueSource(strings = {"0.1.0"})
-        void aTwoStageSavepointIsRefusedNamingTheMigration(
-                String release, PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
-            Configuration options = new Configuration();
-            options.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
-            JobClient refused =
-                    JobSavepointFixture.start(
-                            db,
-                            kafka.servers(),
-                            dir.resolve("checkpoints"),
-                            copyOfFixture(dir, release),
-                            options);
-            assertThatThrownBy(() -> refused.getJobExecutionResult().get())
-                    .hasStackTraceContaining("holds no state of the merchant stage")
-                    .hasStackTraceContaining("MigrateToMerchantLayout");
-        }
-    }
-
-    @Nested
     class MerchantLayout {
 
         @TempDir Path dir;
 
         @ParameterizedTest(name = "release {0}")
         @ValueSource(strings = {"0.2.0", "0.2.1"})
-        void theSavepointRestoresAndTheJobGoesOnExactly(
+        void theSavepointMigratesAndTheJobGoesOnExactly(
                 String release, PostgresEndpoint classDb, KafkaBootstrap kafka) throws Exception {
             // A database of each release's own: the table the previous release's run left equal to
             // the end totals would answer the first wait before this run's restore flush ran.
             PostgresEndpoint db =
                     LocalServices.newDatabase(classDb, "release_" + release.replace('.', '_'));
             SchemaTool.applyAll(db);
+            Path migrated = dir.resolve("migrated-" + release);
+            MigrationReport report =
+                    migrate(db, dir, copyOfFixture(dir, release), migrated, new Configuration());
+            assertThat(report.openDays())
+                    .as("every merchant-day of phase one is open at the savepoint")
+                    .isEqualTo(JobSavepointFixture.phaseOne().expectedTotals().size());
+            assertThat(report.idsRead()).as("remembered ids, each in its day").isPositive();
+            assertThat(report.idsPlaced()).isEqualTo(report.idsRead());
+            assertThat(report.sinkKeys())
+                    .as("the sink's keys, each under the new class")
+                    .isEqualTo(JobSavepointFixture.phaseOne().expectedTotals().size());
+            assertThat(SavepointCheck.run(restoring(migrated), new SerializerConfigImpl()))
+                    .as("the migrated savepoint names the job's own classes")
+                    .isEmpty();
+
             String savepointOfTheRestoredJob =
-                    goesOnExactly(db, kafka, dir, copyOfFixture(dir, release), new Configuration());
+                    goesOnExactly(db, kafka, dir, migrated, new Configuration());
 
             // The state records dedup.horizon=2 h: a restore that raises it is refused.
             Configuration raised = new Configuration();
@@ -200,9 +189,18 @@ class JobSavepointCompatibilityITCase {
             assertThat(report.floor())
                     .as("the floor, late on 2026-11-28")
                     .isGreaterThan(Instant.parse("2026-11-28T20:00:00Z").toEpochMilli());
+            assertThat(report.sinkKeys())
+                    .as("the sink's keys, each under the new class")
+                    .isPositive();
 
             goesOnExactly(db, kafka, dir, migrated, new Configuration());
         }
+    }
+
+    private static Configuration restoring(Path savepoint) {
+        Configuration config = new Configuration();
+        config.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint.toUri().toString());
+        return config;
     }
 
     /** Runs the migration as a user would: the ledger role's password from a file. */
@@ -227,7 +225,7 @@ class JobSavepointCompatibilityITCase {
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(cluster);
         env.setParallelism(JobSavepointFixture.PARALLELISM);
-        return MigrateToMerchantLayout.run(env, config);
+        return MigrateSavepoint.run(env, config);
     }
 
     /** Payments of the ledger, read by the migration as effonce_recount (SELECT only). */

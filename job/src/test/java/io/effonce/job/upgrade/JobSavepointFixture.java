@@ -4,11 +4,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
+import io.effonce.job.MerchantDayKey;
 import io.effonce.job.MerchantDayRows;
 import io.effonce.job.testutils.SyntheticLedger;
 import io.effonce.job.testutils.TestEndpoints;
 import io.effonce.job.testutils.Topics;
-import io.effonce.sink.store.MerchantDayKey;
 import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.EmbeddedKafka;
 import io.effonce.testing.EmbeddedPostgres;

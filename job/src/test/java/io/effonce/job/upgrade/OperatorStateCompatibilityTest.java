@@ -3,22 +3,15 @@ package io.effonce.job.upgrade;
 import static io.effonce.job.upgrade.OperatorStateFixtures.EV_1;
 import static io.effonce.job.upgrade.OperatorStateFixtures.EV_2;
 import static io.effonce.job.upgrade.OperatorStateFixtures.FLOOR;
-import static io.effonce.job.upgrade.OperatorStateFixtures.HORIZON;
-import static io.effonce.job.upgrade.OperatorStateFixtures.M1;
-import static io.effonce.job.upgrade.OperatorStateFixtures.M2;
-import static io.effonce.job.upgrade.OperatorStateFixtures.T;
 import static io.effonce.job.upgrade.OperatorStateFixtures.change;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import io.effonce.dedup.LateCopy;
 import io.effonce.job.decode.PaymentChange;
-import io.effonce.sink.SinkChange;
-import io.effonce.sink.store.DailyTotal;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.Path;
-import java.time.ZoneOffset;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -51,32 +44,6 @@ class OperatorStateCompatibilityTest {
                     .extracting(StreamRecord::getValue)
                     .extracting(LateCopy::record, LateCopy::floor)
                     .containsExactly(tuple(EV_1, FLOOR));
-        }
-    }
-
-    @ParameterizedTest(name = "release {0}")
-    @ValueSource(strings = {"0.1.0"})
-    void dailyTotalsRestoreWithTheirSumsAndRetireTimers(String release) throws Exception {
-        try (var h = OperatorStateFixtures.totals(fixture(release, "daily-totals.snapshot"))) {
-            assertThat(h.numKeyedStateEntries()).as("open days").isEqualTo(2);
-            assertThat(h.numEventTimeTimers()).as("retire timers").isEqualTo(2);
-
-            PaymentChange more = change("pay_10", "m1", 250, T + 1);
-            h.processElement(new StreamRecord<>(more, more.eventTimeMillis()));
-            long endOfDayPlusHorizon =
-                    OperatorStateFixtures.DAY
-                                    .plusDays(1)
-                                    .atStartOfDay()
-                                    .toInstant(ZoneOffset.UTC)
-                                    .toEpochMilli()
-                            + HORIZON;
-            h.processWatermark(endOfDayPlusHorizon);
-
-            var out = h.extractOutputValues();
-            assertThat(out.get(0)).isEqualTo(SinkChange.upsert(M1, new DailyTotal(4_250, 3)));
-            assertThat(out.subList(1, out.size()))
-                    .containsExactlyInAnyOrder(SinkChange.retire(M1), SinkChange.retire(M2));
-            assertThat(h.numKeyedStateEntries()).isZero();
         }
     }
 

@@ -18,7 +18,9 @@ import org.apache.flink.streaming.util.OperatorSnapshotUtil;
 
 /**
  * The flushable sink's state fixture of a release (see job/README.md, "Upgrades"): the last value
- * of two live keys, one retired key, snapshotted at checkpoint {@link #CHECKPOINT}.
+ * of two live keys, one retired key, snapshotted at checkpoint {@link #CHECKPOINT}. Keyed and
+ * valued by the classes of that release, whose names its snapshot gives (the sink itself is generic
+ * in both).
  */
 public final class SinkStateFixtures {
 

@@ -1,8 +1,6 @@
 package io.effonce.sink.internal;
 
 import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.state.StateInitializationContext;
 
 /**
@@ -11,16 +9,11 @@ import org.apache.flink.runtime.state.StateInitializationContext;
  */
 final class LineageState {
 
-    /** Name of the operator state. Fixed for savepoints. */
-    static final String NAME = "flushable-sink-lineage";
-
     private final ListState<String> state;
     private final RunLineage restored;
 
     LineageState(StateInitializationContext context) throws Exception {
-        state =
-                context.getOperatorStateStore()
-                        .getUnionListState(new ListStateDescriptor<>(NAME, Types.STRING));
+        state = context.getOperatorStateStore().getUnionListState(SinkStateLayout.lineage());
         restored = context.isRestored() ? RunLineage.of(state.get()) : RunLineage.UNKNOWN;
     }
 

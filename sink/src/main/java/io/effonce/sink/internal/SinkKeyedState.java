@@ -6,12 +6,9 @@ import java.time.Duration;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.state.KeyedStateStore;
-import org.apache.flink.api.common.state.StateDescriptor;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -28,15 +25,6 @@ import org.apache.flink.runtime.state.VoidNamespaceSerializer;
  * its key retires, once per key.
  */
 final class SinkKeyedState<K, V> {
-
-    /** Name of the keyed state holding each live key's last value. Fixed for savepoints. */
-    static final String LAST_VALUE_STATE = "flushable-sink-last-value";
-
-    /** Name of the keyed state holding a retired key's final value. Fixed for savepoints. */
-    static final String RETIRED_VALUE_STATE = "flushable-sink-retired-value";
-
-    /** Name of the keyed state marking a deleted key. Fixed for savepoints. */
-    static final String DELETED_STATE = "flushable-sink-deleted";
 
     private final KeyedStateBackend<K> backend;
     private final ValueStateDescriptor<V> lastDescriptor;
@@ -55,30 +43,13 @@ final class SinkKeyedState<K, V> {
             TypeInformation<V> valueType,
             Duration retention) {
         this.backend = backend;
-        this.lastDescriptor = new ValueStateDescriptor<>(LAST_VALUE_STATE, valueType);
-        this.retiredDescriptor =
-                retained(new ValueStateDescriptor<>(RETIRED_VALUE_STATE, valueType), retention);
-        this.deletedDescriptor =
-                retained(new ValueStateDescriptor<>(DELETED_STATE, Types.BOOLEAN), retention);
+        this.lastDescriptor = SinkStateLayout.lastValue(valueType);
+        this.retiredDescriptor = SinkStateLayout.retiredValue(valueType, retention);
+        this.deletedDescriptor = SinkStateLayout.deleted(retention);
         this.lastValue = store.getState(lastDescriptor);
         boolean retains = !retention.isZero();
         this.retiredValue = retains ? store.getState(retiredDescriptor) : null;
         this.deleted = retains ? store.getState(deletedDescriptor) : null;
-    }
-
-    /**
-     * Retained state expires by processing time: the retention covers how far back a database can
-     * lose acknowledged writes, which is wall-clock time.
-     */
-    private static <T extends StateDescriptor<?, ?>> T retained(T descriptor, Duration retention) {
-        if (!retention.isZero()) {
-            descriptor.enableTimeToLive(
-                    StateTtlConfig.newBuilder(retention)
-                            .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-                            .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-                            .build());
-        }
-        return descriptor;
     }
 
     /**
@@ -125,10 +96,10 @@ final class SinkKeyedState<K, V> {
         return new RestoredState<>() {
             @Override
             public void forEach(BiConsumer<K, V> action) {
-                forEachKey(LAST_VALUE_STATE, lastDescriptor, action);
+                forEachKey(SinkStateLayout.LAST_VALUE_STATE, lastDescriptor, action);
                 if (retiredValue != null) {
                     forEachKey(
-                            RETIRED_VALUE_STATE,
+                            SinkStateLayout.RETIRED_VALUE_STATE,
                             retiredDescriptor,
                             (key, value) -> {
                                 if (valueIn(lastValue, key) == null) {
@@ -142,7 +113,7 @@ final class SinkKeyedState<K, V> {
             public void forEachDeleted(Consumer<K> action) {
                 if (deleted != null) {
                     forEachKey(
-                            DELETED_STATE,
+                            SinkStateLayout.DELETED_STATE,
                             deletedDescriptor,
                             (key, mark) -> {
                                 if (valueOf(key) == null) {

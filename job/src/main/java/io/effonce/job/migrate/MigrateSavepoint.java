@@ -3,13 +3,14 @@ package io.effonce.job.migrate;
 import io.effonce.dedup.DedupOptions;
 import io.effonce.dedup.Lateness;
 import io.effonce.dedup.RecordedSetting;
-import io.effonce.dedup.WatermarkFloor;
 import io.effonce.job.CommandLine;
 import io.effonce.job.DayFinality;
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
+import io.effonce.job.MerchantDayKey;
+import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.PostgresStoreConfig;
-import io.effonce.sink.store.MerchantDayKey;
+import io.effonce.sink.internal.SinkStateLayout;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
@@ -22,12 +23,14 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.OperatorTransformation;
 import org.apache.flink.state.api.SavepointReader;
 import org.apache.flink.state.api.SavepointWriter;
 import org.apache.flink.state.api.StateBootstrapTransformation;
+import org.apache.flink.state.api.runtime.SavepointLoader;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
@@ -35,45 +38,55 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one-time migration of a savepoint of the two-stage layout ({@code pipeline.layout=TWO_STAGE},
- * every 0.1.0 savepoint) to the merchant layout, with Flink's State Processor API, as a batch job:
+ * The one-time migration of a savepoint taken before 0.3.0 to the state 0.3.0 restores, with
+ * Flink's State Processor API, as a batch job. Such a savepoint names the job's key and value by
+ * their old class names ({@code io.effonce.sink.store}), and a savepoint of 0.1.0 (or of 0.2.x run
+ * with {@code pipeline.layout=TWO_STAGE}) keeps the two-stage layout besides:
  *
- * <ol>
- *   <li>the open merchant-days' totals are read from {@code daily-totals}, the remembered event ids
- *       from {@code dedup-by-event-id};
- *   <li>each id's merchant is looked up in the ledger (the old state keys ids by event id alone);
- *   <li>per merchant, each id is placed in every open day of its merchant ({@link IdsOfOpenDays}
- *       says why that finds every copy), and {@link MerchantStateBootstrap} writes the merchant
- *       stage's state under uid {@code merchant-totals}: totals and ids per day, one timer per
- *       merchant-day, the watermark floor, the recorded horizon and zone;
- *   <li>the two old stages are removed; the source's, the sink's and the side tables' state are
- *       copied unchanged (same uids; the sink is keyed by merchant-day in both layouts).
- * </ol>
+ * <ul>
+ *   <li>the merchant stage's state (uid {@code merchant-totals}) is built from the two-stage
+ *       layout's stages ({@link TwoStageState}, which looks each remembered id's merchant up in the
+ *       ledger), or read back from the merchant stage of the old savepoint ({@link
+ *       MerchantLayoutState}), and written by {@link MerchantStateBootstrap} under the job's own
+ *       classes: totals and ids per day, one timer per merchant-day, the watermark floor, the
+ *       recorded horizon and zone;
+ *   <li>the sink's state (its keyed values and its lineage) is read under the old names ({@link
+ *       SinkStateReader}) and written under the new ones ({@link SinkStateBootstrap});
+ *   <li>the source's and the side tables' state are copied unchanged.
+ * </ul>
  *
  * Settings recorded in the old savepoint are checked against the configured ones first, as a
- * restore would. Run it on the cluster with the job jar ({@code flink run -c ...}, job/README).
+ * restore would. It needs the old classes, which the job's jar leaves out: run it on the cluster
+ * with the migration jar ({@code flink run -c ... effonce-job-<version>-migrate.jar}, job/README).
  */
-public final class MigrateToMerchantLayout {
+public final class MigrateSavepoint {
 
-    private static final Logger LOG = LoggerFactory.getLogger(MigrateToMerchantLayout.class);
+    private static final Logger LOG = LoggerFactory.getLogger(MigrateSavepoint.class);
 
     /** The options it reads: its own, and the job's that the new state is built for. */
     static final List<Class<?>> OPTION_CLASSES =
-            List.of(MigrationOptions.class, JobOptions.class, DedupOptions.class);
+            List.of(
+                    MigrationOptions.class,
+                    JobOptions.class,
+                    DedupOptions.class,
+                    FlushableSinkOptions.class);
 
-    private MigrateToMerchantLayout() {}
+    private static final String OLD_KEY_CLASS = "io.effonce.sink.store.MerchantDayKey";
+
+    private MigrateSavepoint() {}
 
     public static void main(String[] args) throws Exception {
         if (CommandLine.wantsHelp(args)) {
             System.out.println(
                     CommandLine.help(
                             "flink run -c "
-                                    + MigrateToMerchantLayout.class.getName()
-                                    + " effonce-job.jar --migrate.from SAVEPOINT --migrate.to DIR"
-                                    + " --ledger.url URL",
+                                    + MigrateSavepoint.class.getName()
+                                    + " effonce-job-<version>-migrate.jar --migrate.from SAVEPOINT"
+                                    + " --migrate.to DIR [--ledger.url URL]",
                             OPTION_CLASSES));
             return;
         }
+        requireTheOldClasses();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         Configuration config = Configuration.fromMap(env.getConfiguration().toMap());
         config.addAll(CommandLine.parse(args, OPTION_CLASSES));
@@ -88,6 +101,7 @@ public final class MigrateToMerchantLayout {
         Lateness lateness = Lateness.from(config);
         DayFinality finality =
                 new DayFinality(ZoneId.of(config.get(JobOptions.ZONE)), lateness.horizon());
+        Duration retention = config.get(FlushableSinkOptions.RETIRED_RETENTION);
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         Configuration migration = new Configuration();
         // What fails a migration (a payment the ledger lacks, a changed setting) fails it again:
@@ -99,66 +113,41 @@ public final class MigrateToMerchantLayout {
         migration.set(PipelineOptions.GENERIC_TYPES, true);
         env.configure(migration);
 
+        CheckpointMetadata savepoint = SavepointLoader.loadSavepointMetadata(from);
         SavepointReader old = SavepointReader.read(env, from, new HashMapStateBackend());
         Duration ttl = lateness.stateTtl();
-        TypeInformation<MigratedEntry> entries = TypeInformation.of(MigratedEntry.class);
-        DataStream<MigratedEntry> ids =
-                old.readKeyedState(
-                                OperatorIdentifier.forUid(TwoStageLayout.DEDUP_UID),
-                                new SeenIdsReader(ttl),
-                                Types.STRING,
-                                Types.STRING)
-                        .transform(
-                                "Merchants of remembered ids",
-                                entries,
-                                new LedgerMerchants(ledger(config)))
-                        // Its own task, behind a blocking exchange: a refusal fails it after the
-                        // reader has finished, so the job's failure is the refusal itself.
-                        .disableChaining();
-        DataStream<MigratedEntry> totals =
-                old.readKeyedState(
-                        OperatorIdentifier.forUid(TwoStageLayout.TOTALS_UID),
-                        new DailyTotalsReader(),
-                        TypeInformation.of(MerchantDayKey.class),
-                        entries);
-        DataStream<MigratedEntry> floor =
-                old.readUnionState(
-                                OperatorIdentifier.forUid(TwoStageLayout.DEDUP_UID),
-                                WatermarkFloor.STATE_NAME,
-                                Types.LONG)
-                        .map(new FloorEntries(), entries)
-                        .name("Watermark floor");
         RecordedSetting horizon = lateness.recordedHorizon();
         RecordedSetting zone = finality.recordedZone();
-        DataStream<MigratedEntry> settingsChecked =
-                recordedSetting(old, TwoStageLayout.DEDUP_UID, horizon)
-                        .union(recordedSetting(old, TwoStageLayout.TOTALS_UID, zone))
-                        .keyBy(e -> e.option, Types.STRING)
-                        .flatMap(new RequireRecorded(List.of(horizon, zone)), entries)
-                        .name("Recorded settings checked");
-        DataStream<MigratedEntry> placed =
-                ids.union(totals)
-                        .keyBy(e -> e.merchant, Types.STRING)
-                        .process(new IdsOfOpenDays(), entries)
-                        .name("Ids in their merchant's open days");
+        boolean twoStage = TwoStageState.isLayoutOf(savepoint);
+        DataStream<MigratedEntry> merchantEntries =
+                twoStage
+                        ? TwoStageState.entries(old, ledger(config), ttl, horizon, zone)
+                        : MerchantLayoutState.entries(env, savepoint, old, ttl, horizon, zone);
         StateBootstrapTransformation<MigratedEntry> merchantState =
-                OperatorTransformation.bootstrapWith(placed.union(floor, settingsChecked))
+                OperatorTransformation.bootstrapWith(merchantEntries)
                         .keyBy(e -> e.merchant, Types.STRING)
                         .transform(
                                 (timestamp, path) ->
                                         SimpleOperatorFactory.of(
                                                 new MerchantStateBootstrap(
                                                         0L, timestamp, path, finality, ttl)));
-        SavepointWriter.fromExistingSavepoint(env, from, new HashMapStateBackend())
-                .removeOperator(OperatorIdentifier.forUid(TwoStageLayout.DEDUP_UID))
-                .removeOperator(OperatorIdentifier.forUid(TwoStageLayout.TOTALS_UID))
+        StateBootstrapTransformation<SinkStateEntry> sinkState = sinkState(old, retention);
+        SavepointWriter writer =
+                SavepointWriter.fromExistingSavepoint(env, from, new HashMapStateBackend());
+        if (twoStage) {
+            writer.removeOperator(OperatorIdentifier.forUid(TwoStageLayout.DEDUP_UID))
+                    .removeOperator(OperatorIdentifier.forUid(TwoStageLayout.TOTALS_UID));
+        } else {
+            writer.removeOperator(OperatorIdentifier.forUid(LedgerPipeline.MERCHANT_TOTALS_UID));
+        }
+        writer.removeOperator(OperatorIdentifier.forUid(LedgerPipeline.SINK_UID))
                 .withOperator(
                         OperatorIdentifier.forUid(LedgerPipeline.MERCHANT_TOTALS_UID),
                         merchantState)
+                .withOperator(OperatorIdentifier.forUid(LedgerPipeline.SINK_UID), sinkState)
                 .write(to);
         // One job, so that it also runs where a jar may start only one (the REST API's jar run).
-        JobExecutionResult result =
-                env.execute("effonce: migrate a savepoint to the merchant layout");
+        JobExecutionResult result = env.execute("effonce: migrate a savepoint to release 0.3.0");
         if (!result.isJobExecutionResult()) {
             LOG.info(
                     "Submitted the migration of {} to {} detached: the savepoint is complete when"
@@ -173,17 +162,42 @@ public final class MigrateToMerchantLayout {
     }
 
     /**
-     * The values of a setting the old state recorded, for the bootstrap to check as a restore would
-     * (it refuses a forbidden change before it writes anything).
+     * The sink's keyed state and lineage, read under the old class names and written under the
+     * job's own; its lineage entries travel under one empty key.
      */
-    private static DataStream<MigratedEntry> recordedSetting(
-            SavepointReader old, String uid, RecordedSetting setting) throws Exception {
-        String option = setting.option();
-        return old.readUnionState(OperatorIdentifier.forUid(uid), setting.stateName(), Types.STRING)
-                .map(
-                        recorded -> MigratedEntry.recordedSetting(option, recorded),
-                        TypeInformation.of(MigratedEntry.class))
-                .name("Recorded " + option);
+    private static StateBootstrapTransformation<SinkStateEntry> sinkState(
+            SavepointReader old, Duration retention) throws Exception {
+        OperatorIdentifier sink = OperatorIdentifier.forUid(LedgerPipeline.SINK_UID);
+        TypeInformation<SinkStateEntry> entries = TypeInformation.of(SinkStateEntry.class);
+        DataStream<SinkStateEntry> keys =
+                old.readKeyedState(
+                        sink,
+                        new SinkStateReader(retention),
+                        TypeInformation.of(io.effonce.sink.store.MerchantDayKey.class),
+                        entries);
+        DataStream<SinkStateEntry> lineage =
+                old.readUnionState(sink, SinkStateLayout.LINEAGE_STATE, Types.STRING)
+                        .map(SinkStateEntry::lineage, entries)
+                        .name("Sink lineage");
+        return OperatorTransformation.bootstrapWith(keys.union(lineage))
+                .keyBy(SinkStateEntry::key, TypeInformation.of(MerchantDayKey.class))
+                .transform(
+                        (timestamp, path) ->
+                                SimpleOperatorFactory.of(
+                                        new SinkStateBootstrap(0L, timestamp, path, retention)));
+    }
+
+    /** The job's own jar leaves the old classes out; the migration jar carries them. */
+    private static void requireTheOldClasses() {
+        try {
+            Class.forName(OLD_KEY_CLASS, false, MigrateSavepoint.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(
+                    "This jar lacks the classes a savepoint before 0.3.0 names ("
+                            + OLD_KEY_CLASS
+                            + "): run the migration with the migration jar,"
+                            + " effonce-job-<version>-migrate.jar (job/README.md, \"Upgrades\").");
+        }
     }
 
     private static PostgresStoreConfig ledger(ReadableConfig config) {

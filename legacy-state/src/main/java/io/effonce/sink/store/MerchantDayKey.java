@@ -6,14 +6,10 @@ import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
- * The key of {@code merchant_daily_totals}. Its hash code is spelled out so the Flink key group of
- * a key never depends on how a JDK happens to combine a record's fields; its day has Flink's own
- * date serializer, never Kryo.
- *
- * <p>A job type in the sink's old package: this class's name is how every savepoint since 0.1.0
- * names the key serializer of the totals and the sink (a POJO serializer's snapshot restores by
- * class name), so it keeps the name it had when the sink owned it. The sink itself knows it only as
- * {@code K}; see sink/README.md, "The row mapping, and the two classes with the sink's name".
+ * The job's key before 0.3.0, under the name savepoints of 0.1.0 to 0.2.x give its POJO serializer
+ * (a serializer snapshot restores its class by name, so reading such a savepoint needs this class).
+ * Only the savepoint migration reads it, and converts it to {@code io.effonce.job.MerchantDayKey}
+ * (the same fields, so the same bytes); the job's own jar does not carry it.
  */
 public record MerchantDayKey(
         String merchantId,
@@ -26,6 +22,7 @@ public record MerchantDayKey(
         Objects.requireNonNull(currency, "currency");
     }
 
+    /** The same key group as the job's key: the hash code is spelled out in both. */
     @Override
     public int hashCode() {
         int h = merchantId.hashCode();
