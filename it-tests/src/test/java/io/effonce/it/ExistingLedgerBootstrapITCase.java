@@ -170,11 +170,7 @@ class ExistingLedgerBootstrapITCase {
                 long atSnapshotStart = workload.started();
                 try (LedgerRelay relay = relays.start("--snapshot-mode", "initial")) {
                     JobClient job =
-                            PipelineJob.over(
-                                            db,
-                                            kafka.servers(),
-                                            relays.topic(),
-                                            dir.resolve("checkpoints"))
+                            pipeline(db, kafka, relays, dir)
                                     .set(JobOptions.IDLENESS, SHORT_IDLENESS)
                                     .start("bootstrap-live");
                     awaitSnapshotEnded(relay);
@@ -281,8 +277,7 @@ class ExistingLedgerBootstrapITCase {
 
         private JobClient startJob(PostgresEndpoint db, KafkaBootstrap kafka, Relays relays) {
             try {
-                return PipelineJob.over(
-                                db, kafka.servers(), relays.topic(), dir.resolve("checkpoints"))
+                return pipeline(db, kafka, relays, dir)
                         .checkpointInterval(Duration.ofMillis(300))
                         .set(JobOptions.IDLENESS, SHORT_IDLENESS)
                         .start("bootstrap-tm-killed");
@@ -324,11 +319,7 @@ class ExistingLedgerBootstrapITCase {
             try (LedgerRelay relay = relays.start("--snapshot-mode", "initial")) {
                 awaitSnapshotEnded(relay);
                 JobClient job =
-                        PipelineJob.over(
-                                        db,
-                                        kafka.servers(),
-                                        relays.topic(),
-                                        dir.resolve("checkpoints"))
+                        pipeline(db, kafka, relays, dir)
                                 .set(JobOptions.HOLD_DURING_SNAPSHOT, false)
                                 .start("bootstrap-no-hold");
                 try (RunningWorkload workload = RunningWorkload.start(live(), db)) {
@@ -353,5 +344,11 @@ class ExistingLedgerBootstrapITCase {
                 relays.dropSlot();
             }
         }
+    }
+
+    /** The job over the relay's topic, its checkpoints in {@code dir}. */
+    private static PipelineJob pipeline(
+            PostgresEndpoint db, KafkaBootstrap kafka, Relays relays, Path dir) {
+        return PipelineJob.over(db, kafka.servers(), relays.topic(), dir.resolve("checkpoints"));
     }
 }

@@ -29,7 +29,6 @@ import io.effonce.testing.oracle.LedgerOracle;
 import io.effonce.testing.oracle.MerchantDay;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDate;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -120,13 +119,7 @@ class JobUpgradeITCase {
         tables.query(
                 "SELECT merchant_id, (updated_at AT TIME ZONE 'UTC')::date, currency, sum(amount)"
                         + " FROM payments WHERE state IN ('SUCCEEDED', 'FAILED') GROUP BY 1, 2, 3",
-                rs ->
-                        totals.put(
-                                new MerchantDay(
-                                        rs.getString(1),
-                                        rs.getObject(2, LocalDate.class),
-                                        rs.getString(3).strip()),
-                                rs.getLong(4)));
+                rs -> totals.put(MerchantDay.fromColumns(rs), rs.getLong(4)));
         return totals;
     }
 
@@ -136,12 +129,7 @@ class JobUpgradeITCase {
                 "SELECT merchant_id, (updated_at AT TIME ZONE 'UTC')::date, currency FROM payments"
                         + " WHERE state IN ('SUCCEEDED', 'FAILED') GROUP BY 1, 2, 3"
                         + " HAVING bool_and(state = 'FAILED')",
-                rs ->
-                        keys.add(
-                                new MerchantDay(
-                                        rs.getString(1),
-                                        rs.getObject(2, LocalDate.class),
-                                        rs.getString(3).strip())));
+                rs -> keys.add(MerchantDay.fromColumns(rs)));
         return keys;
     }
 

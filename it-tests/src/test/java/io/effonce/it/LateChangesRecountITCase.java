@@ -194,10 +194,7 @@ class LateChangesRecountITCase {
                 "SELECT merchant_id, day, currency, total_minor, payments FROM " + table,
                 rs ->
                         totals.put(
-                                new MerchantDay(
-                                        rs.getString(1),
-                                        rs.getObject(2, LocalDate.class),
-                                        rs.getString(3).strip()),
+                                MerchantDay.fromColumns(rs),
                                 new Total(rs.getLong(4), rs.getLong(5))));
         return totals;
     }

@@ -58,13 +58,11 @@ public final class ClusterChaos {
      */
     public TaskManagerKill killTaskManagerMidCheckpoint(String jobId, ChaosReport report) {
         FlinkJobs jobs = cluster.jobs();
-        CheckpointStats before = cluster.rest().checkpoints(jobId);
-        FlinkProcess victim = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
-        long inFlight = awaitCheckpointInProgress(jobId);
-        ChaosReport.Recovery recovery =
-                report.fault(
-                        "kill",
-                        "kill -9 of %s during checkpoint %d".formatted(victim.name(), inFlight));
+        Strike strike = strikeMidCheckpoint(jobId, "kill", "kill -9 of", report);
+        CheckpointStats before = strike.before();
+        FlinkProcess victim = strike.victim();
+        long inFlight = strike.inFlight();
+        ChaosReport.Recovery recovery = strike.recovery();
         cluster.killTaskManager(victim.index());
         cluster.startTaskManager();
         CheckpointStats after = jobs.awaitRestoredAndRunning(jobId, before.restored(), TIMEOUT);
@@ -90,19 +88,37 @@ public final class ClusterChaos {
      * stale attempts, unaware that time passed. Marks each moment in {@code report}.
      */
     public TaskManagerPause pauseTaskManagerMidCheckpoint(String jobId, ChaosReport report) {
-        FlinkJobs jobs = cluster.jobs();
+        Strike strike = strikeMidCheckpoint(jobId, "pause", "SIGSTOP of", report);
+        strike.victim().pause();
+        cluster.startTaskManager();
+        TaskManagerPause pause =
+                wakeOnceMovedOn(jobId, strike.before(), strike.victim(), strike.recovery(), report);
+        LOG.info("SIGSTOP of {} during checkpoint {}", strike.victim().name(), strike.inFlight());
+        return pause;
+    }
+
+    /** A fault about to land on a TaskManager of the job while checkpoint {@code inFlight} runs. */
+    private record Strike(
+            CheckpointStats before,
+            FlinkProcess victim,
+            long inFlight,
+            ChaosReport.Recovery recovery) {}
+
+    /**
+     * Picks a TaskManager of {@code jobId}, waits until a checkpoint is in progress and marks the
+     * fault ({@code action} of the TaskManager) in {@code report}: the fault lands right after.
+     */
+    private Strike strikeMidCheckpoint(
+            String jobId, String kind, String action, ChaosReport report) {
         CheckpointStats before = cluster.rest().checkpoints(jobId);
-        FlinkProcess victim = cluster.taskManager(jobs.taskManagersOf(jobId).iterator().next());
+        FlinkProcess victim =
+                cluster.taskManager(cluster.jobs().taskManagersOf(jobId).iterator().next());
         long inFlight = awaitCheckpointInProgress(jobId);
         ChaosReport.Recovery recovery =
                 report.fault(
-                        "pause",
-                        "SIGSTOP of %s during checkpoint %d".formatted(victim.name(), inFlight));
-        victim.pause();
-        cluster.startTaskManager();
-        TaskManagerPause pause = wakeOnceMovedOn(jobId, before, victim, recovery, report);
-        LOG.info("SIGSTOP of {} during checkpoint {}", victim.name(), inFlight);
-        return pause;
+                        kind,
+                        "%s %s during checkpoint %d".formatted(action, victim.name(), inFlight));
+        return new Strike(before, victim, inFlight, recovery);
     }
 
     /**

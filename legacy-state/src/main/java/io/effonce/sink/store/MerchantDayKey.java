@@ -2,7 +2,6 @@ package io.effonce.sink.store;
 
 import io.effonce.sink.LocalDateTypeInfoFactory;
 import java.time.LocalDate;
-import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
@@ -16,22 +15,17 @@ public record MerchantDayKey(
         @TypeInfo(LocalDateTypeInfoFactory.class) LocalDate day,
         String currency) {
 
-    public MerchantDayKey {
-        Objects.requireNonNull(merchantId, "merchantId");
-        Objects.requireNonNull(day, "day");
-        Objects.requireNonNull(currency, "currency");
-    }
-
-    /** The same key group as the job's key: the hash code is spelled out in both. */
+    /**
+     * The job's key's hash, which places a key in its key group: reading the old state looks each
+     * key up in the group it was written to.
+     */
     @Override
     public int hashCode() {
-        int h = merchantId.hashCode();
-        h = 31 * h + day.hashCode();
-        return 31 * h + currency.hashCode();
+        return 31 * (31 * merchantId.hashCode() + day.hashCode()) + currency.hashCode();
     }
 
     @Override
     public String toString() {
-        return merchantId + "/" + day + "/" + currency;
+        return "old " + merchantId + "/" + day + "/" + currency;
     }
 }

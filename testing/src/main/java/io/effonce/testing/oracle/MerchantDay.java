@@ -1,5 +1,7 @@
 package io.effonce.testing.oracle;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.LocalDate;
 import java.util.Comparator;
 import java.util.Objects;
@@ -17,6 +19,14 @@ public record MerchantDay(String merchantId, LocalDate day, String currency)
         Objects.requireNonNull(merchantId, "merchantId");
         Objects.requireNonNull(day, "day");
         Objects.requireNonNull(currency, "currency");
+    }
+
+    /**
+     * The key in a row's first three columns: merchant id, day, currency (its padding stripped).
+     */
+    public static MerchantDay fromColumns(ResultSet rs) throws SQLException {
+        return new MerchantDay(
+                rs.getString(1), rs.getObject(2, LocalDate.class), rs.getString(3).strip());
     }
 
     @Override
