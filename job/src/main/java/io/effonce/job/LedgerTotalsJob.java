@@ -49,12 +49,13 @@ public final class LedgerTotalsJob {
         try {
             Configuration config = JobConfiguration.merge(env.getConfiguration(), args);
             env.configure(config);
+            // Needs no service, only the savepoint: checked whatever --startup-check says.
+            List<String> savepoint =
+                    SavepointCheck.run(config, env.getConfig().getSerializerConfig());
+            if (!savepoint.isEmpty()) {
+                throw new JobStartupException(savepoint.get(0));
+            }
             if (config.get(JobOptions.STARTUP_CHECK)) {
-                List<String> savepoint =
-                        SavepointCheck.run(config, env.getConfig().getSerializerConfig());
-                if (!savepoint.isEmpty()) {
-                    throw new JobStartupException(savepoint.get(0));
-                }
                 StartupCheck.run(
                         postgres(config),
                         require(

@@ -11,8 +11,9 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  * date serializer, never Kryo.
  *
  * <p>Its name is part of the savepoint format (a POJO serializer's snapshot restores its class by
- * name): savepoints before 0.3.0 named it {@code io.effonce.job.MerchantDayKey}, and the savepoint
- * migration renames them (job/README.md, "Upgrades"). The sink knows it only as {@code K}.
+ * name): savepoints before 0.3.0 named it {@code io.effonce.sink.store.MerchantDayKey}, and the
+ * savepoint migration renames them (job/README.md, "Upgrades"). The sink knows it only as {@code
+ * K}.
  */
 public record MerchantDayKey(
         String merchantId,

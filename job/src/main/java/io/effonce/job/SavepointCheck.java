@@ -43,7 +43,8 @@ public final class SavepointCheck {
             if (namesAnOldClass(e)) {
                 return List.of(refusal(path));
             }
-            // Storage main cannot read, or a native incremental checkpoint: the tasks will tell.
+            // Storage main cannot read, or a native savepoint or incremental checkpoint (only a
+            // canonical one names its classes where this reads): the tasks will tell.
             LOG.warn("The state the job restores ({}) is not checked where main runs: {}", path, e);
             return List.of();
         }
@@ -83,6 +84,8 @@ public final class SavepointCheck {
                 + " run -c io.effonce.job.migrate.MigrateSavepoint"
                 + " effonce-job-<version>-migrate.jar --migrate.from "
                 + path
-                + " --migrate.to DIR (job/README.md, \"Upgrades\"), then restore the job from DIR.";
+                + " --migrate.to DIR, with the job's dedup.*, totals.zone and"
+                + " sink.retired-retention options (and --ledger.url for a savepoint of the two-stage"
+                + " layout; job/README.md, \"Upgrades\"), then restore the job from DIR.";
     }
 }

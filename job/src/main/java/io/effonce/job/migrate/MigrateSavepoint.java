@@ -8,6 +8,7 @@ import io.effonce.job.DayFinality;
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
 import io.effonce.job.MerchantDayKey;
+import io.effonce.job.SavepointCheck;
 import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.internal.SinkStateLayout;
@@ -23,6 +24,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.api.OperatorIdentifier;
@@ -90,7 +92,10 @@ public final class MigrateSavepoint {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         Configuration config = Configuration.fromMap(env.getConfiguration().toMap());
         config.addAll(CommandLine.parse(args, OPTION_CLASSES));
-        System.out.println("Migrated: " + run(env, config));
+        MigrationReport report = run(env, config);
+        if (report != null) {
+            System.out.println("Migrated: " + report);
+        }
     }
 
     /** Runs the migration that {@code config} describes in {@code env}; returns what it moved. */
@@ -113,6 +118,7 @@ public final class MigrateSavepoint {
         migration.set(PipelineOptions.GENERIC_TYPES, true);
         env.configure(migration);
 
+        requireAnOldSavepoint(from, env);
         CheckpointMetadata savepoint = SavepointLoader.loadSavepointMetadata(from);
         SavepointReader old = SavepointReader.read(env, from, new HashMapStateBackend());
         Duration ttl = lateness.stateTtl();
@@ -185,6 +191,23 @@ public final class MigrateSavepoint {
                         (timestamp, path) ->
                                 SimpleOperatorFactory.of(
                                         new SinkStateBootstrap(0L, timestamp, path, retention)));
+    }
+
+    /**
+     * Refuses a savepoint that already names the job's own classes (one this migration wrote, or
+     * taken by 0.3.0 or later): migrating it again would fail deep in Flink.
+     */
+    private static void requireAnOldSavepoint(String from, StreamExecutionEnvironment env) {
+        Configuration restoring = new Configuration();
+        restoring.set(StateRecoveryOptions.SAVEPOINT_PATH, from);
+        if (SavepointCheck.run(restoring, env.getConfig().getSerializerConfig()).isEmpty()) {
+            throw new IllegalArgumentException(
+                    "The savepoint "
+                            + from
+                            + " already names the state classes of release 0.3.0 (or is not a"
+                            + " canonical savepoint: flink stop --type canonical takes one):"
+                            + " restore the job from it as it is.");
+        }
     }
 
     /** The job's own jar leaves the old classes out; the migration jar carries them. */

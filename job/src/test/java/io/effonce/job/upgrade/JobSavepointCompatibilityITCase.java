@@ -116,6 +116,16 @@ class JobSavepointCompatibilityITCase {
             assertThat(SavepointCheck.run(restoring(migrated), new SerializerConfigImpl()))
                     .as("the migrated savepoint names the job's own classes")
                     .isEmpty();
+            assertThatThrownBy(
+                            () ->
+                                    migrate(
+                                            db,
+                                            dir,
+                                            migrated,
+                                            dir.resolve("again-" + release),
+                                            new Configuration()))
+                    .as("a migrated savepoint is not migrated again")
+                    .hasMessageContaining("already names the state classes of release 0.3.0");
 
             String savepointOfTheRestoredJob =
                     goesOnExactly(db, kafka, dir, migrated, new Configuration());
