@@ -4,6 +4,7 @@ import io.effonce.dedup.DedupOptions;
 import io.effonce.dedup.Lateness;
 import io.effonce.dedup.RecordedSetting;
 import io.effonce.job.CommandLine;
+import io.effonce.job.DailyTotal;
 import io.effonce.job.DayFinality;
 import io.effonce.job.JobOptions;
 import io.effonce.job.LedgerPipeline;
@@ -171,7 +172,7 @@ public final class MigrateSavepoint {
      * The sink's keyed state and lineage, read under the old class names and written under the
      * job's own; its lineage entries travel under one empty key.
      */
-    private static StateBootstrapTransformation<SinkStateEntry> sinkState(
+    static StateBootstrapTransformation<SinkStateEntry> sinkState(
             SavepointReader old, Duration retention) throws Exception {
         OperatorIdentifier sink = OperatorIdentifier.forUid(LedgerPipeline.SINK_UID);
         TypeInformation<SinkStateEntry> entries = TypeInformation.of(SinkStateEntry.class);
@@ -190,7 +191,13 @@ public final class MigrateSavepoint {
                 .transform(
                         (timestamp, path) ->
                                 SimpleOperatorFactory.of(
-                                        new SinkStateBootstrap(0L, timestamp, path, retention)));
+                                        new SinkStateBootstrap<>(
+                                                0L,
+                                                timestamp,
+                                                path,
+                                                retention,
+                                                TypeInformation.of(DailyTotal.class),
+                                                DailyTotal::new)));
     }
 
     /**

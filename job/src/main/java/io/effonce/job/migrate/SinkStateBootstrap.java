@@ -1,7 +1,7 @@
 package io.effonce.job.migrate;
 
-import io.effonce.job.DailyTotal;
 import io.effonce.sink.internal.SinkStateLayout;
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -19,15 +19,21 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Writes the sink's state under the job's own key and value classes, as the sink registers it
- * ({@link SinkStateLayout}): each key's last value, retained final value and tombstone, and the
- * lineage (union operator state: the subtask that receives its entries writes them, a restore takes
- * the union). The retained values' time to live starts again at the migration. At the end of its
- * input it snapshots itself into the new savepoint, as {@link MerchantStateBootstrap} does.
+ * Writes the sink's state under a value class ({@code V}; the key class is the keyed input's), as
+ * the sink registers it ({@link SinkStateLayout}): each key's last value, retained final value and
+ * tombstone, and the lineage (union operator state: the subtask that receives its entries writes
+ * them, a restore takes the union). The retained values' time to live starts again at the
+ * migration. At the end of its input it snapshots itself into the new savepoint, as {@link
+ * MerchantStateBootstrap} does.
  */
-final class SinkStateBootstrap extends AbstractStreamOperator<TaggedOperatorSubtaskState>
+final class SinkStateBootstrap<V> extends AbstractStreamOperator<TaggedOperatorSubtaskState>
         implements OneInputStreamOperator<SinkStateEntry, TaggedOperatorSubtaskState>,
                 BoundedOneInput {
+
+    /** A value of the class written, from an entry's sum and count. */
+    interface ValueOf<V> extends Serializable {
+        V of(long totalMinor, long payments);
+    }
 
     private static final long serialVersionUID = 1L;
 
@@ -35,18 +41,28 @@ final class SinkStateBootstrap extends AbstractStreamOperator<TaggedOperatorSubt
     private final long timestamp;
     private final Path savepointPath;
     private final Duration retention;
+    private final TypeInformation<V> valueType;
+    private final ValueOf<V> valueOf;
 
     private transient ListState<String> lineageState;
     private transient Set<String> lineage;
-    private transient ValueState<DailyTotal> last;
-    private transient ValueState<DailyTotal> retired;
+    private transient ValueState<V> last;
+    private transient ValueState<V> retired;
     private transient ValueState<Boolean> deleted;
 
-    SinkStateBootstrap(long checkpointId, long timestamp, Path savepointPath, Duration retention) {
+    SinkStateBootstrap(
+            long checkpointId,
+            long timestamp,
+            Path savepointPath,
+            Duration retention,
+            TypeInformation<V> valueType,
+            ValueOf<V> valueOf) {
         this.checkpointId = checkpointId;
         this.timestamp = timestamp;
         this.savepointPath = savepointPath;
         this.retention = retention;
+        this.valueType = valueType;
+        this.valueOf = valueOf;
     }
 
     @Override
@@ -59,10 +75,9 @@ final class SinkStateBootstrap extends AbstractStreamOperator<TaggedOperatorSubt
     @Override
     public void open() throws Exception {
         super.open();
-        TypeInformation<DailyTotal> type = TypeInformation.of(DailyTotal.class);
-        last = getPartitionedState(SinkStateLayout.lastValue(type));
+        last = getPartitionedState(SinkStateLayout.lastValue(valueType));
         if (!retention.isZero()) {
-            retired = getPartitionedState(SinkStateLayout.retiredValue(type, retention));
+            retired = getPartitionedState(SinkStateLayout.retiredValue(valueType, retention));
             deleted = getPartitionedState(SinkStateLayout.deleted(retention));
         }
     }
@@ -75,10 +90,10 @@ final class SinkStateBootstrap extends AbstractStreamOperator<TaggedOperatorSubt
             return;
         }
         if (e.hasLast) {
-            last.update(new DailyTotal(e.lastTotalMinor, e.lastPayments));
+            last.update(valueOf.of(e.lastTotalMinor, e.lastPayments));
         }
         if (e.hasRetired && retired != null) {
-            retired.update(new DailyTotal(e.retiredTotalMinor, e.retiredPayments));
+            retired.update(valueOf.of(e.retiredTotalMinor, e.retiredPayments));
         }
         if (e.deleted && deleted != null) {
             deleted.update(true);
