@@ -51,7 +51,7 @@ public final class StalenessIgnored extends DelegatingStore {
                 owners,
                 committedByClaimantRun,
                 found.lastCommitted(),
-                found.committedInEveryKeyGroup(),
+                found.durableThrough(),
                 false,
                 found.hasRows(),
                 found.newestDeletion(),

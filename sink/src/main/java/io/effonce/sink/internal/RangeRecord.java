@@ -12,12 +12,14 @@ import org.apache.flink.annotation.Internal;
  * @param committedByClaimantRun the newest checkpoint the claimant's own run committed in the
  *     range, 0 when none
  * @param lastCommitted the newest checkpoint any run committed in the range, 0 when none
- * @param committedInEveryKeyGroup the oldest checkpoint committed (or savepoint acknowledged) in
- *     the range's key groups by the run that took the claim's restored checkpoint or by the
- *     claimant's own run (whose lineage holds that checkpoint), when every one of them has such a
- *     commit, else 0: a restore from a checkpoint no newer than this finds every write before that
- *     checkpoint's barrier in the table (see {@code RestoreFlush}); another run's checkpoint ids
- *     are another timeline and prove nothing
+ * @param durableThrough the oldest checkpoint whose barrier every key group of the range is proven
+ *     to have passed with its writes before it durable, else 0: a restore from a checkpoint no
+ *     newer than this finds every write before that checkpoint's barrier in the table (see {@code
+ *     RestoreFlush}). A key group proves checkpoint {@code x} by a commit of {@code x} (or an
+ *     acknowledged savepoint {@code x}), or by its fence owner having recorded barrier {@code x}
+ *     after its start, each written after every write of the key group before barrier {@code x};
+ *     only the run that took the claim's restored checkpoint, or the claimant's own run, counts:
+ *     another run's checkpoint ids are another timeline and prove nothing
  * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
  * @param hasRows whether the live, staged or committed table holds a row in the range
  * @param newestDeletion the newest barrier tag under which a live row of the range was deleted (a
@@ -30,7 +32,7 @@ public record RangeRecord(
         Set<RangeOwner> owners,
         long committedByClaimantRun,
         long lastCommitted,
-        long committedInEveryKeyGroup,
+        long durableThrough,
         boolean claimantRunSuperseded,
         boolean hasRows,
         long newestDeletion,

@@ -35,12 +35,19 @@ import org.slf4j.LoggerFactory;
  * detail"). It needs the table to hold every write acknowledged before barrier {@code c}: a
  * database that lost acknowledged writes (an asynchronous standby promoted, a restore from backup)
  * does not. {@link RestoreProtocol} therefore chooses the incremental flush only when every key
- * group of the range has committed checkpoint {@code c} or later in {@code sink_progress}: that
- * commit came after every write before barrier {@code c}, and a database that keeps a later
- * transaction keeps the earlier ones (its log is replayed in order). Otherwise it runs the full
- * flush, which repairs every key the state holds. A deleted row leaves no tag either, so the
- * incremental flush is also ruled out when a live row of the range was deleted after barrier {@code
- * c} ({@code sink_live_deletes}).
+ * group of the range proves barrier {@code c} durable: it committed checkpoint {@code c} or later
+ * in {@code sink_progress}, or its fence owner recorded barrier {@code c} or later in {@code
+ * sink_fences} after its own start. Either record came after every write of the key group before
+ * barrier {@code c} (the writer records a barrier after writing out its buffer and staging; an
+ * earlier owner's writes came before the takeover that replaced it), and a database that keeps a
+ * later transaction keeps the earlier ones (its log is replayed in order). The barrier's record is
+ * there before the checkpoint can complete, so a lost completion notice needs no full flush. Only
+ * records of the run that took {@code c}, or of the claimant's own run, count: another run's ids
+ * are another timeline. And only a barrier recorded after the owner's start counts, not the
+ * restored checkpoint the takeover records: an owner cut during its own repair never passed one.
+ * Otherwise it runs the full flush, which repairs every key the state holds. A deleted row leaves
+ * no tag either, so the incremental flush is also ruled out when a live row of the range was
+ * deleted after barrier {@code c} ({@code sink_live_deletes}).
  *
  * <p>When the range lacks that commit the committed table cannot be trusted either: the values
  * staged before barrier {@code c} may be gone with the lost writes, and the commits they came from

@@ -100,18 +100,19 @@ final class RestoreProtocol<K, V> {
 
     /**
      * Row 4: flushes the range from restored checkpoint {@code c}, repairing it from state where
-     * the database lacks the commit of {@code c} or holds another lineage's writes, and reconciles
-     * the committed table to {@code c}.
+     * the database lacks the proof that it holds every write before barrier {@code c} or holds
+     * another lineage's writes, and reconciles the committed table to {@code c}.
      */
     private void flushRestored(
             KeyGroupSpan span, Claim claim, RangeRecord found, RestoredState<K, V> state) {
         long c = claim.restoredCheckpoint().getAsLong();
-        // Without the commit of c the committed table may lack what was staged and
-        // committed before it (lost with the database's writes): rewritten from state.
-        // So is it when a key was deleted after barrier c and a later checkpoint was
-        // committed: the deletion may be committed, leaving no row for the roll-back to
-        // find. (flushMode is then FULL.)
-        boolean lacksCommit = found.committedInEveryKeyGroup() < c;
+        // Without the proof that barrier c is durable (its commit, or the barrier recorded
+        // in the fence) the committed table may lack what was staged and committed before
+        // it (lost with the database's writes): rewritten from state. So is it when a key
+        // was deleted after barrier c and a later checkpoint was committed: the deletion
+        // may be committed, leaving no row for the roll-back to find. (flushMode is then
+        // FULL.)
+        boolean lacksCommit = found.durableThrough() < c;
         boolean restage = lacksCommit || (found.deletedSince(c) && found.lastCommitted() > c);
         long outsideFrom = lacksCommit ? outsideTheLineageFrom(c, found) : c;
         // The database holds the progress of a run of another lineage (a copy from before
@@ -154,11 +155,13 @@ final class RestoreProtocol<K, V> {
     }
 
     /**
-     * Incremental when every key group of the range committed checkpoint {@code c} or later: the
+     * Incremental when every key group of the range proves barrier {@code c} durable (it committed
+     * {@code c} or later, or its owner recorded barrier {@code c} or later after its start): the
      * table then holds every write before barrier {@code c} (see {@link RestoreFlush}), and no live
-     * row of the range was deleted after that barrier. Full when one did not: the notice of {@code
-     * c} was lost, the table is new to the job, or the database lost acknowledged writes; or when a
-     * row was deleted.
+     * row of the range was deleted after that barrier. A lost completion notice therefore costs no
+     * full flush: the barrier's record is written before the checkpoint can complete. Full when a
+     * key group proves less: the table is new to the job, or the database lost acknowledged writes;
+     * or when a row was deleted.
      */
     private RestoreFlush.Mode flushMode(long c, RangeRecord found, KeyGroupSpan span) {
         if (settings.alwaysFullFlush()) {
@@ -175,19 +178,20 @@ final class RestoreProtocol<K, V> {
                     found.newestDeletion());
             return RestoreFlush.Mode.FULL;
         }
-        if (found.committedInEveryKeyGroup() >= c) {
+        if (found.durableThrough() >= c) {
             return RestoreFlush.Mode.INCREMENTAL;
         }
         LOG.warn(
-                "Full flush of {} in {}: restoring checkpoint {}, but the range's key groups have"
-                        + " committed only through checkpoint {} (0: some never did). The table may"
-                        + " lack writes acknowledged before that checkpoint (a lost completion"
-                        + " notice, a new table, or a database that lost writes), so every key of"
-                        + " restored state is set again, in the live and the committed table.",
+                "Full flush of {} in {}: restoring checkpoint {}, but the range's key groups"
+                        + " prove their writes durable only through checkpoint {} (0: some never"
+                        + " committed, nor recorded a barrier since their start). The table may"
+                        + " lack writes acknowledged before that checkpoint (a new table, or a"
+                        + " database that lost writes), so every key of restored state is set"
+                        + " again, in the live and the committed table.",
                 store.tableName(),
                 span,
                 c,
-                found.committedInEveryKeyGroup());
+                found.durableThrough());
         return RestoreFlush.Mode.FULL;
     }
 

@@ -417,6 +417,83 @@ abstract class StartProtocolContract<K, V> {
     }
 
     /**
+     * A TaskManager lost after checkpoint 11 completed and before its notice reached the sink (the
+     * window is the commit's own transaction; with checkpoints back to back a kill lands in it
+     * often). The barrier of 11 was recorded in the fence after the writes before it, and before
+     * the checkpoint could complete: the restore commits 11 itself and flushes incrementally, where
+     * it once set every key of state again.
+     */
+    @Test
+    void aCompletionNoticeLostWithItsTaskManagerCostsNoFullFlush() throws Exception {
+        FlushableSink<K, V> run = newRun();
+        OperatorSubtaskState at11;
+        try (var first = restoredAttempt(run, 0, null, 0)) {
+            first.open();
+            upsert(first, "a", 100);
+            upsert(first, "b", 10);
+            completed(first, 10);
+            upsert(first, "a", 200);
+            upsert(first, "c", 5);
+            at11 = checkpoint(first, 11); // completes; the notice is lost with the TaskManager
+        }
+        assertThat(committed()).isEqualTo(Map.of(key("a"), 100L, key("b"), 10L));
+        try (var restarted = restoredAttempt(run, 1, at11, 11)) {
+            restarted.open();
+            Map<K, Long> at11Totals = Map.of(key("a"), 200L, key("b"), 10L, key("c"), 5L);
+            assertThat(((FlushableSinkOperator<?, ?>) restarted.getOperator()).lastFlush().mode())
+                    .isEqualTo(RestoreFlush.Mode.INCREMENTAL);
+            assertThat(live()).isEqualTo(at11Totals);
+            assertThat(committed()).isEqualTo(at11Totals);
+        }
+    }
+
+    /**
+     * The fence proves a barrier its owner passed, not the checkpoint its takeover recorded. The
+     * database went back past checkpoint 11's writes; the attempt restoring 11 took the range (its
+     * fence row: restored 11) and was gone before its repair. Were that row a barrier passed, the
+     * next attempt would flush incrementally from 11, find no row tagged 11 or later, and leave a
+     * at 100 and c missing for good (with the rule off, checked by hand on both stores, 2026-12-06:
+     * {a=100, b=10}).
+     */
+    @Test
+    void anOwnerGoneBeforeItsRepairProvesNoBarrier() throws Exception {
+        FlushableSink<K, V> run = runOver(GatedStore.gated(stores(), false));
+        OperatorSubtaskState at11;
+        DatabaseCopy at10;
+        new PauseGate().bindToThisThread();
+        try (var first = restoredAttempt(run, 0, null, 0)) {
+            first.open();
+            upsert(first, "a", 100);
+            upsert(first, "b", 10);
+            completed(first, 10);
+            at10 = copyOfTheDatabase();
+            upsert(first, "a", 200);
+            upsert(first, "c", 5);
+            at11 = completed(first, 11);
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+        at10.putBack();
+        PauseGate dies = new PauseGate();
+        dies.bindToThisThread();
+        dies.crashAfter(1); // the takeover passes; the process is gone before the repair
+        try (var cut = restoredAttempt(run, 1, at11, 11)) {
+            assertThatThrownBy(cut::open).hasMessageContaining("process is gone");
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+        new PauseGate().bindToThisThread();
+        try (var next = restoredAttempt(run, 2, at11, 11)) {
+            next.open();
+            Map<K, Long> at11Totals = Map.of(key("a"), 200L, key("b"), 10L, key("c"), 5L);
+            assertThat(live()).isEqualTo(at11Totals);
+            assertThat(committed()).isEqualTo(at11Totals);
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+    }
+
+    /**
      * A fresh start with {@code sink.reset-on-fresh-start} takes the range, then deletes what the
      * earlier deployment left; its process dies in between. The next attempt of the same run finds
      * the range its run's, and no state: it finishes the reset. (With the rule before, it deleted

@@ -67,7 +67,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             Set<RangeOwner> owners = new HashSet<>();
             long committedByRun = 0;
             long lastCommitted = 0;
-            long committedEverywhere = Long.MAX_VALUE;
+            long durableThrough = Long.MAX_VALUE;
             long newestDeletion = 0;
             Set<RunLineage> committedLineages = new HashSet<>();
             for (int g = span.first(); g <= span.last(); g++) {
@@ -86,14 +86,22 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                         claim.restoredRun().isEmpty()
                                 || claim.restoredRun().equals(committedRun)
                                 || claim.run().equals(committedRun);
-                committedEverywhere =
+                long committedProof =
                         progress == null || !ofRestoredRun
                                 ? 0
-                                : Math.min(
-                                        committedEverywhere,
-                                        Math.max(
-                                                progress.checkpointId(),
-                                                table.acknowledgedSavepoints.getOrDefault(g, 0L)));
+                                : Math.max(
+                                        progress.checkpointId(),
+                                        table.acknowledgedSavepoints.getOrDefault(g, 0L));
+                // A barrier the owner recorded after its start: not the restored checkpoint its
+                // takeover recorded, and only of the run that took it or the claimant's run.
+                long barrierProof =
+                        owner != null
+                                        && owner.lastBarrier() > owner.restoredCheckpoint()
+                                        && (owner.id().run().equals(claim.restoredRun())
+                                                || owner.id().run().equals(claim.run()))
+                                ? owner.lastBarrier()
+                                : 0;
+                durableThrough = Math.min(durableThrough, Math.max(committedProof, barrierProof));
                 if (progress != null) {
                     lastCommitted = Math.max(lastCommitted, progress.checkpointId());
                     if (claim.run().equals(table.committedRuns.get(g))) {
@@ -106,7 +114,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                             owners,
                             committedByRun,
                             lastCommitted,
-                            committedEverywhere,
+                            durableThrough,
                             table.supersededRuns.contains(claim.run()),
                             table.rows.values().stream().anyMatch(r -> span.contains(r.keyGroup()))
                                     || table.staged.stream()

@@ -62,40 +62,29 @@ final class FenceRows {
         }
         long committedByRun;
         long lastCommitted;
-        long committedEverywhere;
         Set<RunLineage> committedLineages = new HashSet<>();
-        // The proof counts only commits of the run that took the restored checkpoint, or of the
-        // claimant's own run, whose lineage holds it (any run's, for a state that does not name
-        // its run): another run's checkpoint ids are another timeline.
         try (PreparedStatement s =
                 c.prepareStatement(
                         "SELECT coalesce(max(checkpoint_id) FILTER (WHERE committed_run = ?), 0),"
                                 + " coalesce(max(checkpoint_id), 0),"
-                                + " CASE WHEN count(*) = ? THEN min(CASE WHEN ? = ''"
-                                + " OR committed_run IN (?, ?) THEN GREATEST(checkpoint_id,"
-                                + " acknowledged_savepoint) ELSE 0 END) ELSE 0 END,"
                                 + " coalesce(array_remove(array_agg(DISTINCT committed_lineage),"
                                 + " NULL), '{}')"
                                 + " FROM sink_progress"
                                 + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
             s.setString(1, run);
-            s.setInt(2, span.last() - span.first() + 1);
-            s.setString(3, claim.restoredRun());
-            s.setString(4, claim.restoredRun());
-            s.setString(5, run);
-            s.setString(6, table);
-            s.setInt(7, span.first());
-            s.setInt(8, span.last());
+            s.setString(2, table);
+            s.setInt(3, span.first());
+            s.setInt(4, span.last());
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 committedByRun = rs.getLong(1);
                 lastCommitted = rs.getLong(2);
-                committedEverywhere = rs.getLong(3);
-                for (String lineage : (String[]) rs.getArray(4).getArray()) {
+                for (String lineage : (String[]) rs.getArray(3).getArray()) {
                     committedLineages.add(RunLineage.parse(lineage));
                 }
             }
         }
+        long durableThrough = durableThrough(c, table, span, claim);
         boolean superseded;
         try (PreparedStatement s =
                 c.prepareStatement(
@@ -126,11 +115,49 @@ final class FenceRows {
                 owners,
                 committedByRun,
                 lastCommitted,
-                committedEverywhere,
+                durableThrough,
                 superseded,
                 hasRows,
                 newestDeletion,
                 committedLineages);
+    }
+
+    /**
+     * The oldest checkpoint each key group of the range proves durable (see {@link
+     * RangeRecord#durableThrough}): its commit (or acknowledged savepoint), or the barrier its
+     * fence owner recorded after its start, whichever is newer; 0 if a key group proves none. Only
+     * the run that took the restored checkpoint or the claimant's own run counts (any run's commit,
+     * for a state that does not name its run; never an unnamed run's barrier).
+     */
+    private static long durableThrough(Connection c, String table, KeyGroupSpan span, Claim claim)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT coalesce(min(GREATEST("
+                                + " CASE WHEN ? = '' OR p.committed_run IN (?, ?)"
+                                + " THEN GREATEST(p.checkpoint_id, p.acknowledged_savepoint) END,"
+                                + " CASE WHEN f.owner_job IN (?, ?)"
+                                + " AND f.owner_barrier > f.owner_restored"
+                                + " THEN f.owner_barrier END, 0)), 0)"
+                                + " FROM generate_series(?, ?) AS g"
+                                + " LEFT JOIN sink_progress p"
+                                + " ON p.sink_table = ? AND p.key_group = g"
+                                + " LEFT JOIN sink_fences f"
+                                + " ON f.sink_table = ? AND f.key_group = g")) {
+            s.setString(1, claim.restoredRun());
+            s.setString(2, claim.restoredRun());
+            s.setString(3, claim.run());
+            s.setString(4, claim.restoredRun());
+            s.setString(5, claim.run());
+            s.setInt(6, span.first());
+            s.setInt(7, span.last());
+            s.setString(8, table);
+            s.setString(9, table);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     /**
