@@ -149,6 +149,21 @@ CREATE TABLE IF NOT EXISTS sink_live_deletes (
   PRIMARY KEY (sink_table, key_group)
 );
 
+-- The savepoint barriers each key group's owners passed (a row per key group and savepoint). Flink
+-- may restore the checkpoint before a completed savepoint by itself (a stop-with-savepoint that
+-- fails); the takeover of such a restore, by the same run or a run deployed from its checkpoints,
+-- sets erased_at to the checkpoint it went back to. A deployment from that savepoint then knows the
+-- run's later commits and writes are another branch's, and repairs the range from state. A row no
+-- restore erased goes once a restore reaches its savepoint.
+CREATE TABLE IF NOT EXISTS sink_savepoint_barriers (
+  sink_table  TEXT    NOT NULL,
+  key_group   INTEGER NOT NULL,
+  run         TEXT    NOT NULL,     -- '<Flink job id>/<run id>'
+  savepoint   BIGINT  NOT NULL,     -- the savepoint's checkpoint id
+  erased_at   BIGINT,               -- the checkpoint a later restore went back to; NULL: none did
+  passed_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (sink_table, key_group, run, savepoint)
+);
 -- How far the committed totals go, per key group of a sink table: written by the sink subtask
 -- that owns the key group, in the transaction that commits a checkpoint for it. Dashboards read
 -- the summary view committed_progress, not this table.

@@ -30,9 +30,10 @@ class PostgresStoreConfigTest {
                         "sink_writers",
                         "sink_superseded_runs",
                         "sink_live_deletes",
+                        "sink_savepoint_barriers",
                         "sink_progress",
                         "sink_repairs")
-                .hasSize(9);
+                .hasSize(10);
     }
 
     @Test

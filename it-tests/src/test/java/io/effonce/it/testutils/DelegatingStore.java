@@ -33,6 +33,11 @@ public abstract class DelegatingStore implements SinkStore<MerchantDayKey, Daily
     }
 
     @Override
+    public void recordSavepointBarrier(long savepointId) {
+        store.recordSavepointBarrier(savepointId);
+    }
+
+    @Override
     public void write(List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
         store.write(rows);
     }

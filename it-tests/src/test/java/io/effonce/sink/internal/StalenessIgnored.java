@@ -55,6 +55,7 @@ public final class StalenessIgnored extends DelegatingStore {
                 false,
                 found.hasRows(),
                 found.newestDeletion(),
-                found.committedLineages());
+                found.committedLineages(),
+                found.savepointBranchErasedAt());
     }
 }

@@ -78,6 +78,7 @@ final class CheckpointCycle<K, V> {
         tag = checkpointId;
         if (savepoint) {
             savepointBarriers.add(checkpointId);
+            fence.recordSavepointBarrier(checkpointId);
         }
     }
 

@@ -23,4 +23,13 @@ public interface RangeFence {
      * checkpoint then knows the range moved on. Fails with {@link FencedException} once taken over.
      */
     void recordBarrier(long checkpointId);
+
+    /**
+     * Records that this writer passed the barrier of savepoint {@code savepointId} in its range,
+     * before it acknowledges the savepoint. Flink may still restore an older checkpoint by itself
+     * (a stop-with-savepoint that fails once its savepoint completed); the takeover of that restore
+     * marks the savepoint's branch erased, and a deployment from the savepoint then knows that the
+     * run's later writes are another branch's ({@link RangeRecord#savepointBranchErasedAt}).
+     */
+    void recordSavepointBarrier(long savepointId);
 }

@@ -1,5 +1,7 @@
 package io.effonce.sink.internal;
 
+import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.flink.annotation.Internal;
@@ -26,6 +28,11 @@ import org.apache.flink.annotation.Internal;
  *     delete, or a flush's stale key), 0 when none
  * @param committedLineages the lineages of the runs whose commit is the latest in some key group of
  *     the range (rows from before the lineage was recorded name none)
+ * @param savepointBranchErasedAt when the claim restores a savepoint whose barrier its run passed
+ *     in the range and that run (or a run restored from its checkpoints) afterwards restored an
+ *     older checkpoint, erasing the savepoint's branch: the oldest checkpoint so restored. The
+ *     run's commits and barriers since are of the branch that forked there, and prove nothing for
+ *     the savepoint; everything tagged from there on may be that branch's. Empty otherwise
  */
 @Internal
 public record RangeRecord(
@@ -36,11 +43,13 @@ public record RangeRecord(
         boolean claimantRunSuperseded,
         boolean hasRows,
         long newestDeletion,
-        Set<RunLineage> committedLineages) {
+        Set<RunLineage> committedLineages,
+        OptionalLong savepointBranchErasedAt) {
 
     public RangeRecord {
         owners = Set.copyOf(owners);
         committedLineages = Set.copyOf(committedLineages);
+        Objects.requireNonNull(savepointBranchErasedAt, "savepointBranchErasedAt");
     }
 
     /**

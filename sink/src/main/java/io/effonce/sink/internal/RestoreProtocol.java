@@ -4,6 +4,7 @@ import io.effonce.sink.Progress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,19 +113,32 @@ final class RestoreProtocol<K, V> {
         // was deleted after barrier c and a later checkpoint was committed: the deletion
         // may be committed, leaving no row for the roll-back to find. (flushMode is then
         // FULL.)
-        boolean lacksCommit = found.durableThrough() < c;
+        // A savepoint whose branch its run erased: the run's later commits and barriers are of
+        // the branch that forked where it went back, and so is what it wrote from there on.
+        OptionalLong erasedAt = found.savepointBranchErasedAt();
+        boolean lacksCommit = found.durableThrough() < c || erasedAt.isPresent();
         boolean restage = lacksCommit || (found.deletedSince(c) && found.lastCommitted() > c);
         long outsideFrom = lacksCommit ? outsideTheLineageFrom(c, found) : c;
         // The database holds the progress of a run of another lineage (a copy from before
         // a rollback, or from an abandoned branch): it wrote after the fork, and nothing in
         // the tables says which rows.
-        long forkFrom = lacksCommit ? forkFrom(claim, found, c) : c;
+        long forkFrom = lacksCommit ? Math.min(forkFrom(claim, found, c), erasedAt.orElse(c)) : c;
         if (Math.min(outsideFrom, forkFrom) < c) {
             // What an attempt outside c's lineage staged goes too (it never completed a
             // checkpoint); the flush stages every key of state at c again.
             store.discardStagedAfter(Math.min(outsideFrom, forkFrom));
         }
-        if (forkFrom < c) {
+        if (erasedAt.isPresent()) {
+            LOG.warn(
+                    "{}: restoring savepoint {}, whose branch its run erased by restoring checkpoint"
+                            + " {} afterwards (a stop-with-savepoint that failed once the savepoint"
+                            + " completed, or a deployment from an older checkpoint); what that run"
+                            + " wrote from there on is another branch's: {} is repaired from state",
+                    claim.task(),
+                    c,
+                    erasedAt.getAsLong(),
+                    span);
+        } else if (forkFrom < c) {
             LOG.warn(
                     "{}: the database holds the progress of runs whose lineages {} part"
                             + " from this one ({}) at checkpoint {}; every row of {} tagged"
@@ -164,7 +178,7 @@ final class RestoreProtocol<K, V> {
      * or when a row was deleted.
      */
     private RestoreFlush.Mode flushMode(long c, RangeRecord found, KeyGroupSpan span) {
-        if (settings.alwaysFullFlush()) {
+        if (settings.alwaysFullFlush() || found.savepointBranchErasedAt().isPresent()) {
             return RestoreFlush.Mode.FULL;
         }
         if (found.deletedSince(c)) {

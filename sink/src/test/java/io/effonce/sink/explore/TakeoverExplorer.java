@@ -79,7 +79,10 @@ final class TakeoverExplorer<K, V> {
     private final List<String> trace = new ArrayList<>();
     private final List<Attempt<K, V>> frozenPast = new ArrayList<>();
     private final Deque<Snapshot> pending = new ArrayDeque<>();
-    private final List<Snapshot> completedHistory = new ArrayList<>();
+
+    /** What an operator can redeploy from: completed checkpoints and savepoints, in order. */
+    private final List<Snapshot> redeployable = new ArrayList<>();
+
     private final Map<Integer, Integer> attemptsOfSubtask = new HashMap<>();
     private final List<String> woken = new ArrayList<>();
     private final List<String> flushModes = new ArrayList<>();
@@ -347,7 +350,7 @@ final class TakeoverExplorer<K, V> {
             return;
         }
         completed = pending.poll();
-        completedHistory.add(completed);
+        redeployable.add(completed);
         trace.add("checkpoint " + completed.id() + " completes");
         if (step.notified()) {
             long id = completed.id();
@@ -370,12 +373,18 @@ final class TakeoverExplorer<K, V> {
             return;
         }
         long id = ++checkpoints;
+        Map<Integer, Total> atBarrier = new HashMap<>(lineage);
+        List<OperatorSubtaskState> states = new ArrayList<>();
         for (Attempt<K, V> a : List.copyOf(live)) {
-            if (onLive(a, step, h -> stopWithSavepoint(h, id)) != Ended.DONE) {
+            OperatorSubtaskState[] state = new OperatorSubtaskState[1];
+            if (onLive(a, step, h -> state[0] = stopWithSavepoint(h, id)) != Ended.DONE) {
                 return; // a subtask froze or failed: the savepoint never completes
             }
             a.lastBarrier = id;
+            states.add(state[0]);
         }
+        // An operator may deploy from it later, after Flink's restore erased its branch.
+        redeployable.add(new Snapshot(id, states, atBarrier));
         for (Attempt<K, V> a : List.copyOf(live)) {
             if (!busy(a) && onLive(a, step, h -> h.notifyOfCompletedCheckpoint(id)) != Ended.DONE) {
                 return;
@@ -452,12 +461,12 @@ final class TakeoverExplorer<K, V> {
 
     /** An operator redeploys the job from an older completed checkpoint: a new run. */
     private void olderSavepoint(Step.OlderSavepoint step) {
-        if (completedHistory.size() <= step.back()) {
+        if (redeployable.size() <= step.back()) {
             return;
         }
-        Snapshot savepoint = completedHistory.get(completedHistory.size() - 1 - step.back());
+        Snapshot savepoint = redeployable.get(redeployable.size() - 1 - step.back());
         trace.add(
-                "an operator redeploys from checkpoint "
+                "an operator redeploys from snapshot "
                         + savepoint.id()
                         + " as a new run at parallelism "
                         + step.parallelism());

@@ -24,7 +24,15 @@ class StartDecisionTest {
     private static RangeRecord found(
             Set<RangeOwner> owners, long committedByRun, boolean superseded, boolean hasRows) {
         return new RangeRecord(
-                owners, committedByRun, committedByRun, 0, superseded, hasRows, 0, Set.of());
+                owners,
+                committedByRun,
+                committedByRun,
+                0,
+                superseded,
+                hasRows,
+                0,
+                Set.of(),
+                OptionalLong.empty());
     }
 
     private static StartDecision decide(Claim claim, RangeRecord found) {

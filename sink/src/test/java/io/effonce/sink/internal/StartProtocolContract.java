@@ -389,6 +389,65 @@ abstract class StartProtocolContract<K, V> {
     }
 
     /**
+     * The failed stop of the case above, but the run goes on after Flink's restore of 10: it writes
+     * a=300 and b=7 under tag 10 (before its first barrier), commits 12, writes x=2, commits 13;
+     * then it is cancelled and a new deployment starts from savepoint 11. The run's commit of 13
+     * passed for proof that the table held every write before barrier 11, but 12 and 13 are of the
+     * branch that forked at 10: the incremental flush from 11 left a at 300, b at 7 and c missing
+     * (committed: c missing). The takeover of the restore of 10 marked savepoint 11 erased there
+     * ({@code sink_savepoint_barriers}), so the deployment from it repairs the range from state and
+     * deletes what that branch wrote from 10 on.
+     */
+    @Test
+    void aDeploymentFromASavepointWhoseBranchItsRunErasedEndsAtTheSavepoint() throws Exception {
+        deployFromASavepointItsRunErased(true);
+    }
+
+    /** The same with the savepoint's completion notice lost: the barrier's record is enough. */
+    @Test
+    void theSameWithTheSavepointsNoticeLost() throws Exception {
+        deployFromASavepointItsRunErased(false);
+    }
+
+    private void deployFromASavepointItsRunErased(boolean acknowledged) throws Exception {
+        FlushableSink<K, V> run = newRun();
+        OperatorSubtaskState at10;
+        OperatorSubtaskState at11;
+        try (var stopping = restoredAttempt(run, 0, null, 0)) {
+            stopping.open();
+            upsert(stopping, "a", 100);
+            upsert(stopping, "x", 1);
+            at10 = completed(stopping, 10);
+            upsert(stopping, "a", 200);
+            upsert(stopping, "c", 5);
+            at11 = stopWithSavepoint(stopping, 11);
+            if (acknowledged) {
+                stopping.notifyOfCompletedCheckpoint(11);
+            }
+        }
+        try (var restarted = restoredAttempt(run, 1, at10, 10)) {
+            restarted.open(); // Flink's own restore after the failed stop
+            upsert(restarted, "a", 300);
+            upsert(restarted, "b", 7);
+            completed(restarted, 12);
+            upsert(restarted, "x", 2);
+            completed(restarted, 13);
+        } // cancelled
+        try (var fromSavepoint = restoredAttempt(newRun(), 0, at11, 11)) {
+            fromSavepoint.open();
+            Map<K, Long> at11Totals = Map.of(key("a"), 200L, key("x"), 1L, key("c"), 5L);
+            assertThat(live()).isEqualTo(at11Totals);
+            assertThat(committed()).isEqualTo(at11Totals);
+            upsert(fromSavepoint, "d", 4);
+            completed(fromSavepoint, 12);
+            Map<K, Long> atTwelve =
+                    Map.of(key("a"), 200L, key("x"), 1L, key("c"), 5L, key("d"), 4L);
+            assertThat(live()).isEqualTo(atTwelve);
+            assertThat(committed()).isEqualTo(atTwelve);
+        }
+    }
+
+    /**
      * A new deployment restored from a completed savepoint commits what the savepoint staged, and
      * its flush is incremental: the savepoint's acknowledgement proves every write before its
      * barrier durable, as a commit would.

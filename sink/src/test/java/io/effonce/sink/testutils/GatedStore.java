@@ -99,6 +99,11 @@ public final class GatedStore<K, V> implements SinkStore<K, V> {
         run(() -> store.recordBarrier(checkpointId));
     }
 
+    @Override
+    public void recordSavepointBarrier(long savepointId) {
+        run(() -> store.recordSavepointBarrier(savepointId));
+    }
+
     /** What the old takeover knew of a range: the runs that owned it and whether it held rows. */
     private static RangeRecord ownersOnly(RangeRecord found) {
         Set<RangeOwner> owners =
@@ -118,7 +123,8 @@ public final class GatedStore<K, V> implements SinkStore<K, V> {
                 false,
                 found.hasRows(),
                 found.newestDeletion(),
-                Set.of());
+                Set.of(),
+                OptionalLong.empty());
     }
 
     @Override

@@ -122,7 +122,8 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                                     || table.committed.values().stream()
                                             .anyMatch(r -> span.contains(r.keyGroup())),
                             newestDeletion,
-                            committedLineages);
+                            committedLineages,
+                            savepointBranchErasedAt(span, claim));
             if (!mayTake.test(found)) {
                 return new Takeover(found, false, -1);
             }
@@ -136,6 +137,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                 table.fenceOwners.put(g, RangeOwner.of(claim));
                 table.fenceTokens.put(g, newToken);
             }
+            takenBy(span, claim);
             this.span = span;
             this.token = newToken;
             this.run = claim.run();
@@ -143,6 +145,58 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             this.acknowledged = 0;
             table.writerCounts.put(writer, 0L);
             return new Takeover(found, true, newToken);
+        }
+    }
+
+    /** See {@code SavepointBarriers.takenBy}. */
+    private void takenBy(KeyGroupSpan span, Claim claim) {
+        long restored = claim.restoredOrZero();
+        table.savepointBarriers
+                .entrySet()
+                .removeIf(
+                        e ->
+                                span.contains(e.getKey().keyGroup())
+                                        && ofClaimOrItsRestoredRun(e.getKey().run(), claim)
+                                        && e.getKey().savepoint() <= restored
+                                        && e.getValue() == Long.MAX_VALUE);
+        table.savepointBarriers.replaceAll(
+                (barrier, erasedAt) ->
+                        span.contains(barrier.keyGroup())
+                                        && ofClaimOrItsRestoredRun(barrier.run(), claim)
+                                        && barrier.savepoint() > restored
+                                ? Math.min(erasedAt, restored)
+                                : erasedAt);
+    }
+
+    private static boolean ofClaimOrItsRestoredRun(String run, Claim claim) {
+        return run.equals(claim.run()) || run.equals(claim.restoredRun());
+    }
+
+    /** See {@code SavepointBarriers.erasedAt}. */
+    private OptionalLong savepointBranchErasedAt(KeyGroupSpan span, Claim claim) {
+        if (claim.restoredCheckpoint().isEmpty() || claim.restoredRun().isEmpty()) {
+            return OptionalLong.empty();
+        }
+        long savepoint = claim.restoredCheckpoint().getAsLong();
+        long erasedAt = Long.MAX_VALUE;
+        for (var e : table.savepointBarriers.entrySet()) {
+            if (span.contains(e.getKey().keyGroup())
+                    && e.getKey().run().equals(claim.restoredRun())
+                    && e.getKey().savepoint() == savepoint) {
+                erasedAt = Math.min(erasedAt, e.getValue());
+            }
+        }
+        return erasedAt == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(erasedAt);
+    }
+
+    @Override
+    public void recordSavepointBarrier(long savepointId) {
+        synchronized (table) {
+            checkFence();
+            for (int g = span.first(); g <= span.last(); g++) {
+                table.savepointBarriers.putIfAbsent(
+                        new InMemoryTable.SavepointBarrier(g, run, savepointId), Long.MAX_VALUE);
+            }
         }
     }
 
@@ -237,6 +291,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             table.committedRuns.keySet().removeIf(span::contains);
             table.committedLineages.keySet().removeIf(span::contains);
             table.deletionTags.keySet().removeIf(span::contains);
+            table.savepointBarriers.keySet().removeIf(b -> span.contains(b.keyGroup()));
             return before - table.rows.size();
         }
     }

@@ -41,6 +41,15 @@ public final class InMemoryTable<K, V> {
 
     final Map<Integer, RunLineage> committedLineages = new HashMap<>();
 
+    /**
+     * {@code sink_savepoint_barriers}: per key group, run and savepoint, the checkpoint a later
+     * restore went back to ({@code Long.MAX_VALUE}: none did).
+     */
+    final Map<SavepointBarrier, Long> savepointBarriers = new HashMap<>();
+
+    /** A key of {@link #savepointBarriers}. */
+    record SavepointBarrier(int keyGroup, String run, long savepoint) {}
+
     /** {@code sink_writers}: per writer, its write calls the table acknowledged. */
     final Map<String, Long> writerCounts = new HashMap<>();
 
@@ -112,6 +121,7 @@ public final class InMemoryTable<K, V> {
             replace(b.committedRuns, a.committedRuns);
             replace(b.committedLineages, a.committedLineages);
             replace(b.writerCounts, a.writerCounts);
+            replace(b.savepointBarriers, a.savepointBarriers);
             b.lastToken = a.lastToken;
         }
 

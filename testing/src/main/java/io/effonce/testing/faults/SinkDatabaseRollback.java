@@ -32,6 +32,7 @@ public final class SinkDatabaseRollback {
                     "sink_superseded_runs",
                     "sink_repairs",
                     "sink_live_deletes",
+                    "sink_savepoint_barriers",
                     "late_events",
                     "dead_letters");
 

@@ -17,8 +17,8 @@ import java.util.Set;
 /**
  * The SQL of a conditional takeover, run inside its transaction: {@code sink_fences} (who owns each
  * key group, with the attempt that took it), {@code sink_progress} (what each run committed),
- * {@code sink_superseded_runs} (runs a later deployment took over from) and {@code
- * sink_live_deletes}.
+ * {@code sink_superseded_runs} (runs a later deployment took over from), {@code sink_live_deletes}
+ * and {@code sink_savepoint_barriers}.
  */
 final class FenceRows {
 
@@ -119,7 +119,8 @@ final class FenceRows {
                 superseded,
                 hasRows,
                 newestDeletion,
-                committedLineages);
+                committedLineages,
+                SavepointBarriers.erasedAt(c, table, span, claim));
     }
 
     /**
@@ -241,6 +242,7 @@ final class FenceRows {
             s.setInt(13, span.last());
             s.executeUpdate();
         }
+        SavepointBarriers.takenBy(c, table, span, claim);
         return token;
     }
 

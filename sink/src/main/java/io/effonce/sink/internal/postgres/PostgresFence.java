@@ -125,6 +125,16 @@ final class PostgresFence implements RangeFence {
                 });
     }
 
+    @Override
+    public void recordSavepointBarrier(long savepointId) {
+        guarded(
+                "Recording savepoint barrier " + savepointId + " in " + span + " of " + table,
+                c -> {
+                    SavepointBarriers.record(c, table, span, run, savepointId);
+                    return null;
+                });
+    }
+
     /**
      * Locks this writer's fence rows for the rest of the transaction and fails it unless every one
      * still carries this writer's token and id; then advances this writer's count of acknowledged

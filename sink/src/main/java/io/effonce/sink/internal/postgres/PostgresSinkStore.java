@@ -61,6 +61,11 @@ public final class PostgresSinkStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
+    public void recordSavepointBarrier(long savepointId) {
+        fence.recordSavepointBarrier(savepointId);
+    }
+
+    @Override
     public void write(List<StoredRow<K, V>> rows) {
         live.write(rows);
     }
@@ -87,6 +92,7 @@ public final class PostgresSinkStore<K, V> implements SinkStore<K, V> {
                 "Resetting " + fence.span() + " of " + table,
                 c -> {
                     committed.deleteRange(c);
+                    SavepointBarriers.deleteRange(c, table, fence.span());
                     return live.deleteRange(c);
                 });
     }
