@@ -142,6 +142,17 @@ public final class JobOptions {
                             "A partition silent this long stops holding back the watermark. The"
                                     + " relay's heartbeats normally keep every partition alive.");
 
+    public static final ConfigOption<Duration> START_HOLD =
+            ConfigOptions.key("watermark.start-hold")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(30))
+                    .withDescription(
+                            "A source subtask that has read nothing yet does not go idle for this"
+                                    + " long after it starts: its partitions' first fetch may come"
+                                    + " later than watermark.idleness, and their history must not"
+                                    + " be judged against the other partitions' present. A subtask"
+                                    + " that owns no partition holds the watermark this long.");
+
     public static final ConfigOption<Duration> EVENT_TIME_TOLERANCE =
             ConfigOptions.key("event-time.tolerance")
                     .durationType()

@@ -82,7 +82,8 @@ public final class LedgerPipeline {
                 LedgerWatermarks.strategy(
                         config.get(JobOptions.OUT_OF_ORDERNESS),
                         config.get(JobOptions.HOLD_DURING_SNAPSHOT),
-                        config.get(JobOptions.IDLENESS));
+                        config.get(JobOptions.IDLENESS),
+                        config.get(JobOptions.START_HOLD));
         Source<LedgerRecord, ?, ?> source = io.source();
         Duration backlogThreshold = config.get(JobOptions.BACKLOG_THRESHOLD);
         if (!backlogThreshold.isZero()) {

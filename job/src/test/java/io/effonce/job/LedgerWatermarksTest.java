@@ -78,6 +78,36 @@ class LedgerWatermarksTest {
         assertThat(out.idle).as("idle while reading history").isFalse();
     }
 
+    /**
+     * A subtask whose partition's first fetch comes a second late, with a 100 ms idleness: it stays
+     * active until the hold is over (and its history arrives in time); with no hold it is idle at
+     * the first periodic emit after the idleness, and the other partitions' present moves the job's
+     * watermark past its whole history.
+     */
+    @Test
+    void aSubtaskThatHasReadNothingYetStaysActiveForTheStartHold() {
+        LedgerWatermarks held = watermarks(true);
+        Emitted out = new Emitted();
+        emitFor(held, Duration.ofSeconds(1), out);
+        assertThat(out.idle).as("a second without a record, inside the hold").isFalse();
+        assertThat(out.marks).as("and no event time moved").isEmpty();
+        emitFor(held, Duration.ofSeconds(30), out);
+        assertThat(out.idle).as("the hold over, a subtask with no partition goes idle").isTrue();
+
+        LedgerWatermarks notHeld = watermarks(true, Duration.ZERO);
+        Emitted unheld = new Emitted();
+        emitFor(notHeld, Duration.ofSeconds(1), unheld);
+        assertThat(unheld.idle).as("without the hold: idle before its first fetch").isTrue();
+    }
+
+    /** Periodic emits every 200 ms (Flink's default interval) for {@code duration}. */
+    private void emitFor(LedgerWatermarks watermarks, Duration duration, Emitted out) {
+        for (long ms = 0; ms < duration.toMillis(); ms += 200) {
+            clock.advanceTime(Duration.ofMillis(200));
+            watermarks.onPeriodicEmit(out);
+        }
+    }
+
     /** Ten silent minutes, with periodic emits as Flink calls them. */
     private void silence(LedgerWatermarks watermarks, Emitted out) {
         for (int minute = 0; minute < 10; minute++) {
@@ -88,7 +118,12 @@ class LedgerWatermarksTest {
     }
 
     private LedgerWatermarks watermarks(boolean hold) {
-        return new LedgerWatermarks(Duration.ofSeconds(5), hold, Duration.ofSeconds(30), clock);
+        return watermarks(hold, Duration.ofSeconds(30));
+    }
+
+    private LedgerWatermarks watermarks(boolean hold, Duration startHold) {
+        return new LedgerWatermarks(
+                Duration.ofSeconds(5), hold, Duration.ofMillis(100), startHold, clock);
     }
 
     private static void feed(LedgerWatermarks watermarks, LedgerRecord record, Emitted out) {

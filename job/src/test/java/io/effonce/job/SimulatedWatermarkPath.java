@@ -377,7 +377,7 @@ final class SimulatedWatermarkPath implements AutoCloseable {
     /** One partition's watermark generator and what it last emitted. */
     private final class Partition implements WatermarkOutput {
         final LedgerWatermarks generator =
-                new LedgerWatermarks(OUT_OF_ORDERNESS, true, IDLENESS, clock);
+                new LedgerWatermarks(OUT_OF_ORDERNESS, true, IDLENESS, IDLENESS, clock);
         long watermark = Long.MIN_VALUE;
         boolean idle;
 

@@ -35,8 +35,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * present almost at once; the second reads its history with event time held, and must not be left
  * behind: not by its own newest history row, not by the other partition's present, not by a short
  * idleness. The verdict does not depend on speed: nothing is late however the partitions
- * interleave. (The 1,000,000-payment bootstrap, {@code -Deffonce.bootstrap.payments} in it-tests,
- * is what showed the subtask-idleness case {@code LedgerWatermarks.HELD} fixes.)
+ * interleave, and a first fetch later than the idleness does not matter either, up to {@code
+ * watermark.start-hold} (30 s; {@code LedgerWatermarksTest} shows the hold). (The 1,000,000-payment
+ * bootstrap, {@code -Deffonce.bootstrap.payments} in it-tests, is what showed the subtask-idleness
+ * case {@code LedgerWatermarks.HELD} fixes.)
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 class SnapshotHoldITCase {
