@@ -194,6 +194,10 @@ ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS acknowledged_savepoint BIGINT
 -- from ("<base> <run>;..."). Checkpoint ids of two runs are two timelines: a restore compares its
 -- lineage with this one to find where they forked, and what was written after that is not its own.
 ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS committed_lineage TEXT;
+-- The newest checkpoint of committed_run this row still proves durable: a takeover by another run
+-- restored this checkpoint, and may have written from there on before it committed (its flush, cut
+-- part-way). NULL: the commit proves itself. The next commit clears it.
+ALTER TABLE sink_progress ADD COLUMN IF NOT EXISTS proof_capped_at BIGINT;
 
 -- Restores that found a range's commits behind the checkpoint they restored (a database that went
 -- back in time, a lost completion notice, a new table): the sink rewrote the range's live and

@@ -22,9 +22,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class FlinkJobs {
 
-    /** Stops tried while a restart declines them; more would hide a job that never runs. */
-    private static final int DECLINED_STOPS = 3;
-
     private static final Logger LOG = LoggerFactory.getLogger(FlinkJobs.class);
 
     /**
@@ -45,10 +42,12 @@ public final class FlinkJobs {
 
     private final LocalFlinkCluster cluster;
     private final FlinkRestClient rest;
+    private final Savepoints savepoints;
 
     FlinkJobs(LocalFlinkCluster cluster) {
         this.cluster = cluster;
         this.rest = cluster.rest();
+        this.savepoints = new Savepoints(cluster, this);
     }
 
     /** Uploads the jar and runs it; returns the job id. Remembers the submission for rescale. */
@@ -234,10 +233,7 @@ public final class FlinkJobs {
 
     /** Takes a savepoint into the cluster's savepoint directory; returns its path. */
     public String savepoint(String jobId) {
-        String trigger = rest.triggerSavepoint(jobId, cluster.savepointDir().toUri().toString());
-        String path = awaitSavepoint(jobId, trigger);
-        LOG.info("Savepoint of job {}: {}", jobId, path);
-        return path;
+        return savepoints.take(jobId);
     }
 
     /** Stops the job with a savepoint (no drain), waits until it is FINISHED; returns the path. */
@@ -247,45 +243,11 @@ public final class FlinkJobs {
 
     /**
      * Stops the job with a savepoint, with {@code drain} sending the end-of-input watermark first,
-     * and waits until it is FINISHED; returns the path.
+     * and waits until it is FINISHED; returns the path. A stop Flink declines while the job
+     * restarts is tried again once its tasks run ({@link Savepoints#stop}).
      */
     public String stopWithSavepoint(String jobId, boolean drain) {
-        for (int attempt = 1; ; attempt++) {
-            String trigger =
-                    rest.triggerStop(jobId, cluster.savepointDir().toUri().toString(), drain);
-            try {
-                String path = awaitSavepoint(jobId, trigger);
-                awaitState(jobId, "FINISHED");
-                LOG.info(
-                        "Stopped job {} with savepoint {}{}",
-                        jobId,
-                        path,
-                        drain ? " (drained)" : "");
-                return path;
-            } catch (FlinkRestException e) {
-                if (attempt == DECLINED_STOPS || !declinedWhileRestarting(e)) {
-                    throw e;
-                }
-                // As an operator would: the job was restarting, its stop declined before any
-                // savepoint began; it runs on, so stop it again once its tasks run.
-                LOG.warn(
-                        "The stop of job {} was declined while it restarted; stopping it again"
-                                + " once its tasks run",
-                        jobId);
-                awaitAllTasksRunning(jobId);
-            }
-        }
-    }
-
-    /** Flink declines a savepoint while a task is not running (a restart in progress). */
-    private static boolean declinedWhileRestarting(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null
-                    && t.getMessage().contains("Not all required tasks are currently running")) {
-                return true;
-            }
-        }
-        return false;
+        return savepoints.stop(jobId, drain);
     }
 
     /**
@@ -315,18 +277,5 @@ public final class FlinkJobs {
     public void cancel(String jobId) {
         rest.cancel(jobId);
         awaitState(jobId, "CANCELED");
-    }
-
-    private String awaitSavepoint(String jobId, String triggerId) {
-        AtomicReference<String> location = new AtomicReference<>();
-        await("savepoint %s of job %s".formatted(triggerId, jobId))
-                .atMost(DEFAULT_TIMEOUT)
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () -> {
-                            location.set(rest.savepointLocation(jobId, triggerId));
-                            return location.get() != null;
-                        });
-        return location.get();
     }
 }

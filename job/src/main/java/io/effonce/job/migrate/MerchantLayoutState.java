@@ -50,7 +50,10 @@ final class MerchantLayoutState {
                 SourceBuilder.fromFormat(env, days, TypeInformation.of(MigratedEntry.class))
                         .name("Merchant-days of " + uid);
         return state.union(
-                floor(old, uid), settingsChecked(old, List.of(horizon, zone), List.of(uid, uid)));
+                floor(old, uid),
+                settingsChecked(
+                        old,
+                        List.of(new RecordedUnder(horizon, uid), new RecordedUnder(zone, uid))));
     }
 
     /** Each subtask's watermark floor kept under {@code uid}. */
@@ -61,20 +64,22 @@ final class MerchantLayoutState {
                 .name("Watermark floor");
     }
 
+    /** A setting and the uid of the operator that recorded it. */
+    record RecordedUnder(RecordedSetting setting, String uid) {}
+
     /**
      * The values each setting recorded under its uid, for the bootstrap to check as a restore would
      * (it refuses a forbidden change before it writes anything).
      */
     static DataStream<MigratedEntry> settingsChecked(
-            SavepointReader old, List<RecordedSetting> settings, List<String> uids)
-            throws Exception {
+            SavepointReader old, List<RecordedUnder> settings) throws Exception {
         List<DataStream<MigratedEntry>> recorded = new ArrayList<>();
-        for (int i = 0; i < settings.size(); i++) {
-            String option = settings.get(i).option();
+        for (RecordedUnder under : settings) {
+            String option = under.setting().option();
             recorded.add(
                     old.readUnionState(
-                                    OperatorIdentifier.forUid(uids.get(i)),
-                                    settings.get(i).stateName(),
+                                    OperatorIdentifier.forUid(under.uid()),
+                                    under.setting().stateName(),
                                     Types.STRING)
                             .map(
                                     value -> MigratedEntry.recordedSetting(option, value),
@@ -86,7 +91,9 @@ final class MerchantLayoutState {
             all = all.union(more);
         }
         return all.keyBy(e -> e.option, Types.STRING)
-                .flatMap(new RequireRecorded(settings), TypeInformation.of(MigratedEntry.class))
+                .flatMap(
+                        new RequireRecorded(settings.stream().map(RecordedUnder::setting).toList()),
+                        TypeInformation.of(MigratedEntry.class))
                 .name("Recorded settings checked");
     }
 

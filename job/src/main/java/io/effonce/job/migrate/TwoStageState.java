@@ -64,8 +64,11 @@ final class TwoStageState {
                 MerchantLayoutState.floor(old, TwoStageLayout.DEDUP_UID),
                 MerchantLayoutState.settingsChecked(
                         old,
-                        List.of(horizon, zone),
-                        List.of(TwoStageLayout.DEDUP_UID, TwoStageLayout.TOTALS_UID)));
+                        List.of(
+                                new MerchantLayoutState.RecordedUnder(
+                                        horizon, TwoStageLayout.DEDUP_UID),
+                                new MerchantLayoutState.RecordedUnder(
+                                        zone, TwoStageLayout.TOTALS_UID))));
     }
 
     /** Whether the savepoint is of the two-stage layout. */

@@ -21,7 +21,9 @@ import org.apache.flink.annotation.Internal;
  *     acknowledged savepoint {@code x}), or by its fence owner having recorded barrier {@code x}
  *     after its start, each written after every write of the key group before barrier {@code x};
  *     only the run that took the claim's restored checkpoint, or the claimant's own run, counts:
- *     another run's checkpoint ids are another timeline and prove nothing
+ *     another run's checkpoint ids are another timeline and prove nothing. A commit proves no more
+ *     than the checkpoint a later takeover by another run restored ({@code
+ *     sink_progress.proof_capped_at}): that run wrote from there on before its first commit
  * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
  * @param hasRows whether the live, staged or committed table holds a row in the range
  * @param newestDeletion the newest barrier tag under which a live row of the range was deleted (a

@@ -22,6 +22,8 @@ import org.apache.flink.runtime.executiongraph.ExecutionGraphID;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The start protocol's cases, run by every store: the in-memory store earns its place in fast tests
@@ -444,6 +446,95 @@ abstract class StartProtocolContract<K, V> {
                     Map.of(key("a"), 200L, key("x"), 1L, key("c"), 5L, key("d"), 4L);
             assertThat(live()).isEqualTo(atTwelve);
             assertThat(committed()).isEqualTo(atTwelve);
+        }
+    }
+
+    /**
+     * Run R commits 10 (a=100) and 20 (a=200, b=2) and is cancelled; run Q is deployed from R's 10,
+     * takes the range, and dies before its first commit; run P is deployed from R's 20. A Q that
+     * finished its start committed 10 itself, so R's commit of 20 proves nothing for P. One cut
+     * during its start's flush had not: its flush had set a back to 100 under tag 10 (and deleted
+     * b), R's commit of 20 passed for proof, and P's incremental flush from 20 left live {a=100,
+     * b=2} or {a=100} for good (found by review; cuts after 4 to 7 of Q's store calls, both
+     * stores). Q's takeover now caps what R's commit proves at 10.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
+    void aRunCutDuringItsStartFromAnOlderCheckpointLeavesNothingForALaterDeployment(int calls)
+            throws Exception {
+        deployFromTheLaterCheckpointAfterQ(false, false, calls);
+    }
+
+    /** The same Q, started whole: it writes a=999 and q=5 and dies, before or after barrier 11. */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aRunThatRolledBackAndDiedLeavesNothingForADeploymentFromTheLaterCheckpoint(
+            boolean passesBarrier11) throws Exception {
+        deployFromTheLaterCheckpointAfterQ(false, passesBarrier11, -1);
+    }
+
+    /** The same with P deployed from R's acknowledged savepoint 20. */
+    @Test
+    void theSameWithTheLaterDeploymentFromASavepoint() throws Exception {
+        deployFromTheLaterCheckpointAfterQ(true, false, -1);
+    }
+
+    private void deployFromTheLaterCheckpointAfterQ(
+            boolean fromSavepoint, boolean passesBarrier11, int qCutAfter) throws Exception {
+        OperatorSubtaskState at10;
+        OperatorSubtaskState at20;
+        try (var h = restoredAttempt(newRun(), 0, null, 0)) {
+            h.open();
+            upsert(h, "a", 100);
+            at10 = completed(h, 10);
+            upsert(h, "a", 200);
+            upsert(h, "b", 2);
+            if (fromSavepoint) {
+                at20 = stopWithSavepoint(h, 20);
+                h.notifyOfCompletedCheckpoint(20);
+            } else {
+                at20 = completed(h, 20);
+            }
+        } // R cancelled
+        FlushableSink<K, V> q =
+                FlushableSink.<K, V>builder()
+                        .store(qCutAfter < 0 ? stores() : GatedStore.gated(stores(), false))
+                        .valueType(valueType())
+                        .batchSize(1) // written at once, before any barrier
+                        .build();
+        PauseGate gate = new PauseGate();
+        gate.bindToThisThread();
+        if (qCutAfter >= 0) {
+            gate.crashAfter(qCutAfter);
+        }
+        try (var h = restoredAttempt(q, 0, at10, 10)) {
+            if (qCutAfter >= 0) {
+                assertThatThrownBy(h::open).hasMessageContaining("process is gone");
+            } else {
+                h.open();
+                upsert(h, "a", 999);
+                upsert(h, "q", 5);
+                if (passesBarrier11) {
+                    checkpoint(h, 11); // never completes
+                }
+            }
+        } catch (Exception e) { // the cut attempt's close
+            if (qCutAfter < 0) {
+                throw e;
+            }
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+        try (var p = restoredAttempt(newRun(), 0, at20, 20)) {
+            p.open();
+            Map<K, Long> at20Totals = Map.of(key("a"), 200L, key("b"), 2L);
+            assertThat(live()).as("live").isEqualTo(at20Totals);
+            assertThat(committed()).as("committed").isEqualTo(at20Totals);
+            upsert(p, "c", 3);
+            completed(p, 21);
+            Map<K, Long> at21 = Map.of(key("a"), 200L, key("b"), 2L, key("c"), 3L);
+            assertThat(live()).isEqualTo(at21);
+            assertThat(committed()).isEqualTo(at21);
         }
     }
 

@@ -89,9 +89,11 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                 long committedProof =
                         progress == null || !ofRestoredRun
                                 ? 0
-                                : Math.max(
-                                        progress.checkpointId(),
-                                        table.acknowledgedSavepoints.getOrDefault(g, 0L));
+                                : Math.min(
+                                        Math.max(
+                                                progress.checkpointId(),
+                                                table.acknowledgedSavepoints.getOrDefault(g, 0L)),
+                                        table.proofCaps.getOrDefault(g, Long.MAX_VALUE));
                 // A barrier the owner recorded after its start: not the restored checkpoint its
                 // takeover recorded, and only of the run that took it or the claimant's run.
                 long barrierProof =
@@ -138,6 +140,13 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                 table.fenceTokens.put(g, newToken);
             }
             takenBy(span, claim);
+            for (int g = span.first(); g <= span.last(); g++) {
+                // See FenceRows.capOtherRunsProof.
+                if (table.progress.containsKey(g)
+                        && !claim.run().equals(table.committedRuns.get(g))) {
+                    table.proofCaps.merge(g, claim.restoredOrZero(), Math::min);
+                }
+            }
             this.span = span;
             this.token = newToken;
             this.run = claim.run();
@@ -290,6 +299,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             table.acknowledgedSavepoints.keySet().removeIf(span::contains);
             table.committedRuns.keySet().removeIf(span::contains);
             table.committedLineages.keySet().removeIf(span::contains);
+            table.proofCaps.keySet().removeIf(span::contains);
             table.deletionTags.keySet().removeIf(span::contains);
             table.savepointBarriers.keySet().removeIf(b -> span.contains(b.keyGroup()));
             return before - table.rows.size();
@@ -343,6 +353,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                                         Math.max(was.watermark(), progress.watermark()),
                                         later(was.finalThrough(), progress.finalThrough())));
                 table.committedLineages.put(g, lineage);
+                table.proofCaps.remove(g);
                 if (!run.equals(table.committedRuns.put(g, run))) {
                     table.acknowledgedSavepoints.remove(g); // another run's timeline of ids
                 }

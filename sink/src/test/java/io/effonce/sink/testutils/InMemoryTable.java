@@ -42,6 +42,11 @@ public final class InMemoryTable<K, V> {
     final Map<Integer, RunLineage> committedLineages = new HashMap<>();
 
     /**
+     * {@code sink_progress.proof_capped_at}: what another run's takeover left of a commit's proof.
+     */
+    final Map<Integer, Long> proofCaps = new HashMap<>();
+
+    /**
      * {@code sink_savepoint_barriers}: per key group, run and savepoint, the checkpoint a later
      * restore went back to ({@code Long.MAX_VALUE}: none did).
      */
@@ -120,6 +125,7 @@ public final class InMemoryTable<K, V> {
             replace(b.acknowledgedSavepoints, a.acknowledgedSavepoints);
             replace(b.committedRuns, a.committedRuns);
             replace(b.committedLineages, a.committedLineages);
+            replace(b.proofCaps, a.proofCaps);
             replace(b.writerCounts, a.writerCounts);
             replace(b.savepointBarriers, a.savepointBarriers);
             b.lastToken = a.lastToken;

@@ -136,7 +136,8 @@ final class FenceRows {
                 c.prepareStatement(
                         "SELECT coalesce(min(GREATEST("
                                 + " CASE WHEN ? = '' OR p.committed_run IN (?, ?)"
-                                + " THEN GREATEST(p.checkpoint_id, p.acknowledged_savepoint) END,"
+                                + " THEN LEAST(GREATEST(p.checkpoint_id, p.acknowledged_savepoint),"
+                                + " p.proof_capped_at) END,"
                                 + " CASE WHEN f.owner_job IN (?, ?)"
                                 + " AND f.owner_barrier > f.owner_restored"
                                 + " THEN f.owner_barrier END, 0)), 0)"
@@ -242,8 +243,32 @@ final class FenceRows {
             s.setInt(13, span.last());
             s.executeUpdate();
         }
+        capOtherRunsProof(c, table, span, claim);
         SavepointBarriers.takenBy(c, table, span, claim);
         return token;
+    }
+
+    /**
+     * Caps what another run's commit in the range proves at the checkpoint {@code claim} restored:
+     * the claimant writes from there on (tags {@code c} and later, its flush's deletions under
+     * {@code c - 1}) before its own first commit, and a cut can stop it part-way. A later restore
+     * of a newer checkpoint of that run must not take the commit for proof that the rows tagged
+     * below it are that run's.
+     */
+    private static void capOtherRunsProof(
+            Connection c, String table, KeyGroupSpan span, Claim claim) throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "UPDATE sink_progress SET proof_capped_at = LEAST(proof_capped_at, ?)"
+                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?"
+                                + " AND committed_run IS DISTINCT FROM ?")) {
+            s.setLong(1, claim.restoredOrZero());
+            s.setString(2, table);
+            s.setInt(3, span.first());
+            s.setInt(4, span.last());
+            s.setString(5, claim.run());
+            s.executeUpdate();
+        }
     }
 
     /** Whether any of {@code tables} holds a row in the range; the first is asked first. */

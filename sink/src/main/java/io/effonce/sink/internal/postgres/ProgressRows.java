@@ -49,6 +49,7 @@ final class ProgressRows {
                                 + " final_through = GREATEST(p.final_through, EXCLUDED.final_through),"
                                 + " day_zone = COALESCE(EXCLUDED.day_zone, p.day_zone),"
                                 + " horizon = COALESCE(EXCLUDED.horizon, p.horizon),"
+                                + " proof_capped_at = NULL,"
                                 + " committed_at = EXCLUDED.committed_at")) {
             s.setString(1, table);
             s.setLong(2, checkpointId);
