@@ -38,6 +38,7 @@ class JobConfigurationTest {
                             Map.entry("watermark.out-of-orderness", "7 s"),
                             Map.entry("network.buffer-timeout", "25 ms"),
                             Map.entry("watermark.idleness", "45 s"),
+                            Map.entry("watermark.start-hold", "50 s"),
                             Map.entry("source.backlog-threshold", "30 s"),
                             Map.entry("watermark.hold-during-snapshot", "false"),
                             Map.entry("startup-check", "false"),

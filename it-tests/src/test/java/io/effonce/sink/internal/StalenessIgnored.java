@@ -56,6 +56,7 @@ public final class StalenessIgnored extends DelegatingStore {
                 found.hasRows(),
                 found.newestDeletion(),
                 found.committedLineages(),
-                found.savepointBranchErasedAt());
+                found.savepointBranchErasedAt(),
+                found.newestRepair());
     }
 }

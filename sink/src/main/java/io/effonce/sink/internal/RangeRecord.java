@@ -35,6 +35,9 @@ import org.apache.flink.annotation.Internal;
  *     older checkpoint, erasing the savepoint's branch: the oldest checkpoint so restored. The
  *     run's commits and barriers since are of the branch that forked there, and prove nothing for
  *     the savepoint; everything tagged from there on may be that branch's. Empty otherwise
+ * @param newestRepair the newest checkpoint a restore of the range repaired from state ({@code
+ *     sink_repairs}: the database had gone back), 0 when none: the rows tagged below it hold that
+ *     checkpoint's values, not an older one's
  */
 @Internal
 public record RangeRecord(
@@ -46,7 +49,8 @@ public record RangeRecord(
         boolean hasRows,
         long newestDeletion,
         Set<RunLineage> committedLineages,
-        OptionalLong savepointBranchErasedAt) {
+        OptionalLong savepointBranchErasedAt,
+        long newestRepair) {
 
     public RangeRecord {
         owners = Set.copyOf(owners);

@@ -276,8 +276,9 @@ public final class RestoreFlush<K, V> {
         }
         LOG.warn(
                 "The range of {} was held by an attempt outside the restored checkpoint's lineage"
-                        + " (the database went back and forgot the fence): {} keys it may have"
-                        + " written from tag {} on are neither in state nor committed, and go",
+                        + " (a run that took it from an older checkpoint, or a database that went"
+                        + " back and forgot the fence): {} keys it may have written from tag {} on"
+                        + " are neither in state nor committed, and go",
                 table,
                 suspect.size(),
                 suspectFrom);

@@ -116,7 +116,8 @@ final class RestoreProtocol<K, V> {
         // A savepoint whose branch its run erased: the run's later commits and barriers are of
         // the branch that forked where it went back, and so is what it wrote from there on.
         OptionalLong erasedAt = found.savepointBranchErasedAt();
-        boolean lacksCommit = found.durableThrough() < c || erasedAt.isPresent();
+        boolean lacksCommit =
+                found.durableThrough() < c || erasedAt.isPresent() || found.newestRepair() > c;
         boolean restage = lacksCommit || (found.deletedSince(c) && found.lastCommitted() > c);
         long outsideFrom = lacksCommit ? outsideTheLineageFrom(c, found) : c;
         // The database holds the progress of a run of another lineage (a copy from before
@@ -178,7 +179,9 @@ final class RestoreProtocol<K, V> {
      * or when a row was deleted.
      */
     private RestoreFlush.Mode flushMode(long c, RangeRecord found, KeyGroupSpan span) {
-        if (settings.alwaysFullFlush() || found.savepointBranchErasedAt().isPresent()) {
+        if (settings.alwaysFullFlush()
+                || found.savepointBranchErasedAt().isPresent()
+                || found.newestRepair() > c) {
             return RestoreFlush.Mode.FULL;
         }
         if (found.deletedSince(c)) {

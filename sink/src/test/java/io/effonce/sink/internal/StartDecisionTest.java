@@ -32,7 +32,8 @@ class StartDecisionTest {
                 hasRows,
                 0,
                 Set.of(),
-                OptionalLong.empty());
+                OptionalLong.empty(),
+                0);
     }
 
     private static StartDecision decide(Claim claim, RangeRecord found) {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
+import io.effonce.sink.Progress;
 import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.SinkStoreFactory;
@@ -15,6 +16,7 @@ import io.effonce.sink.testutils.PauseGate;
 import io.effonce.sink.testutils.SinkHarnesses;
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -462,25 +464,30 @@ abstract class StartProtocolContract<K, V> {
     @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
     void aRunCutDuringItsStartFromAnOlderCheckpointLeavesNothingForALaterDeployment(int calls)
             throws Exception {
-        deployFromTheLaterCheckpointAfterQ(false, false, calls);
+        deployFromTheLaterCheckpointAfterQ(false, 0, calls);
     }
 
-    /** The same Q, started whole: it writes a=999 and q=5 and dies, before or after barrier 11. */
+    /**
+     * The same Q, started whole: it writes a=999 and q=5 and dies with no barrier passed, or after
+     * barriers up to 11 or 21 that never complete. Past 20 Q's barrier, an id of its own timeline,
+     * no longer shows it outside the lineage; its start's commit of 10 does (its lineage forks from
+     * R's there), and q goes.
+     */
     @ParameterizedTest
-    @ValueSource(booleans = {false, true})
-    void aRunThatRolledBackAndDiedLeavesNothingForADeploymentFromTheLaterCheckpoint(
-            boolean passesBarrier11) throws Exception {
-        deployFromTheLaterCheckpointAfterQ(false, passesBarrier11, -1);
+    @ValueSource(ints = {0, 11, 21})
+    void aRunThatRolledBackAndDiedLeavesNothingForADeploymentFromTheLaterCheckpoint(int lastBarrier)
+            throws Exception {
+        deployFromTheLaterCheckpointAfterQ(false, lastBarrier, -1);
     }
 
     /** The same with P deployed from R's acknowledged savepoint 20. */
     @Test
     void theSameWithTheLaterDeploymentFromASavepoint() throws Exception {
-        deployFromTheLaterCheckpointAfterQ(true, false, -1);
+        deployFromTheLaterCheckpointAfterQ(true, 0, -1);
     }
 
     private void deployFromTheLaterCheckpointAfterQ(
-            boolean fromSavepoint, boolean passesBarrier11, int qCutAfter) throws Exception {
+            boolean fromSavepoint, int qLastBarrier, int qCutAfter) throws Exception {
         OperatorSubtaskState at10;
         OperatorSubtaskState at20;
         try (var h = restoredAttempt(newRun(), 0, null, 0)) {
@@ -514,8 +521,8 @@ abstract class StartProtocolContract<K, V> {
                 h.open();
                 upsert(h, "a", 999);
                 upsert(h, "q", 5);
-                if (passesBarrier11) {
-                    checkpoint(h, 11); // never completes
+                for (long barrier = 11; barrier <= qLastBarrier; barrier++) {
+                    checkpoint(h, barrier); // never completes
                 }
             }
         } catch (Exception e) { // the cut attempt's close
@@ -535,6 +542,112 @@ abstract class StartProtocolContract<K, V> {
             Map<K, Long> at21 = Map.of(key("a"), 200L, key("b"), 2L, key("c"), 3L);
             assertThat(live()).isEqualTo(at21);
             assertThat(committed()).isEqualTo(at21);
+        }
+    }
+
+    /**
+     * A savepoint before the run's first checkpoint: Flink restarts the run without state, its
+     * start (row 5) resets the range, and it goes on to write a=300, b=7 and commit 2. The reset
+     * took the record that the restart erased savepoint 1 with it, and a deployment from savepoint
+     * 1 took the run's commit of 2 for proof (found by review): the erased marks survive a reset
+     * now.
+     */
+    @Test
+    void aSavepointErasedByARestartWithoutStateStaysErasedThroughItsReset() throws Exception {
+        FlushableSink<K, V> run = newRun();
+        OperatorSubtaskState at1;
+        try (var first = restoredAttempt(run, 0, null, 0)) {
+            first.open();
+            upsert(first, "a", 100);
+            upsert(first, "x", 1);
+            at1 = stopWithSavepoint(first, 1);
+            first.notifyOfCompletedCheckpoint(1);
+        } // the stop fails; no checkpoint completed: the run restarts without state
+        try (var restarted = restoredAttempt(run, 1, null, 0)) {
+            restarted.open();
+            upsert(restarted, "a", 300);
+            upsert(restarted, "b", 7);
+            completed(restarted, 2);
+        } // cancelled
+        try (var fromSavepoint = restoredAttempt(newRun(), 0, at1, 1)) {
+            fromSavepoint.open();
+            Map<K, Long> at1Totals = Map.of(key("a"), 100L, key("x"), 1L);
+            assertThat(live()).isEqualTo(at1Totals);
+            assertThat(committed()).isEqualTo(at1Totals);
+        }
+    }
+
+    /**
+     * A failed stop erases savepoint 6; the run's other branch writes a=300, b=7 and commits 7;
+     * then the database goes back to a copy from before the savepoint, losing its record with x=1.
+     * The run notices, restores 7 and repairs the range from state; a deployment from savepoint 6
+     * then took the repaired run's commit for proof and never wrote x back (found by review). A
+     * restore of a checkpoint older than a repair of the range runs the full flush.
+     */
+    @Test
+    void aDeploymentFromASnapshotOlderThanARepairRunsTheFullFlush() throws Exception {
+        FlushableSink<K, V> run = newRun();
+        OperatorSubtaskState at5;
+        OperatorSubtaskState at6;
+        DatabaseCopy before6;
+        try (var stopping = restoredAttempt(run, 0, null, 0)) {
+            stopping.open();
+            upsert(stopping, "a", 100);
+            at5 = completed(stopping, 5);
+            before6 = copyOfTheDatabase();
+            upsert(stopping, "a", 200);
+            upsert(stopping, "x", 1);
+            at6 = stopWithSavepoint(stopping, 6);
+            stopping.notifyOfCompletedCheckpoint(6);
+        }
+        OperatorSubtaskState at7;
+        try (var other = restoredAttempt(run, 1, at5, 5)) {
+            other.open();
+            upsert(other, "a", 300);
+            upsert(other, "b", 7);
+            at7 = completed(other, 7);
+            before6.putBack();
+            upsert(other, "a", 400);
+            assertThatThrownBy(() -> other.prepareSnapshotPreBarrier(8))
+                    .isInstanceOf(LostWritesException.class);
+        }
+        try (var repairing = restoredAttempt(run, 2, at7, 7)) {
+            repairing.open();
+            assertThat(live()).isEqualTo(Map.of(key("a"), 300L, key("b"), 7L));
+        } // cancelled
+        try (var fromSavepoint = restoredAttempt(newRun(), 0, at6, 6)) {
+            fromSavepoint.open();
+            Map<K, Long> at6Totals = Map.of(key("a"), 200L, key("x"), 1L);
+            assertThat(live()).isEqualTo(at6Totals);
+            assertThat(committed()).isEqualTo(at6Totals);
+        }
+    }
+
+    /**
+     * A state that names no run (written before runs were named) took any run's commit for proof; a
+     * run deployed from such a state names its lineage with every commit, and its commits are of
+     * another timeline than the claim's (found by review). Only a commit that names no lineage
+     * either counts.
+     */
+    @Test
+    void aStateThatNamesNoRunTakesNoProofFromACommitThatNamesItsLineage() throws Exception {
+        KeyGroupSpan span = new KeyGroupSpan(0, 127);
+        try (SinkStore<K, V> earlier = stores().create()) {
+            earlier.takeOwnership(
+                    span,
+                    new Claim(AttemptId.of("d1-r2", "sink", 0, 1, 0), OptionalLong.of(8)),
+                    found -> true);
+            earlier.commit(15, Progress.UNKNOWN);
+        }
+        try (SinkStore<K, V> later = stores().create()) {
+            Takeover takeover =
+                    later.takeOwnership(
+                            span,
+                            new Claim(AttemptId.of("d2-r3", "sink", 0, 1, 0), OptionalLong.of(10)),
+                            found -> false);
+            assertThat(takeover.found().durableThrough())
+                    .as("the commit of 15 by a run that named its lineage")
+                    .isZero();
         }
     }
 

@@ -124,7 +124,8 @@ public final class GatedStore<K, V> implements SinkStore<K, V> {
                 found.hasRows(),
                 found.newestDeletion(),
                 Set.of(),
-                OptionalLong.empty());
+                OptionalLong.empty(),
+                0);
     }
 
     @Override

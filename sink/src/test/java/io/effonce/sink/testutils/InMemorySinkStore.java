@@ -83,7 +83,9 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                     committedLineages.add(committedLineage);
                 }
                 boolean ofRestoredRun =
-                        claim.restoredRun().isEmpty()
+                        (claim.restoredRun().isEmpty()
+                                        && (committedLineage == null
+                                                || committedLineage.branches().isEmpty()))
                                 || claim.restoredRun().equals(committedRun)
                                 || claim.run().equals(committedRun);
                 long committedProof =
@@ -125,7 +127,8 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                                             .anyMatch(r -> span.contains(r.keyGroup())),
                             newestDeletion,
                             committedLineages,
-                            savepointBranchErasedAt(span, claim));
+                            savepointBranchErasedAt(span, claim),
+                            newestRepair(span));
             if (!mayTake.test(found)) {
                 return new Takeover(found, false, -1);
             }
@@ -179,6 +182,14 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
 
     private static boolean ofClaimOrItsRestoredRun(String run, Claim claim) {
         return run.equals(claim.run()) || run.equals(claim.restoredRun());
+    }
+
+    private long newestRepair(KeyGroupSpan span) {
+        return table.repairs.entrySet().stream()
+                .filter(e -> span.contains(e.getKey()))
+                .mapToLong(Map.Entry::getValue)
+                .max()
+                .orElse(0);
     }
 
     /** See {@code SavepointBarriers.erasedAt}. */
@@ -301,7 +312,12 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             table.committedLineages.keySet().removeIf(span::contains);
             table.proofCaps.keySet().removeIf(span::contains);
             table.deletionTags.keySet().removeIf(span::contains);
-            table.savepointBarriers.keySet().removeIf(b -> span.contains(b.keyGroup()));
+            table.savepointBarriers
+                    .entrySet()
+                    .removeIf(
+                            e ->
+                                    span.contains(e.getKey().keyGroup())
+                                            && e.getValue() == Long.MAX_VALUE);
             return before - table.rows.size();
         }
     }
@@ -385,6 +401,9 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             for (int g = span.first(); g <= span.last(); g++) {
                 if (table.acknowledgedSavepoints.getOrDefault(g, 0L) > checkpointId) {
                     table.acknowledgedSavepoints.remove(g); // the restore erased it
+                }
+                if (repaired) {
+                    table.repairs.merge(g, checkpointId, Math::max);
                 }
                 ProgressRow was = table.progress.get(g);
                 if (was == null) {

@@ -46,6 +46,9 @@ public final class InMemoryTable<K, V> {
      */
     final Map<Integer, Long> proofCaps = new HashMap<>();
 
+    /** {@code sink_repairs}: per key group, the newest checkpoint a restore repaired from state. */
+    final Map<Integer, Long> repairs = new HashMap<>();
+
     /**
      * {@code sink_savepoint_barriers}: per key group, run and savepoint, the checkpoint a later
      * restore went back to ({@code Long.MAX_VALUE}: none did).
@@ -126,6 +129,7 @@ public final class InMemoryTable<K, V> {
             replace(b.committedRuns, a.committedRuns);
             replace(b.committedLineages, a.committedLineages);
             replace(b.proofCaps, a.proofCaps);
+            replace(b.repairs, a.repairs);
             replace(b.writerCounts, a.writerCounts);
             replace(b.savepointBarriers, a.savepointBarriers);
             b.lastToken = a.lastToken;

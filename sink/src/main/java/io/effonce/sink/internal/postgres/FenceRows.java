@@ -120,22 +120,25 @@ final class FenceRows {
                 hasRows,
                 newestDeletion,
                 committedLineages,
-                SavepointBarriers.erasedAt(c, table, span, claim));
+                SavepointBarriers.erasedAt(c, table, span, claim),
+                newestRepair(c, table, span));
     }
 
     /**
      * The oldest checkpoint each key group of the range proves durable (see {@link
      * RangeRecord#durableThrough}): its commit (or acknowledged savepoint), or the barrier its
      * fence owner recorded after its start, whichever is newer; 0 if a key group proves none. Only
-     * the run that took the restored checkpoint or the claimant's own run counts (any run's commit,
-     * for a state that does not name its run; never an unnamed run's barrier).
+     * the run that took the restored checkpoint or the claimant's own run counts (for a state that
+     * does not name its run, a commit of a run that named no lineage either; never an unnamed run's
+     * barrier).
      */
     private static long durableThrough(Connection c, String table, KeyGroupSpan span, Claim claim)
             throws SQLException {
         try (PreparedStatement s =
                 c.prepareStatement(
                         "SELECT coalesce(min(GREATEST("
-                                + " CASE WHEN ? = '' OR p.committed_run IN (?, ?)"
+                                + " CASE WHEN (? = '' AND coalesce(p.committed_lineage, '') = '')"
+                                + " OR p.committed_run IN (?, ?)"
                                 + " THEN LEAST(GREATEST(p.checkpoint_id, p.acknowledged_savepoint),"
                                 + " p.proof_capped_at) END,"
                                 + " CASE WHEN f.owner_job IN (?, ?)"
@@ -246,6 +249,24 @@ final class FenceRows {
         capOtherRunsProof(c, table, span, claim);
         SavepointBarriers.takenBy(c, table, span, claim);
         return token;
+    }
+
+    /** The newest checkpoint a restore of the range repaired from state ({@code sink_repairs}). */
+    private static long newestRepair(Connection c, String table, KeyGroupSpan span)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT coalesce(max(restored_checkpoint), 0) FROM sink_repairs"
+                                + " WHERE sink_table = ? AND key_group_first <= ?"
+                                + " AND key_group_last >= ?")) {
+            s.setString(1, table);
+            s.setInt(2, span.last());
+            s.setInt(3, span.first());
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     /**

@@ -103,12 +103,18 @@ final class SavepointBarriers {
         }
     }
 
-    /** A reset: the range's rows go with the rest of its record. */
+    /**
+     * A reset: the range's rows go with the rest of its record, but for the erased ones. A run that
+     * restarts without state after a savepoint erases it, resets the range, and goes on: a
+     * deployment from that savepoint must still learn that the run's writes since are another
+     * branch's.
+     */
     static void deleteRange(Connection c, String table, KeyGroupSpan span) throws SQLException {
         try (PreparedStatement s =
                 c.prepareStatement(
                         "DELETE FROM sink_savepoint_barriers"
-                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
+                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?"
+                                + " AND erased_at IS NULL")) {
             s.setString(1, table);
             s.setInt(2, span.first());
             s.setInt(3, span.last());
