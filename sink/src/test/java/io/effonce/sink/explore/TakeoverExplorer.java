@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -331,18 +332,34 @@ final class TakeoverExplorer<K, V> {
         if (live.stream().anyMatch(this::busy)) {
             return;
         }
-        long id = ++checkpoints;
+        snapshotOfEveryLive(step, ++checkpoints, false).ifPresent(pending::add);
+    }
+
+    /**
+     * Snapshot {@code id} (a savepoint with {@code savepoint}) of every live attempt; empty when a
+     * subtask froze or failed, so that it never completes.
+     */
+    private Optional<Snapshot> snapshotOfEveryLive(Step step, long id, boolean savepoint) {
         Map<Integer, Total> atBarrier = new HashMap<>(lineage);
         List<OperatorSubtaskState> states = new ArrayList<>();
         for (Attempt<K, V> a : List.copyOf(live)) {
             OperatorSubtaskState[] state = new OperatorSubtaskState[1];
-            if (onLive(a, step, h -> state[0] = checkpoint(h, id)) != Ended.DONE) {
-                return; // a subtask froze or failed: the checkpoint never completes
+            Ended ended =
+                    onLive(
+                            a,
+                            step,
+                            h ->
+                                    state[0] =
+                                            savepoint
+                                                    ? stopWithSavepoint(h, id)
+                                                    : checkpoint(h, id));
+            if (ended != Ended.DONE) {
+                return Optional.empty();
             }
             a.lastBarrier = id;
             states.add(state[0]);
         }
-        pending.add(new Snapshot(id, states, atBarrier));
+        return Optional.of(new Snapshot(id, states, atBarrier));
     }
 
     private void complete(Step.Complete step) {
@@ -373,18 +390,12 @@ final class TakeoverExplorer<K, V> {
             return;
         }
         long id = ++checkpoints;
-        Map<Integer, Total> atBarrier = new HashMap<>(lineage);
-        List<OperatorSubtaskState> states = new ArrayList<>();
-        for (Attempt<K, V> a : List.copyOf(live)) {
-            OperatorSubtaskState[] state = new OperatorSubtaskState[1];
-            if (onLive(a, step, h -> state[0] = stopWithSavepoint(h, id)) != Ended.DONE) {
-                return; // a subtask froze or failed: the savepoint never completes
-            }
-            a.lastBarrier = id;
-            states.add(state[0]);
+        Optional<Snapshot> savepoint = snapshotOfEveryLive(step, id, true);
+        if (savepoint.isEmpty()) {
+            return; // a subtask froze or failed: the savepoint never completes
         }
         // An operator may deploy from it later, after Flink's restore erased its branch.
-        redeployable.add(new Snapshot(id, states, atBarrier));
+        redeployable.add(savepoint.get());
         for (Attempt<K, V> a : List.copyOf(live)) {
             if (!busy(a) && onLive(a, step, h -> h.notifyOfCompletedCheckpoint(id)) != Ended.DONE) {
                 return;

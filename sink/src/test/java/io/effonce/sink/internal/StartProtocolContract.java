@@ -69,6 +69,12 @@ abstract class StartProtocolContract<K, V> {
         void putBack() throws Exception;
     }
 
+    /** Both tables hold {@code totals}, key by key. */
+    private void assertLiveAndCommitted(Map<K, Long> totals) {
+        assertThat(live()).as("live").isEqualTo(totals);
+        assertThat(committed()).as("committed").isEqualTo(totals);
+    }
+
     /** A new job graph: a new run. */
     private FlushableSink<K, V> newRun() {
         return runOver(stores());
@@ -167,8 +173,7 @@ abstract class StartProtocolContract<K, V> {
             retire(newer, "a"); // final at 200
             completed(newer, 12);
             Map<K, Long> expected = Map.of(key("a"), 200L, key("b"), 20L, key("c"), 5L);
-            assertThat(live()).isEqualTo(expected);
-            assertThat(committed()).isEqualTo(expected);
+            assertLiveAndCommitted(expected);
             String before = dump();
 
             assertThatThrownBy(paused::open)
@@ -287,8 +292,7 @@ abstract class StartProtocolContract<K, V> {
 
         try (var rolledBack = restoredAttempt(newRun(), 0, at10, 10)) {
             rolledBack.open();
-            assertThat(live()).isEqualTo(Map.of(key("a"), 100L));
-            assertThat(committed()).isEqualTo(Map.of(key("a"), 100L));
+            assertLiveAndCommitted(Map.of(key("a"), 100L));
         }
     }
 
@@ -321,14 +325,12 @@ abstract class StartProtocolContract<K, V> {
         try (var restarted = restoredAttempt(run, 1, at10, 10)) {
             restarted.open();
             Map<K, Long> at10Totals = Map.of(key("a"), 100L, key("b"), 10L);
-            assertThat(live()).isEqualTo(at10Totals);
-            assertThat(committed()).isEqualTo(at10Totals);
+            assertLiveAndCommitted(at10Totals);
             upsert(restarted, "a", 200);
             upsert(restarted, "c", 5);
             completed(restarted, 12);
             Map<K, Long> replayed = Map.of(key("a"), 200L, key("b"), 10L, key("c"), 5L);
-            assertThat(live()).isEqualTo(replayed);
-            assertThat(committed()).isEqualTo(replayed);
+            assertLiveAndCommitted(replayed);
         }
     }
 
@@ -387,8 +389,7 @@ abstract class StartProtocolContract<K, V> {
         try (var fromSavepoint = restoredAttempt(newRun(), 0, at11, 11)) {
             fromSavepoint.open();
             Map<K, Long> at11Totals = Map.of(key("a"), 200L, key("c"), 5L);
-            assertThat(live()).isEqualTo(at11Totals);
-            assertThat(committed()).isEqualTo(at11Totals);
+            assertLiveAndCommitted(at11Totals);
         }
     }
 
@@ -440,14 +441,12 @@ abstract class StartProtocolContract<K, V> {
         try (var fromSavepoint = restoredAttempt(newRun(), 0, at11, 11)) {
             fromSavepoint.open();
             Map<K, Long> at11Totals = Map.of(key("a"), 200L, key("x"), 1L, key("c"), 5L);
-            assertThat(live()).isEqualTo(at11Totals);
-            assertThat(committed()).isEqualTo(at11Totals);
+            assertLiveAndCommitted(at11Totals);
             upsert(fromSavepoint, "d", 4);
             completed(fromSavepoint, 12);
             Map<K, Long> atTwelve =
                     Map.of(key("a"), 200L, key("x"), 1L, key("c"), 5L, key("d"), 4L);
-            assertThat(live()).isEqualTo(atTwelve);
-            assertThat(committed()).isEqualTo(atTwelve);
+            assertLiveAndCommitted(atTwelve);
         }
     }
 
@@ -540,8 +539,7 @@ abstract class StartProtocolContract<K, V> {
             upsert(p, "c", 3);
             completed(p, 21);
             Map<K, Long> at21 = Map.of(key("a"), 200L, key("b"), 2L, key("c"), 3L);
-            assertThat(live()).isEqualTo(at21);
-            assertThat(committed()).isEqualTo(at21);
+            assertLiveAndCommitted(at21);
         }
     }
 
@@ -572,8 +570,7 @@ abstract class StartProtocolContract<K, V> {
         try (var fromSavepoint = restoredAttempt(newRun(), 0, at1, 1)) {
             fromSavepoint.open();
             Map<K, Long> at1Totals = Map.of(key("a"), 100L, key("x"), 1L);
-            assertThat(live()).isEqualTo(at1Totals);
-            assertThat(committed()).isEqualTo(at1Totals);
+            assertLiveAndCommitted(at1Totals);
         }
     }
 
@@ -618,8 +615,7 @@ abstract class StartProtocolContract<K, V> {
         try (var fromSavepoint = restoredAttempt(newRun(), 0, at6, 6)) {
             fromSavepoint.open();
             Map<K, Long> at6Totals = Map.of(key("a"), 200L, key("x"), 1L);
-            assertThat(live()).isEqualTo(at6Totals);
-            assertThat(committed()).isEqualTo(at6Totals);
+            assertLiveAndCommitted(at6Totals);
         }
     }
 
@@ -672,8 +668,7 @@ abstract class StartProtocolContract<K, V> {
         try (var upgraded = restoredAttempt(newRun(), 0, atSavepoint, 11)) {
             upgraded.open();
             Map<K, Long> atEleven = Map.of(key("a"), 200L, key("c"), 5L);
-            assertThat(live()).isEqualTo(atEleven);
-            assertThat(committed()).isEqualTo(atEleven);
+            assertLiveAndCommitted(atEleven);
             assertThat(((FlushableSinkOperator<?, ?>) upgraded.getOperator()).lastFlush().mode())
                     .isEqualTo(RestoreFlush.Mode.INCREMENTAL);
         }
@@ -705,8 +700,7 @@ abstract class StartProtocolContract<K, V> {
             Map<K, Long> at11Totals = Map.of(key("a"), 200L, key("b"), 10L, key("c"), 5L);
             assertThat(((FlushableSinkOperator<?, ?>) restarted.getOperator()).lastFlush().mode())
                     .isEqualTo(RestoreFlush.Mode.INCREMENTAL);
-            assertThat(live()).isEqualTo(at11Totals);
-            assertThat(committed()).isEqualTo(at11Totals);
+            assertLiveAndCommitted(at11Totals);
         }
     }
 
@@ -749,8 +743,7 @@ abstract class StartProtocolContract<K, V> {
         try (var next = restoredAttempt(run, 2, at11, 11)) {
             next.open();
             Map<K, Long> at11Totals = Map.of(key("a"), 200L, key("b"), 10L, key("c"), 5L);
-            assertThat(live()).isEqualTo(at11Totals);
-            assertThat(committed()).isEqualTo(at11Totals);
+            assertLiveAndCommitted(at11Totals);
         } finally {
             PauseGate.unbindThisThread();
         }
@@ -790,8 +783,7 @@ abstract class StartProtocolContract<K, V> {
             assertThat(committed()).isEmpty();
             upsert(next, "c", 5);
             completed(next, 1);
-            assertThat(live()).isEqualTo(Map.of(key("c"), 5L));
-            assertThat(committed()).isEqualTo(Map.of(key("c"), 5L));
+            assertLiveAndCommitted(Map.of(key("c"), 5L));
         } finally {
             PauseGate.unbindThisThread();
         }
@@ -839,8 +831,7 @@ abstract class StartProtocolContract<K, V> {
             fresh.open();
             upsert(fresh, "c", 5);
             completed(fresh, 1);
-            assertThat(live()).isEqualTo(Map.of(key("c"), 5L));
-            assertThat(committed()).isEqualTo(Map.of(key("c"), 5L));
+            assertLiveAndCommitted(Map.of(key("c"), 5L));
         }
     }
 
@@ -878,8 +869,7 @@ abstract class StartProtocolContract<K, V> {
 
             current.notifyOfCompletedCheckpoint(11);
             Map<K, Long> expected = Map.of(key("a"), 200L, key("b"), 10L, key("c"), 5L);
-            assertThat(live()).isEqualTo(expected);
-            assertThat(committed()).isEqualTo(expected);
+            assertLiveAndCommitted(expected);
         } finally {
             frozen.close();
         }
@@ -951,8 +941,7 @@ abstract class StartProtocolContract<K, V> {
                     .isEqualTo(leftByTheOldOne);
             completed(current, 12);
             Map<K, Long> expected = Map.of(key("a"), 100L, key("b"), 20L);
-            assertThat(live()).isEqualTo(expected);
-            assertThat(committed()).isEqualTo(expected);
+            assertLiveAndCommitted(expected);
         }
     }
 
@@ -975,8 +964,7 @@ abstract class StartProtocolContract<K, V> {
             current.open();
             completed(current, 11);
             Map<K, Long> at10Totals = Map.of(key("a"), 100L, key("b"), 10L);
-            assertThat(live()).isEqualTo(at10Totals);
-            assertThat(committed()).isEqualTo(at10Totals);
+            assertLiveAndCommitted(at10Totals);
         }
     }
 
@@ -1006,8 +994,7 @@ abstract class StartProtocolContract<K, V> {
             upsert(second, "b", 30);
             completed(second, 12);
             Map<K, Long> expected = Map.of(key("a"), 200L, key("b"), 30L, key("c"), 5L);
-            assertThat(live()).isEqualTo(expected);
-            assertThat(committed()).isEqualTo(expected);
+            assertLiveAndCommitted(expected);
         } finally {
             frozen.close();
         }
@@ -1089,8 +1076,7 @@ abstract class StartProtocolContract<K, V> {
     @Test
     void aDatabaseThatGoesBackPastADeleteHasTheKeyDeletedAgainByTheRepair() throws Exception {
         goBackPastADelete(newRun());
-        assertThat(live()).isEqualTo(Map.of(key("a"), 300L));
-        assertThat(committed()).isEqualTo(Map.of(key("a"), 300L));
+        assertLiveAndCommitted(Map.of(key("a"), 300L));
     }
 
     @Test
@@ -1141,8 +1127,7 @@ abstract class StartProtocolContract<K, V> {
         try (var restored = restoredAttempt(rolledBack, 1, at3, 3)) {
             restored.open();
         }
-        assertThat(live()).isEqualTo(Map.of(key("a"), 150L, key("b"), 50L));
-        assertThat(committed()).isEqualTo(Map.of(key("a"), 150L, key("b"), 50L));
+        assertLiveAndCommitted(Map.of(key("a"), 150L, key("b"), 50L));
     }
 
     /**
@@ -1183,8 +1168,7 @@ abstract class StartProtocolContract<K, V> {
         try (var restored = restoredAttempt(rolledBack, 1, at3, 3)) {
             restored.open();
         }
-        assertThat(live()).isEqualTo(Map.of(key("a"), 150L, key("c"), 5L));
-        assertThat(committed()).isEqualTo(Map.of(key("a"), 150L, key("c"), 5L));
+        assertLiveAndCommitted(Map.of(key("a"), 150L, key("c"), 5L));
     }
 
     /**
@@ -1228,7 +1212,6 @@ abstract class StartProtocolContract<K, V> {
             upsert(later, "b", 20);
             completed(later, 11);
         }
-        assertThat(live()).isEqualTo(Map.of(key("a"), 100L, key("b"), 20L));
-        assertThat(committed()).isEqualTo(Map.of(key("a"), 100L, key("b"), 20L));
+        assertLiveAndCommitted(Map.of(key("a"), 100L, key("b"), 20L));
     }
 }
