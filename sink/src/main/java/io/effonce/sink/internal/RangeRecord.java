@@ -66,6 +66,16 @@ public record RangeRecord(
         return newestDeletion >= checkpointId;
     }
 
+    /**
+     * Whether the table holds every write before barrier {@code c}, of {@code c}'s branch: every
+     * key group proves the barrier durable, the restored savepoint's branch was not erased by its
+     * run, and no repair rewrote the range at a later checkpoint. Otherwise the restore repairs
+     * from state.
+     */
+    public boolean provesWritesBefore(long c) {
+        return durableThrough >= c && savepointBranchErasedAt.isEmpty() && newestRepair <= c;
+    }
+
     /** The runs that own key groups of the range. */
     public Set<String> ownerRuns() {
         return owners.stream()

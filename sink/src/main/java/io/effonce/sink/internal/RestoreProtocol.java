@@ -107,17 +107,12 @@ final class RestoreProtocol<K, V> {
     private void flushRestored(
             KeyGroupSpan span, Claim claim, RangeRecord found, RestoredState<K, V> state) {
         long c = claim.restoredCheckpoint().getAsLong();
-        // Without the proof that barrier c is durable (its commit, or the barrier recorded
-        // in the fence) the committed table may lack what was staged and committed before
-        // it (lost with the database's writes): rewritten from state. So is it when a key
-        // was deleted after barrier c and a later checkpoint was committed: the deletion
-        // may be committed, leaving no row for the roll-back to find. (flushMode is then
-        // FULL.)
-        // A savepoint whose branch its run erased: the run's later commits and barriers are of
-        // the branch that forked where it went back, and so is what it wrote from there on.
+        // Unproven, the committed table may lack what was committed before barrier c too (lost
+        // with the database's writes, or another branch's): rewritten from state. So is it when
+        // a key was deleted after barrier c and a later checkpoint committed the deletion,
+        // leaving no row for the roll-back to find. (flushMode is then FULL.)
         OptionalLong erasedAt = found.savepointBranchErasedAt();
-        boolean lacksCommit =
-                found.durableThrough() < c || erasedAt.isPresent() || found.newestRepair() > c;
+        boolean lacksCommit = !found.provesWritesBefore(c);
         boolean restage = lacksCommit || (found.deletedSince(c) && found.lastCommitted() > c);
         long outsideFrom = lacksCommit ? outsideTheLineageFrom(c, found) : c;
         // The database holds the progress of a run of another lineage (a copy from before
@@ -150,8 +145,17 @@ final class RestoreProtocol<K, V> {
                     forkFrom,
                     span);
         }
-        metrics.flushed(flush(c, state, flushMode(c, found, span), restage, outsideFrom, forkFrom));
-        reconcileCommitted(c, state, lacksCommit);
+        RestoreFlush.Mode mode = flushMode(c, found, span);
+        if (restage) {
+            metrics.flushed(flush(c, state, mode, true, outsideFrom, forkFrom));
+            reconcileCommitted(c, state, lacksCommit);
+        } else {
+            // The committed table at c first: the flush reads it for final values state no longer
+            // retains, and with c's notice lost it still lacks what was staged for c (a key
+            // deleted before barrier c would come back to live from its older committed value).
+            reconcileCommitted(c, state, false);
+            metrics.flushed(flush(c, state, mode, false, outsideFrom, forkFrom));
+        }
     }
 
     /**
@@ -170,18 +174,33 @@ final class RestoreProtocol<K, V> {
     }
 
     /**
-     * Incremental when every key group of the range proves barrier {@code c} durable (it committed
-     * {@code c} or later, or its owner recorded barrier {@code c} or later after its start): the
-     * table then holds every write before barrier {@code c} (see {@link RestoreFlush}), and no live
-     * row of the range was deleted after that barrier. A lost completion notice therefore costs no
-     * full flush: the barrier's record is written before the checkpoint can complete. Full when a
-     * key group proves less: the table is new to the job, or the database lost acknowledged writes;
-     * or when a row was deleted.
+     * Incremental when the range proves every write before barrier {@code c} durable and of this
+     * branch ({@link RangeRecord#provesWritesBefore}): the table then holds them (see {@link
+     * RestoreFlush}). A lost completion notice therefore costs no full flush: the barrier's record
+     * is written before the checkpoint can complete. Full when the range proves less (the table is
+     * new to the job, the database lost acknowledged writes, a savepoint's branch was erased, a
+     * repair is newer), or when a live row was deleted after the barrier: a deletion leaves no tag.
      */
     private RestoreFlush.Mode flushMode(long c, RangeRecord found, KeyGroupSpan span) {
-        if (settings.alwaysFullFlush()
-                || found.savepointBranchErasedAt().isPresent()
-                || found.newestRepair() > c) {
+        if (settings.alwaysFullFlush()) {
+            return RestoreFlush.Mode.FULL;
+        }
+        if (!found.provesWritesBefore(c)) {
+            LOG.warn(
+                    "Full flush of {} in {}: restoring checkpoint {}, but the range proves its"
+                            + " writes durable only through checkpoint {} (0: a key group never"
+                            + " committed, nor recorded a barrier since its start), its newest"
+                            + " repair is of checkpoint {}, its savepoint's branch erased: {}. The"
+                            + " table may lack writes acknowledged before that checkpoint (a new"
+                            + " table, a database that lost writes) or hold another branch's, so"
+                            + " every key of restored state is set again, in the live and the"
+                            + " committed table.",
+                    store.tableName(),
+                    span,
+                    c,
+                    found.durableThrough(),
+                    found.newestRepair(),
+                    found.savepointBranchErasedAt().isPresent());
             return RestoreFlush.Mode.FULL;
         }
         if (found.deletedSince(c)) {
@@ -195,21 +214,7 @@ final class RestoreProtocol<K, V> {
                     found.newestDeletion());
             return RestoreFlush.Mode.FULL;
         }
-        if (found.durableThrough() >= c) {
-            return RestoreFlush.Mode.INCREMENTAL;
-        }
-        LOG.warn(
-                "Full flush of {} in {}: restoring checkpoint {}, but the range's key groups"
-                        + " prove their writes durable only through checkpoint {} (0: some never"
-                        + " committed, nor recorded a barrier since their start). The table may"
-                        + " lack writes acknowledged before that checkpoint (a new table, or a"
-                        + " database that lost writes), so every key of restored state is set"
-                        + " again, in the live and the committed table.",
-                store.tableName(),
-                span,
-                c,
-                found.durableThrough());
-        return RestoreFlush.Mode.FULL;
+        return RestoreFlush.Mode.INCREMENTAL;
     }
 
     /**

@@ -9,10 +9,10 @@ import org.apache.flink.annotation.Internal;
  * later call acts on that range only and fails with {@link FencedException}, without committing
  * anything, once another writer has taken any of those key groups.
  *
- * <p>The contract test {@code StartProtocolContract} (the sink's tests: {@code
- * InMemoryStartProtocolTest}, {@code PostgresStartProtocolITCase}) holds every implementation to
- * the same behaviour, and the takeover explorer's properties run both ({@code
- * InMemoryTakeoverPropertiesTest}, {@code PostgresTakeoverPropertiesITCase}).
+ * <p>The contract tests {@code StartProtocolContract} and {@code RestoreProofContract} (the sink's
+ * tests, both run by {@code InMemoryStartProtocolTest} and {@code PostgresStartProtocolITCase})
+ * hold every implementation to the same behaviour, and the takeover explorer's properties run both
+ * ({@code InMemoryTakeoverPropertiesTest}, {@code PostgresTakeoverPropertiesITCase}).
  */
 @Internal
 public interface SinkStore<K, V>

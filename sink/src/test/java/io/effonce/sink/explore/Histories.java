@@ -2,6 +2,7 @@ package io.effonce.sink.explore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.sink.testutils.StoreUnderTest;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -89,7 +90,7 @@ final class Histories {
      * nothing committed stepped back, and (with the start protocol) the live attempt never failed.
      * Reports what the history explored.
      */
-    static <K, V> void check(ExploredStore<K, V> store, History history) {
+    static <K, V> void check(StoreUnderTest<K, V> store, History history) {
         TakeoverExplorer<K, V> explorer = new TakeoverExplorer<>(store, unconditional());
         String wrong = explorer.play(history.parallelism(), history.steps());
         collect(explorer);

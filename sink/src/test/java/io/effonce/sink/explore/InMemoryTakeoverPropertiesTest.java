@@ -1,5 +1,6 @@
 package io.effonce.sink.explore;
 
+import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import io.effonce.testing.jqwik.SoakTries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -17,7 +18,7 @@ class InMemoryTakeoverPropertiesTest {
     @Property(tries = 200)
     @SoakTries(400)
     void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") Histories.History history) {
-        Histories.check(new InMemoryExplored(), history);
+        Histories.check(new InMemoryStoreUnderTest(), history);
     }
 
     @Provide

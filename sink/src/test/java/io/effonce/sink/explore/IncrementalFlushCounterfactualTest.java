@@ -7,6 +7,7 @@ import io.effonce.sink.explore.Step.Complete;
 import io.effonce.sink.explore.Step.Fail;
 import io.effonce.sink.explore.Step.Open;
 import io.effonce.sink.explore.Step.Upsert;
+import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +38,7 @@ class IncrementalFlushCounterfactualTest {
 
     @Test
     void aFlushThatMissesTheRestoredCheckpointsTagLeavesTheErasedAttemptsTotals() {
-        InMemoryExplored missing = new InMemoryExplored();
+        InMemoryStoreUnderTest missing = new InMemoryStoreUnderTest();
         missing.table().missRowsTaggedWithTheRestoredCheckpoint();
         assertThat(
                         new TakeoverExplorer<>(missing, false, false)
@@ -45,7 +46,7 @@ class IncrementalFlushCounterfactualTest {
                 .startsWith("live table")
                 .contains("k0=150");
         assertThat(
-                        new TakeoverExplorer<>(new InMemoryExplored(), false, false)
+                        new TakeoverExplorer<>(new InMemoryStoreUnderTest(), false, false)
                                 .play(1, WRITTEN_WITH_THE_RESTORED_TAG))
                 .isNull();
     }

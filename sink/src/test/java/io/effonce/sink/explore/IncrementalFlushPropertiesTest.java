@@ -2,6 +2,7 @@ package io.effonce.sink.explore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import io.effonce.testing.jqwik.SoakTries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -40,8 +41,8 @@ class IncrementalFlushPropertiesTest {
     }
 
     private static void playBoth(Histories.History history) {
-        InMemoryExplored chosen = new InMemoryExplored();
-        InMemoryExplored full = new InMemoryExplored();
+        InMemoryStoreUnderTest chosen = new InMemoryStoreUnderTest();
+        InMemoryStoreUnderTest full = new InMemoryStoreUnderTest();
         TakeoverExplorer<String, Long> incremental = new TakeoverExplorer<>(chosen, false, false);
         TakeoverExplorer<String, Long> always = new TakeoverExplorer<>(full, false, true);
         String wrongIncremental = incremental.play(history.parallelism(), history.steps());

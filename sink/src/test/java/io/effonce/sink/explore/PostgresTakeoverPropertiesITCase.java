@@ -1,5 +1,6 @@
 package io.effonce.sink.explore;
 
+import io.effonce.sink.testutils.PostgresStoreUnderTest;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.jqwik.SoakTries;
 import java.util.List;
@@ -35,7 +36,7 @@ class PostgresTakeoverPropertiesITCase {
     @Property(tries = 50)
     @SoakTries(100)
     void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") Histories.History history) {
-        Histories.check(new PostgresExplored(db), history);
+        Histories.check(new PostgresStoreUnderTest(db), history);
     }
 
     /**
@@ -46,7 +47,7 @@ class PostgresTakeoverPropertiesITCase {
     @SoakTries(40)
     void aDatabaseThatWentBackIsRepairedByTheRestore(
             @ForAll("goingBack") Histories.History history) {
-        Histories.check(new PostgresExplored(db), history);
+        Histories.check(new PostgresStoreUnderTest(db), history);
     }
 
     /**
@@ -59,7 +60,7 @@ class PostgresTakeoverPropertiesITCase {
     @Example
     void aFrozenAttemptOfADeploymentTheDatabaseForgotStaysTheEarlier() {
         Histories.check(
-                new PostgresExplored(db),
+                new PostgresStoreUnderTest(db),
                 new Histories.History(
                         1,
                         List.of(
@@ -84,7 +85,7 @@ class PostgresTakeoverPropertiesITCase {
     @Example
     void whatAnAttemptOutsideTheLineageWroteAfterTheDatabaseForgotTheFenceGoes() {
         Histories.check(
-                new PostgresExplored(db),
+                new PostgresStoreUnderTest(db),
                 new Histories.History(
                         1,
                         List.of(

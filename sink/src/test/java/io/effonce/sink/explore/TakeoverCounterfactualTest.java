@@ -9,6 +9,7 @@ import io.effonce.sink.explore.Step.Open;
 import io.effonce.sink.explore.Step.Retire;
 import io.effonce.sink.explore.Step.Upsert;
 import io.effonce.sink.explore.Step.Wake;
+import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +61,6 @@ class TakeoverCounterfactualTest {
     }
 
     private static String play(List<Step> steps, boolean unconditional) {
-        return new TakeoverExplorer<>(new InMemoryExplored(), unconditional).play(1, steps);
+        return new TakeoverExplorer<>(new InMemoryStoreUnderTest(), unconditional).play(1, steps);
     }
 }

@@ -17,6 +17,7 @@ import io.effonce.sink.internal.LostWritesException;
 import io.effonce.sink.internal.StaleAttemptException;
 import io.effonce.sink.testutils.ConnectionCut;
 import io.effonce.sink.testutils.GatedStore;
+import io.effonce.sink.testutils.StoreUnderTest;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -74,7 +75,7 @@ final class TakeoverExplorer<K, V> {
     /** One job id for every run: in application mode with HA every deployment has the same. */
     private static final JobID JOB = new JobID(24, 24);
 
-    private final ExploredStore<K, V> store;
+    private final StoreUnderTest<K, V> store;
     private final boolean unconditional;
     private final boolean alwaysFullFlush;
     private final List<String> trace = new ArrayList<>();
@@ -116,7 +117,7 @@ final class TakeoverExplorer<K, V> {
     /**
      * The copies of the sink's database {@link Step.DatabaseGoesBack} can put back, oldest first.
      */
-    private final Deque<ExploredStore.DatabaseCopy> databaseCopies = new ArrayDeque<>();
+    private final Deque<StoreUnderTest.DatabaseCopy> databaseCopies = new ArrayDeque<>();
 
     /** How many copies are kept: a standby lags a few checkpoints, not the whole history. */
     private static final int COPIES_KEPT = 3;
@@ -130,14 +131,14 @@ final class TakeoverExplorer<K, V> {
     /**
      * @param unconditional emulate the takeover before the start protocol (the counterfactual)
      */
-    TakeoverExplorer(ExploredStore<K, V> store, boolean unconditional) {
+    TakeoverExplorer(StoreUnderTest<K, V> store, boolean unconditional) {
         this(store, unconditional, false);
     }
 
     /**
      * @param alwaysFullFlush every restore flush full, as before the incremental flush (to compare)
      */
-    TakeoverExplorer(ExploredStore<K, V> store, boolean unconditional, boolean alwaysFullFlush) {
+    TakeoverExplorer(StoreUnderTest<K, V> store, boolean unconditional, boolean alwaysFullFlush) {
         this.store = store;
         this.unconditional = unconditional;
         this.alwaysFullFlush = alwaysFullFlush;
@@ -163,7 +164,7 @@ final class TakeoverExplorer<K, V> {
         } finally {
             live.forEach(Attempt::crash);
             frozenPast.forEach(Attempt::crash);
-            databaseCopies.forEach(ExploredStore.DatabaseCopy::discard);
+            databaseCopies.forEach(StoreUnderTest.DatabaseCopy::discard);
         }
     }
 
@@ -296,7 +297,7 @@ final class TakeoverExplorer<K, V> {
         for (int i = 0; i < back && databaseCopies.size() > 1; i++) {
             databaseCopies.removeLast().discard();
         }
-        ExploredStore.DatabaseCopy copy = databaseCopies.removeLast();
+        StoreUnderTest.DatabaseCopy copy = databaseCopies.removeLast();
         copy.putBack();
         copy.discard();
         databaseWentBack++;

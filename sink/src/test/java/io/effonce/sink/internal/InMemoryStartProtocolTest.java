@@ -1,59 +1,33 @@
 package io.effonce.sink.internal;
 
-import io.effonce.sink.SinkStoreFactory;
-import io.effonce.sink.testutils.InMemorySinkStore;
-import io.effonce.sink.testutils.InMemoryTable;
-import java.util.Map;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import io.effonce.sink.testutils.InMemoryStoreUnderTest;
+import io.effonce.sink.testutils.StoreUnderTest;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 
-/** The start protocol's contract on the in-memory store. */
-class InMemoryStartProtocolTest extends StartProtocolContract<String, Long> {
+/** The start protocol's contracts on the in-memory store. */
+class InMemoryStartProtocolTest {
 
-    private final InMemoryTable<String, Long> table = new InMemoryTable<>();
+    private InMemoryStoreUnderTest store;
 
-    @Override
-    SinkStoreFactory<String, Long> stores() {
-        return InMemorySinkStore.factory(table);
+    @BeforeEach
+    void newStore() {
+        store = new InMemoryStoreUnderTest();
     }
 
-    @Override
-    TypeInformation<Long> valueType() {
-        return TypeInformation.of(Long.class);
+    @Nested
+    class Start extends StartProtocolContract<String, Long> {
+        @Override
+        StoreUnderTest<String, Long> store() {
+            return store;
+        }
     }
 
-    @Override
-    TypeInformation<String> keyType() {
-        return TypeInformation.of(String.class);
-    }
-
-    @Override
-    String key(String name) {
-        return name;
-    }
-
-    @Override
-    Long value(long amount) {
-        return amount;
-    }
-
-    @Override
-    Map<String, Long> live() {
-        return table.values();
-    }
-
-    @Override
-    Map<String, Long> committed() {
-        return table.committedValues();
-    }
-
-    @Override
-    String dump() {
-        return table.dump();
-    }
-
-    @Override
-    DatabaseCopy copyOfTheDatabase() {
-        InMemoryTable.Copy copy = table.copy();
-        return () -> table.goBack(copy);
+    @Nested
+    class RestoreProof extends RestoreProofContract<String, Long> {
+        @Override
+        StoreUnderTest<String, Long> store() {
+            return store;
+        }
     }
 }

@@ -67,7 +67,6 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             Set<RangeOwner> owners = new HashSet<>();
             long committedByRun = 0;
             long lastCommitted = 0;
-            long durableThrough = Long.MAX_VALUE;
             long newestDeletion = 0;
             Set<RunLineage> committedLineages = new HashSet<>();
             for (int g = span.first(); g <= span.last(); g++) {
@@ -77,35 +76,10 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                     owners.add(owner);
                 }
                 ProgressRow progress = table.progress.get(g);
-                String committedRun = table.committedRuns.get(g);
                 RunLineage committedLineage = table.committedLineages.get(g);
                 if (committedLineage != null) {
                     committedLineages.add(committedLineage);
                 }
-                boolean ofRestoredRun =
-                        (claim.restoredRun().isEmpty()
-                                        && (committedLineage == null
-                                                || committedLineage.branches().isEmpty()))
-                                || claim.restoredRun().equals(committedRun)
-                                || claim.run().equals(committedRun);
-                long committedProof =
-                        progress == null || !ofRestoredRun
-                                ? 0
-                                : Math.min(
-                                        Math.max(
-                                                progress.checkpointId(),
-                                                table.acknowledgedSavepoints.getOrDefault(g, 0L)),
-                                        table.proofCaps.getOrDefault(g, Long.MAX_VALUE));
-                // A barrier the owner recorded after its start: not the restored checkpoint its
-                // takeover recorded, and only of the run that took it or the claimant's run.
-                long barrierProof =
-                        owner != null
-                                        && owner.lastBarrier() > owner.restoredCheckpoint()
-                                        && (owner.id().run().equals(claim.restoredRun())
-                                                || owner.id().run().equals(claim.run()))
-                                ? owner.lastBarrier()
-                                : 0;
-                durableThrough = Math.min(durableThrough, Math.max(committedProof, barrierProof));
                 if (progress != null) {
                     lastCommitted = Math.max(lastCommitted, progress.checkpointId());
                     if (claim.run().equals(table.committedRuns.get(g))) {
@@ -118,7 +92,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                             owners,
                             committedByRun,
                             lastCommitted,
-                            durableThrough,
+                            InMemoryProof.durableThrough(table, span, claim),
                             table.supersededRuns.contains(claim.run()),
                             table.rows.values().stream().anyMatch(r -> span.contains(r.keyGroup()))
                                     || table.staged.stream()
@@ -127,8 +101,8 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                                             .anyMatch(r -> span.contains(r.keyGroup())),
                             newestDeletion,
                             committedLineages,
-                            savepointBranchErasedAt(span, claim),
-                            newestRepair(span));
+                            InMemoryProof.savepointBranchErasedAt(table, span, claim),
+                            InMemoryProof.newestRepair(table, span));
             if (!mayTake.test(found)) {
                 return new Takeover(found, false, -1);
             }
@@ -142,14 +116,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                 table.fenceOwners.put(g, RangeOwner.of(claim));
                 table.fenceTokens.put(g, newToken);
             }
-            takenBy(span, claim);
-            for (int g = span.first(); g <= span.last(); g++) {
-                // See FenceRows.capOtherRunsProof.
-                if (table.progress.containsKey(g)
-                        && !claim.run().equals(table.committedRuns.get(g))) {
-                    table.proofCaps.merge(g, claim.restoredOrZero(), Math::min);
-                }
-            }
+            InMemoryProof.takenBy(table, span, claim);
             this.span = span;
             this.token = newToken;
             this.run = claim.run();
@@ -158,55 +125,6 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             table.writerCounts.put(writer, 0L);
             return new Takeover(found, true, newToken);
         }
-    }
-
-    /** See {@code SavepointBarriers.takenBy}. */
-    private void takenBy(KeyGroupSpan span, Claim claim) {
-        long restored = claim.restoredOrZero();
-        table.savepointBarriers
-                .entrySet()
-                .removeIf(
-                        e ->
-                                span.contains(e.getKey().keyGroup())
-                                        && ofClaimOrItsRestoredRun(e.getKey().run(), claim)
-                                        && e.getKey().savepoint() <= restored
-                                        && e.getValue() == Long.MAX_VALUE);
-        table.savepointBarriers.replaceAll(
-                (barrier, erasedAt) ->
-                        span.contains(barrier.keyGroup())
-                                        && ofClaimOrItsRestoredRun(barrier.run(), claim)
-                                        && barrier.savepoint() > restored
-                                ? Math.min(erasedAt, restored)
-                                : erasedAt);
-    }
-
-    private static boolean ofClaimOrItsRestoredRun(String run, Claim claim) {
-        return run.equals(claim.run()) || run.equals(claim.restoredRun());
-    }
-
-    private long newestRepair(KeyGroupSpan span) {
-        return table.repairs.entrySet().stream()
-                .filter(e -> span.contains(e.getKey()))
-                .mapToLong(Map.Entry::getValue)
-                .max()
-                .orElse(0);
-    }
-
-    /** See {@code SavepointBarriers.erasedAt}. */
-    private OptionalLong savepointBranchErasedAt(KeyGroupSpan span, Claim claim) {
-        if (claim.restoredCheckpoint().isEmpty() || claim.restoredRun().isEmpty()) {
-            return OptionalLong.empty();
-        }
-        long savepoint = claim.restoredCheckpoint().getAsLong();
-        long erasedAt = Long.MAX_VALUE;
-        for (var e : table.savepointBarriers.entrySet()) {
-            if (span.contains(e.getKey().keyGroup())
-                    && e.getKey().run().equals(claim.restoredRun())
-                    && e.getKey().savepoint() == savepoint) {
-                erasedAt = Math.min(erasedAt, e.getValue());
-            }
-        }
-        return erasedAt == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(erasedAt);
     }
 
     @Override

@@ -17,8 +17,8 @@ import java.util.Set;
 /**
  * The SQL of a conditional takeover, run inside its transaction: {@code sink_fences} (who owns each
  * key group, with the attempt that took it), {@code sink_progress} (what each run committed),
- * {@code sink_superseded_runs} (runs a later deployment took over from), {@code sink_live_deletes}
- * and {@code sink_savepoint_barriers}.
+ * {@code sink_superseded_runs} (runs a later deployment took over from) and {@code
+ * sink_live_deletes}; what the range proves is {@link ProofRows}' and {@link SavepointBarriers}'.
  */
 final class FenceRows {
 
@@ -84,7 +84,7 @@ final class FenceRows {
                 }
             }
         }
-        long durableThrough = durableThrough(c, table, span, claim);
+        long durableThrough = ProofRows.durableThrough(c, table, span, claim);
         boolean superseded;
         try (PreparedStatement s =
                 c.prepareStatement(
@@ -121,48 +121,7 @@ final class FenceRows {
                 newestDeletion,
                 committedLineages,
                 SavepointBarriers.erasedAt(c, table, span, claim),
-                newestRepair(c, table, span));
-    }
-
-    /**
-     * The oldest checkpoint each key group of the range proves durable (see {@link
-     * RangeRecord#durableThrough}): its commit (or acknowledged savepoint), or the barrier its
-     * fence owner recorded after its start, whichever is newer; 0 if a key group proves none. Only
-     * the run that took the restored checkpoint or the claimant's own run counts (for a state that
-     * does not name its run, a commit of a run that named no lineage either; never an unnamed run's
-     * barrier).
-     */
-    private static long durableThrough(Connection c, String table, KeyGroupSpan span, Claim claim)
-            throws SQLException {
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "SELECT coalesce(min(GREATEST("
-                                + " CASE WHEN (? = '' AND coalesce(p.committed_lineage, '') = '')"
-                                + " OR p.committed_run IN (?, ?)"
-                                + " THEN LEAST(GREATEST(p.checkpoint_id, p.acknowledged_savepoint),"
-                                + " p.proof_capped_at) END,"
-                                + " CASE WHEN f.owner_job IN (?, ?)"
-                                + " AND f.owner_barrier > f.owner_restored"
-                                + " THEN f.owner_barrier END, 0)), 0)"
-                                + " FROM generate_series(?, ?) AS g"
-                                + " LEFT JOIN sink_progress p"
-                                + " ON p.sink_table = ? AND p.key_group = g"
-                                + " LEFT JOIN sink_fences f"
-                                + " ON f.sink_table = ? AND f.key_group = g")) {
-            s.setString(1, claim.restoredRun());
-            s.setString(2, claim.restoredRun());
-            s.setString(3, claim.run());
-            s.setString(4, claim.restoredRun());
-            s.setString(5, claim.run());
-            s.setInt(6, span.first());
-            s.setInt(7, span.last());
-            s.setString(8, table);
-            s.setString(9, table);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+                ProofRows.newestRepair(c, table, span));
     }
 
     /**
@@ -246,50 +205,9 @@ final class FenceRows {
             s.setInt(13, span.last());
             s.executeUpdate();
         }
-        capOtherRunsProof(c, table, span, claim);
+        ProofRows.capOtherRuns(c, table, span, claim);
         SavepointBarriers.takenBy(c, table, span, claim);
         return token;
-    }
-
-    /** The newest checkpoint a restore of the range repaired from state ({@code sink_repairs}). */
-    private static long newestRepair(Connection c, String table, KeyGroupSpan span)
-            throws SQLException {
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "SELECT coalesce(max(restored_checkpoint), 0) FROM sink_repairs"
-                                + " WHERE sink_table = ? AND key_group_first <= ?"
-                                + " AND key_group_last >= ?")) {
-            s.setString(1, table);
-            s.setInt(2, span.last());
-            s.setInt(3, span.first());
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-    }
-
-    /**
-     * Caps what another run's commit in the range proves at the checkpoint {@code claim} restored:
-     * the claimant writes from there on (tags {@code c} and later, its flush's deletions under
-     * {@code c - 1}) before its own first commit, and a cut can stop it part-way. A later restore
-     * of a newer checkpoint of that run must not take the commit for proof that the rows tagged
-     * below it are that run's.
-     */
-    private static void capOtherRunsProof(
-            Connection c, String table, KeyGroupSpan span, Claim claim) throws SQLException {
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "UPDATE sink_progress SET proof_capped_at = LEAST(proof_capped_at, ?)"
-                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?"
-                                + " AND committed_run IS DISTINCT FROM ?")) {
-            s.setLong(1, claim.restoredOrZero());
-            s.setString(2, table);
-            s.setInt(3, span.first());
-            s.setInt(4, span.last());
-            s.setString(5, claim.run());
-            s.executeUpdate();
-        }
     }
 
     /** Whether any of {@code tables} holds a row in the range; the first is asked first. */

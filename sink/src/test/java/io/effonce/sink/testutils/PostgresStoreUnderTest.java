@@ -1,13 +1,8 @@
-package io.effonce.sink.explore;
+package io.effonce.sink.testutils;
 
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
 import io.effonce.sink.SinkStoreFactory;
-import io.effonce.sink.testutils.CuttingDriver;
-import io.effonce.sink.testutils.TestKey;
-import io.effonce.sink.testutils.TestRows;
-import io.effonce.sink.testutils.TestTotal;
-import io.effonce.sink.testutils.TotalsTable;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.faults.SinkDatabaseRollback;
 import java.time.Duration;
@@ -16,8 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
-/** The PostgreSQL store, its tables emptied before every explored history. */
-final class PostgresExplored implements ExploredStore<TestKey, TestTotal> {
+/** The PostgreSQL store, through {@code CuttingDriver}; {@link #truncate} empties its tables. */
+public final class PostgresStoreUnderTest implements StoreUnderTest<TestKey, TestTotal> {
 
     private static final LocalDate DAY = LocalDate.of(2026, 11, 29);
 
@@ -25,7 +20,7 @@ final class PostgresExplored implements ExploredStore<TestKey, TestTotal> {
     private final PostgresStoreConfig config;
     private final PostgresEndpoint db;
 
-    PostgresExplored(PostgresEndpoint db) {
+    public PostgresStoreUnderTest(PostgresEndpoint db) {
         this.db = db;
         this.table = new TotalsTable<>(db, TestRows.MAPPING);
         // Through the cutting driver, with quick retries: a drawn cut exercises the session's
@@ -104,5 +99,10 @@ final class PostgresExplored implements ExploredStore<TestKey, TestTotal> {
     @Override
     public Map<TestKey, Long> committedCheckpoints() {
         return table.committedCheckpoints();
+    }
+
+    @Override
+    public String dump() {
+        return table.dump();
     }
 }

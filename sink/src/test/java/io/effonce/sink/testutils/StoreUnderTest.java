@@ -1,12 +1,15 @@
-package io.effonce.sink.explore;
+package io.effonce.sink.testutils;
 
 import io.effonce.sink.SinkStoreFactory;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
-/** A store the exploration runs against, with its keys, values and tables in amounts. */
-interface ExploredStore<K, V> {
+/**
+ * A store the sink's store-level tests run against (the start protocol's contracts, the takeover
+ * exploration), with its keys, values and tables in amounts.
+ */
+public interface StoreUnderTest<K, V> {
 
     /** Empties every table the sink keeps, before each explored history. */
     void truncate();
@@ -54,4 +57,7 @@ interface ExploredStore<K, V> {
 
     /** The checkpoint each committed value is from. */
     Map<K, Long> committedCheckpoints();
+
+    /** Everything the store keeps, for "changed nothing" assertions. */
+    String dump();
 }

@@ -1,18 +1,17 @@
-package io.effonce.sink.explore;
+package io.effonce.sink.testutils;
 
 import io.effonce.sink.SinkStoreFactory;
-import io.effonce.sink.testutils.InMemorySinkStore;
-import io.effonce.sink.testutils.InMemoryTable;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
-/** The in-memory store, new for every explored history. */
-final class InMemoryExplored implements ExploredStore<String, Long> {
+/** The in-memory store, empty when new. */
+public final class InMemoryStoreUnderTest implements StoreUnderTest<String, Long> {
 
     private final InMemoryTable<String, Long> table = new InMemoryTable<>();
 
     /** The table the stores share, for tests that inject a fault into it. */
-    InMemoryTable<String, Long> table() {
+    public InMemoryTable<String, Long> table() {
         return table;
     }
 
@@ -24,6 +23,21 @@ final class InMemoryExplored implements ExploredStore<String, Long> {
     @Override
     public SinkStoreFactory<String, Long> stores() {
         return InMemorySinkStore.factory(table);
+    }
+
+    @Override
+    public Optional<DatabaseCopy> copyToGoBackTo() {
+        InMemoryTable.Copy copy = table.copy();
+        return Optional.of(
+                new DatabaseCopy() {
+                    @Override
+                    public void putBack() {
+                        table.goBack(copy);
+                    }
+
+                    @Override
+                    public void discard() {}
+                });
     }
 
     @Override
@@ -59,5 +73,10 @@ final class InMemoryExplored implements ExploredStore<String, Long> {
     @Override
     public Map<String, Long> committedCheckpoints() {
         return table.committedCheckpoints();
+    }
+
+    @Override
+    public String dump() {
+        return table.dump();
     }
 }

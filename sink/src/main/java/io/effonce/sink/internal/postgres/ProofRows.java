@@ -1,0 +1,101 @@
+package io.effonce.sink.internal.postgres;
+
+import io.effonce.sink.internal.Claim;
+import io.effonce.sink.internal.KeyGroupSpan;
+import io.effonce.sink.internal.RangeRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * What a range's rows prove about the writes before a barrier, read and capped in the takeover's
+ * transaction: {@code sink_progress}'s commits and caps, {@code sink_fences}' recorded barriers and
+ * {@code sink_repairs}. A restore that finds the proof flushes only what changed since its
+ * checkpoint; without it, it repairs the range from state (see {@code RestoreFlush}).
+ */
+final class ProofRows {
+
+    private ProofRows() {}
+
+    /**
+     * The oldest checkpoint each key group of the range proves durable (see {@link
+     * RangeRecord#durableThrough}): its commit (or acknowledged savepoint), or the barrier its
+     * fence owner recorded after its start, whichever is newer; 0 if a key group proves none. Only
+     * the run that took the restored checkpoint or the claimant's own run counts (for a state that
+     * does not name its run, a commit of a run that named no lineage either; never an unnamed run's
+     * barrier).
+     */
+    static long durableThrough(Connection c, String table, KeyGroupSpan span, Claim claim)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT coalesce(min(GREATEST("
+                                + " CASE WHEN (? = '' AND coalesce(p.committed_lineage, '') = '')"
+                                + " OR p.committed_run IN (?, ?)"
+                                + " THEN LEAST(GREATEST(p.checkpoint_id, p.acknowledged_savepoint),"
+                                + " p.proof_capped_at) END,"
+                                + " CASE WHEN f.owner_job IN (?, ?)"
+                                + " AND f.owner_barrier > f.owner_restored"
+                                + " THEN f.owner_barrier END, 0)), 0)"
+                                + " FROM generate_series(?, ?) AS g"
+                                + " LEFT JOIN sink_progress p"
+                                + " ON p.sink_table = ? AND p.key_group = g"
+                                + " LEFT JOIN sink_fences f"
+                                + " ON f.sink_table = ? AND f.key_group = g")) {
+            s.setString(1, claim.restoredRun());
+            s.setString(2, claim.restoredRun());
+            s.setString(3, claim.run());
+            s.setString(4, claim.restoredRun());
+            s.setString(5, claim.run());
+            s.setInt(6, span.first());
+            s.setInt(7, span.last());
+            s.setString(8, table);
+            s.setString(9, table);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** The newest checkpoint a restore of the range repaired from state ({@code sink_repairs}). */
+    static long newestRepair(Connection c, String table, KeyGroupSpan span) throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT coalesce(max(restored_checkpoint), 0) FROM sink_repairs"
+                                + " WHERE sink_table = ? AND key_group_first <= ?"
+                                + " AND key_group_last >= ?")) {
+            s.setString(1, table);
+            s.setInt(2, span.last());
+            s.setInt(3, span.first());
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /**
+     * Caps what another run's commit in the range proves at the checkpoint {@code claim} restored:
+     * the claimant writes from there on (tags {@code c} and later, its flush's deletions under
+     * {@code c - 1}) before its own first commit, and a cut can stop it part-way. A later restore
+     * of a newer checkpoint of that run must not take the commit for proof that the rows tagged
+     * below it are that run's.
+     */
+    static void capOtherRuns(Connection c, String table, KeyGroupSpan span, Claim claim)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "UPDATE sink_progress SET proof_capped_at = LEAST(proof_capped_at, ?)"
+                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?"
+                                + " AND committed_run IS DISTINCT FROM ?")) {
+            s.setLong(1, claim.restoredOrZero());
+            s.setString(2, table);
+            s.setInt(3, span.first());
+            s.setInt(4, span.last());
+            s.setString(5, claim.run());
+            s.executeUpdate();
+        }
+    }
+}
