@@ -209,9 +209,15 @@ CREATE TABLE IF NOT EXISTS sink_repairs (
   key_group_last      INTEGER NOT NULL,
   restored_checkpoint BIGINT  NOT NULL,
   final_through_found DATE,              -- the range's last final day as the database had it (NULL: none)
-  repaired_at         TIMESTAMPTZ NOT NULL DEFAULT now(),
-  PRIMARY KEY (sink_table, key_group_first, restored_checkpoint)
+  repaired_at         TIMESTAMPTZ NOT NULL DEFAULT now()
 );
+-- The run that repaired: checkpoint ids of two runs are two timelines, so a restore compares its
+-- checkpoint only with repairs of its own run or of the run it restored (NULL: recorded before runs
+-- were, compared with every restore). One row per range, checkpoint and run.
+ALTER TABLE sink_repairs ADD COLUMN IF NOT EXISTS repaired_run TEXT;
+ALTER TABLE sink_repairs DROP CONSTRAINT IF EXISTS sink_repairs_pkey;
+CREATE UNIQUE INDEX IF NOT EXISTS sink_repairs_per_run
+  ON sink_repairs (sink_table, key_group_first, restored_checkpoint, coalesce(repaired_run, ''));
 
 -- Per sink table: the checkpoint every key group has committed, the event time through which the
 -- committed totals are complete (the smallest watermark minus the horizon: no change with an

@@ -74,6 +74,11 @@ public abstract class DelegatingStore implements SinkStore<MerchantDayKey, Daily
     }
 
     @Override
+    public int promoteStaged(long checkpointId) {
+        return store.promoteStaged(checkpointId);
+    }
+
+    @Override
     public void acknowledgeSavepoint(long savepointId) {
         store.acknowledgeSavepoint(savepointId);
     }

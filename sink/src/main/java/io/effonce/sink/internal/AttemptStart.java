@@ -22,6 +22,9 @@ final class AttemptStart<K, V> {
     private final Optional<String> checkpointsDir;
     private boolean awaitingFirstBarrier;
 
+    /** Whether the range was taken: a refused start (its open() threw) writes nothing at close. */
+    private boolean started;
+
     AttemptStart(
             RestoreProtocol<K, V> protocol,
             KeyGroupSpan span,
@@ -38,6 +41,7 @@ final class AttemptStart<K, V> {
     /** Starts at open: takes the range, or learns it must ask again at its first barrier. */
     void atOpen() {
         awaitingFirstBarrier = !protocol.start(span, claim, restored, checkpointsDir);
+        started = !awaitingFirstBarrier;
     }
 
     /**
@@ -51,6 +55,7 @@ final class AttemptStart<K, V> {
                             span, claim.atFirstBarrier(checkpointId), restored, checkpointsDir),
                     "A claim made at a barrier is decided");
             awaitingFirstBarrier = false;
+            started = true;
         }
     }
 
@@ -70,6 +75,6 @@ final class AttemptStart<K, V> {
                             + " is written at the final checkpoint's barrier, or not at all",
                     claim.task());
         }
-        return !awaitingFirstBarrier;
+        return started;
     }
 }

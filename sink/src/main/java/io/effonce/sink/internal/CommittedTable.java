@@ -28,6 +28,15 @@ public interface CommittedTable<K, V> {
     int commit(long checkpointId, Progress progress);
 
     /**
+     * Moves the newest value staged at checkpoint {@code checkpointId} or before of each key of the
+     * range into the committed table, as {@link #commit} does, but records no commit in the range's
+     * progress: a restore whose range does not prove {@code checkpointId} catches up a lost notice
+     * this way before its repair reads the committed table, and a cut before the repair ends leaves
+     * no commit behind to pass for proof. Returns how many keys changed.
+     */
+    int promoteStaged(long checkpointId);
+
+    /**
      * Records that savepoint {@code savepointId} completed for this range, without committing it:
      * the writes before its barrier are durable, as a commit would prove, but Flink may still
      * restore an older checkpoint by itself (a stop-with-savepoint that fails after its savepoint

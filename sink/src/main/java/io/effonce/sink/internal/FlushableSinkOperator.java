@@ -223,7 +223,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
 
     @Override
     public void finish() throws Exception {
-        if (start.mayWriteAtEnd()) {
+        // Flink finishes and closes an operator whose open() failed too: then nothing was started.
+        if (start != null && start.mayWriteAtEnd()) {
             keyedState.apply(changedSinceBarrier);
             live.writeAll();
         }

@@ -37,7 +37,8 @@ import org.apache.flink.annotation.Internal;
  *     the savepoint; everything tagged from there on may be that branch's. Empty otherwise
  * @param newestRepair the newest checkpoint a restore of the range repaired from state ({@code
  *     sink_repairs}: the database had gone back), 0 when none: the rows tagged below it hold that
- *     checkpoint's values, not an older one's
+ *     checkpoint's values, not an older one's. Only repairs of the claimant's run or of the run
+ *     that took the claim's restored checkpoint count: another run's ids are another timeline
  */
 @Internal
 public record RangeRecord(

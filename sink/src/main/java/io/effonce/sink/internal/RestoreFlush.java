@@ -123,23 +123,13 @@ public final class RestoreFlush<K, V> {
         this.deleteStale = deleteStale;
     }
 
-    /**
-     * Runs the flush from {@code checkpointId} against {@code restoredState}; {@code restage}
-     * stages every key it sets at {@code checkpointId} too (only with {@link Mode#FULL}). {@code
-     * suspectFrom}, below {@code checkpointId}, is the oldest tag an attempt outside the restored
-     * checkpoint's lineage may have written with; {@code forkFrom}, below it, the checkpoint after
-     * which a run the database's progress names wrote outside the lineage (see the class comment).
-     */
-    FlushReport run(
-            long checkpointId,
-            RestoredState<K, V> restoredState,
-            Mode mode,
-            boolean restage,
-            long suspectFrom,
-            long forkFrom) {
-        if (restage && mode != Mode.FULL) {
-            throw new IllegalArgumentException("Only a full flush rewrites the committed table");
-        }
+    /** Runs the flush {@code plan} says against {@code restoredState} (see the class comment). */
+    FlushReport run(StartPlan.FlushPlan plan, RestoredState<K, V> restoredState) {
+        long checkpointId = plan.checkpoint();
+        Mode mode = plan.mode();
+        boolean restage = plan.restage();
+        long suspectFrom = plan.suspectFrom();
+        long forkFrom = plan.forkFrom();
         long start = System.nanoTime();
         List<K> taggedSinceRestore = live.keysTaggedSince(checkpointId);
         List<K> outsideTheLineage =

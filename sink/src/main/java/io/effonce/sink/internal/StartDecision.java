@@ -3,9 +3,10 @@ package io.effonce.sink.internal;
 import java.util.Optional;
 
 /**
- * How a sink subtask attempt starts ({@link RestoreProtocol} carries it out): one decision, taken
- * on what the database holds for its key-group range, read inside the takeover transaction. Start
- * and restore are one path; every case is a row of this table, tried top to bottom.
+ * Which row of the start table a sink subtask attempt's start is, on what the database holds for
+ * its key-group range, read inside the takeover transaction ({@link StartPlan#of} turns the row
+ * into the one plan {@link RestoreProtocol} carries out). Start and restore are one path; every
+ * case is a row of this table, tried top to bottom.
  *
  * <table>
  *   <caption>The start decision</caption>
@@ -86,13 +87,6 @@ enum StartDecision {
     FLUSH_ERASED_RUN,
     BEGIN,
     RESET;
-
-    boolean takesRange() {
-        return this != REFUSE_STALE
-                && this != REFUSE_RESCALE_IN_RUN
-                && this != REFUSE_FRESH_START
-                && this != AWAIT_FIRST_BARRIER;
-    }
 
     /** The decision for {@code claim} on what the takeover read: the table above. */
     static StartDecision decide(Claim claim, RangeRecord found, boolean resetOnFreshStart) {

@@ -30,4 +30,12 @@ class InMemoryStartProtocolTest {
             return store;
         }
     }
+
+    @Nested
+    class UnprovenRestore extends UnprovenRestoreContract<String, Long> {
+        @Override
+        StoreUnderTest<String, Long> store() {
+            return store;
+        }
+    }
 }

@@ -37,4 +37,12 @@ class PostgresStartProtocolITCase {
             return store;
         }
     }
+
+    @Nested
+    class UnprovenRestore extends UnprovenRestoreContract<TestKey, TestTotal> {
+        @Override
+        StoreUnderTest<TestKey, TestTotal> store() {
+            return store;
+        }
+    }
 }

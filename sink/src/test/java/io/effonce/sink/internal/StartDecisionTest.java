@@ -109,7 +109,8 @@ class StartDecisionTest {
         RangeRecord movedOn = found(Set.of(ownerIn(NEW_GRAPH, 0, 7, 9)), 0, false, true);
         StartDecision atStart = decide(claimIn(OLD_GRAPH, 3, 7, -1), movedOn);
         assertThat(atStart).isEqualTo(StartDecision.AWAIT_FIRST_BARRIER);
-        assertThat(atStart.takesRange()).isFalse();
+        assertThat(StartPlan.of(claimIn(OLD_GRAPH, 3, 7, -1), movedOn, false, false).takesRange())
+                .isFalse();
         // At the first barrier: newer than the owner's last, the claim is current; not newer,
         // stale.
         assertThat(decide(claimIn(OLD_GRAPH, 3, 7, 10), movedOn))
@@ -127,7 +128,8 @@ class StartDecisionTest {
         RangeOwner atFour = new RangeOwner(AttemptId.of(RUN, "sink#0", 0, 4, 0), 7);
         assertThat(decide(claim(3, 7), found(Set.of(atFour), 0, false, true)))
                 .isEqualTo(StartDecision.REFUSE_RESCALE_IN_RUN);
-        assertThat(StartDecision.REFUSE_RESCALE_IN_RUN.takesRange()).isFalse();
+        assertThat(new StartPlan.Refuse(StartDecision.REFUSE_RESCALE_IN_RUN).takesRange())
+                .isFalse();
         // Another run at another parallelism: a rescale through a savepoint, a new run.
         RangeOwner otherRun = new RangeOwner(AttemptId.of("job/run-0", "sink#0", 0, 4, 0), 7);
         assertThat(decide(claim(3, 7), found(Set.of(otherRun), 0, false, true)))
@@ -155,7 +157,6 @@ class StartDecisionTest {
                 .isEqualTo(StartDecision.RESET);
         assertThat(decide(claim(0, -1), found(others, 0, false, true)))
                 .isEqualTo(StartDecision.REFUSE_FRESH_START);
-        assertThat(StartDecision.REFUSE_FRESH_START.takesRange()).isFalse();
-        assertThat(StartDecision.RESET.takesRange()).isTrue();
+        assertThat(new StartPlan.Refuse(StartDecision.REFUSE_FRESH_START).takesRange()).isFalse();
     }
 }

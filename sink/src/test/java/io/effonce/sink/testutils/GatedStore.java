@@ -164,6 +164,11 @@ public final class GatedStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
+    public int promoteStaged(long checkpointId) {
+        return call(() -> store.promoteStaged(checkpointId));
+    }
+
+    @Override
     public void acknowledgeSavepoint(long savepointId) {
         run(() -> store.acknowledgeSavepoint(savepointId));
     }

@@ -61,6 +61,24 @@ final class InMemoryProof {
                 : 0;
     }
 
+    /** See {@code ProofRows.revoke}. */
+    static void revoke(InMemoryTable<?, ?> table, KeyGroupSpan span) {
+        for (int g = span.first(); g <= span.last(); g++) {
+            if (table.progress.containsKey(g)) {
+                table.proofCaps.put(g, 0L);
+            }
+            RangeOwner owner = table.fenceOwners.get(g);
+            if (owner != null) {
+                table.fenceOwners.put(
+                        g,
+                        new RangeOwner(
+                                owner.id(),
+                                owner.restoredCheckpoint(),
+                                owner.restoredCheckpoint()));
+            }
+        }
+    }
+
     /**
      * What a takeover marks: see {@code SavepointBarriers.takenBy} and {@code
      * ProofRows.capOtherRuns}.
@@ -94,9 +112,10 @@ final class InMemoryProof {
     }
 
     /** See {@code ProofRows.newestRepair}. */
-    static long newestRepair(InMemoryTable<?, ?> table, KeyGroupSpan span) {
+    static long newestRepair(InMemoryTable<?, ?> table, KeyGroupSpan span, Claim claim) {
         return table.repairs.entrySet().stream()
-                .filter(e -> span.contains(e.getKey()))
+                .filter(e -> span.contains(e.getKey().keyGroup()))
+                .filter(e -> ofClaimOrItsRestoredRun(e.getKey().run(), claim))
                 .mapToLong(Map.Entry::getValue)
                 .max()
                 .orElse(0);

@@ -102,7 +102,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                             newestDeletion,
                             committedLineages,
                             InMemoryProof.savepointBranchErasedAt(table, span, claim),
-                            InMemoryProof.newestRepair(table, span));
+                            InMemoryProof.newestRepair(table, span, claim));
             if (!mayTake.test(found)) {
                 return new Takeover(found, false, -1);
             }
@@ -256,24 +256,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
     public int commit(long checkpointId, Progress progress) {
         synchronized (table) {
             checkFence();
-            Map<K, StoredRow<K, V>> newest = new LinkedHashMap<>();
-            for (StoredRow<K, V> row : table.staged) {
-                if (row.barrierTag() <= checkpointId && span.contains(row.keyGroup())) {
-                    newest.merge(
-                            row.key(), row, (a, b) -> a.barrierTag() >= b.barrierTag() ? a : b);
-                }
-            }
-            table.staged.removeIf(
-                    r -> r.barrierTag() <= checkpointId && span.contains(r.keyGroup()));
-            newest.values()
-                    .forEach(
-                            row -> {
-                                if (row.isTombstone()) {
-                                    table.committed.remove(row.key());
-                                } else {
-                                    table.committed.put(row.key(), row);
-                                }
-                            });
+            int moved = moveStaged(checkpointId);
             table.commits.add(checkpointId);
             for (int g = span.first(); g <= span.last(); g++) {
                 ProgressRow was = table.progress.get(g);
@@ -292,8 +275,37 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                     table.acknowledgedSavepoints.remove(g); // another run's timeline of ids
                 }
             }
-            return newest.size();
+            return moved;
         }
+    }
+
+    @Override
+    public int promoteStaged(long checkpointId) {
+        synchronized (table) {
+            checkFence();
+            return moveStaged(checkpointId);
+        }
+    }
+
+    /** Moves the newest staged value through {@code checkpointId} of each key into committed. */
+    private int moveStaged(long checkpointId) {
+        Map<K, StoredRow<K, V>> newest = new LinkedHashMap<>();
+        for (StoredRow<K, V> row : table.staged) {
+            if (row.barrierTag() <= checkpointId && span.contains(row.keyGroup())) {
+                newest.merge(row.key(), row, (a, b) -> a.barrierTag() >= b.barrierTag() ? a : b);
+            }
+        }
+        table.staged.removeIf(r -> r.barrierTag() <= checkpointId && span.contains(r.keyGroup()));
+        newest.values()
+                .forEach(
+                        row -> {
+                            if (row.isTombstone()) {
+                                table.committed.remove(row.key());
+                            } else {
+                                table.committed.put(row.key(), row);
+                            }
+                        });
+        return newest.size();
     }
 
     private static LocalDate later(LocalDate a, LocalDate b) {
@@ -321,7 +333,8 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                     table.acknowledgedSavepoints.remove(g); // the restore erased it
                 }
                 if (repaired) {
-                    table.repairs.merge(g, checkpointId, Math::max);
+                    table.repairs.merge(
+                            new InMemoryTable.RepairedBy(g, run), checkpointId, Math::max);
                 }
                 ProgressRow was = table.progress.get(g);
                 if (was == null) {
@@ -403,6 +416,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
         }
         Long held = table.writerCounts.get(writer);
         if (held == null || held != acknowledged) {
+            InMemoryProof.revoke(table, span);
             throw lostWrites(
                     "it holds " + held + " of the " + acknowledged + " calls it acknowledged");
         }

@@ -36,6 +36,11 @@ public final class InMemoryStoreUnderTest implements StoreUnderTest<String, Long
                     }
 
                     @Override
+                    public void putBackRowsAndWriters() {
+                        table.goBackRowsAndWriters(copy);
+                    }
+
+                    @Override
                     public void discard() {}
                 });
     }

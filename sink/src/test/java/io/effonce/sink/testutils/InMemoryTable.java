@@ -46,8 +46,14 @@ public final class InMemoryTable<K, V> {
      */
     final Map<Integer, Long> proofCaps = new HashMap<>();
 
-    /** {@code sink_repairs}: per key group, the newest checkpoint a restore repaired from state. */
-    final Map<Integer, Long> repairs = new HashMap<>();
+    /**
+     * {@code sink_repairs}: per key group and repairing run, the newest checkpoint a restore
+     * repaired from state.
+     */
+    final Map<RepairedBy, Long> repairs = new HashMap<>();
+
+    /** A key group repaired by a run. */
+    record RepairedBy(int keyGroup, String run) {}
 
     /**
      * {@code sink_savepoint_barriers}: per key group, run and savepoint, the checkpoint a later
@@ -98,6 +104,11 @@ public final class InMemoryTable<K, V> {
         copy.restoreInto(this);
     }
 
+    /** Puts back the copy's live, staged and committed rows and writers' counts only. */
+    public synchronized void goBackRowsAndWriters(Copy copy) {
+        copy.restoreRowsAndWritersInto(this);
+    }
+
     /** Everything an {@link InMemoryTable} keeps, at one moment. */
     public static final class Copy {
         private final InMemoryTable<Object, Object> saved = new InMemoryTable<>();
@@ -110,6 +121,16 @@ public final class InMemoryTable<K, V> {
         @SuppressWarnings("unchecked")
         private void restoreInto(InMemoryTable<?, ?> to) {
             copyInto(saved, (InMemoryTable<Object, Object>) to);
+        }
+
+        @SuppressWarnings("unchecked")
+        private void restoreRowsAndWritersInto(InMemoryTable<?, ?> to) {
+            InMemoryTable<Object, Object> b = (InMemoryTable<Object, Object>) to;
+            replace(b.rows, saved.rows);
+            b.staged.clear();
+            b.staged.addAll(saved.staged);
+            replace(b.committed, saved.committed);
+            replace(b.writerCounts, saved.writerCounts);
         }
 
         private static void copyInto(

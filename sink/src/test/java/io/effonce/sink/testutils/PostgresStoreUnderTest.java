@@ -7,6 +7,7 @@ import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.faults.SinkDatabaseRollback;
 import java.time.Duration;
 import java.time.LocalDate;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -57,6 +58,16 @@ public final class PostgresStoreUnderTest implements StoreUnderTest<TestKey, Tes
                     @Override
                     public void putBack() {
                         copy.restore();
+                    }
+
+                    @Override
+                    public void putBackRowsAndWriters() {
+                        copy.restoreOnly(
+                                List.of(
+                                        "merchant_daily_totals",
+                                        "merchant_daily_totals_staged",
+                                        "merchant_daily_totals_committed",
+                                        "sink_writers"));
                     }
 
                     @Override

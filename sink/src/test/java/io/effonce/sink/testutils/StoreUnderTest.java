@@ -38,6 +38,12 @@ public interface StoreUnderTest<K, V> {
         /** Puts the copy back and ends the sink's sessions, as a promoted standby does. */
         void putBack();
 
+        /**
+         * Puts back the live, staged and committed rows and the writers' counts only, keeping the
+         * progress and the fences as they are now: an operator's partial restore.
+         */
+        void putBackRowsAndWriters();
+
         void discard();
     }
 

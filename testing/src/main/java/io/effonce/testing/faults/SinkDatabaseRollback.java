@@ -93,15 +93,33 @@ public final class SinkDatabaseRollback {
      * never the rollback.
      */
     public void restore() {
+        restore(TABLES, true);
+    }
+
+    /**
+     * Puts back only {@code tables} of the copy, and none of its sequences, then ends the sink's
+     * sessions: an operator's partial restore, the other tables left as they are.
+     */
+    public void restoreOnly(List<String> tables) {
+        if (!TABLES.containsAll(tables)) {
+            throw new IllegalArgumentException("Not a table of the copy: " + tables);
+        }
+        restore(tables, false);
+    }
+
+    private void restore(List<String> tables, boolean withSequences) {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
                 s.execute("SET LOCAL deadlock_timeout = '10min'");
-                s.execute("TRUNCATE " + String.join(", ", TABLES));
-                for (String table : TABLES) {
+                s.execute("TRUNCATE " + String.join(", ", tables));
+                for (String table : tables) {
                     s.execute("INSERT INTO " + table + " SELECT * FROM " + schema + "." + table);
                 }
-                for (Map.Entry<String, long[]> sequence : sequences.entrySet()) {
+                for (Map.Entry<String, long[]> sequence :
+                        withSequences
+                                ? sequences.entrySet()
+                                : Map.<String, long[]>of().entrySet()) {
                     s.execute(
                             "SELECT setval('"
                                     + sequence.getKey()

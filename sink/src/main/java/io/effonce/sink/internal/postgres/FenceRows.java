@@ -121,7 +121,7 @@ final class FenceRows {
                 newestDeletion,
                 committedLineages,
                 SavepointBarriers.erasedAt(c, table, span, claim),
-                ProofRows.newestRepair(c, table, span));
+                ProofRows.newestRepair(c, table, span, claim));
     }
 
     /**

@@ -74,59 +74,16 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     }
 
     /**
-     * One statement moves the range's staged values of checkpoints up to {@code checkpointId} into
-     * the committed table, the newest per key (a staged deletion removes the key); then {@code
-     * pg_notify} on {@link PostgresSinkStore#COMMITTED_CHANNEL}, delivered when the transaction
-     * commits.
+     * Moves the staged values ({@link #moveStaged}), records the commit, then {@code pg_notify} on
+     * {@link PostgresSinkStore#COMMITTED_CHANNEL}, delivered when the transaction commits.
      */
     @Override
     public int commit(long checkpointId, Progress progress) {
         fence.requireOwner();
-        String keys = rows.keyList();
-        String keysAndValues = rows.columnList();
-        String valuesSet = rows.valuesFromExcluded();
-        String keysMatch = rows.keysEqual("t", "n");
         return fence.guarded(
                 "Committing checkpoint " + checkpointId + " of " + fence.span() + " of " + table,
                 c -> {
-                    int moved;
-                    try (PreparedStatement s =
-                            c.prepareStatement(
-                                    "WITH moved AS (DELETE FROM "
-                                            + staged
-                                            + " WHERE key_group BETWEEN ? AND ? AND checkpoint_id <= ?"
-                                            + " RETURNING *), newest AS (SELECT DISTINCT ON ("
-                                            + keys
-                                            + ") * FROM moved ORDER BY "
-                                            + keys
-                                            + ", checkpoint_id DESC), upserted AS (INSERT INTO "
-                                            + committed
-                                            + " ("
-                                            + keysAndValues
-                                            + ", checkpoint_id, key_group, committed_at) SELECT "
-                                            + keysAndValues
-                                            + ", checkpoint_id, key_group, now() FROM newest"
-                                            + " WHERE NOT deleted ON CONFLICT ("
-                                            + keys
-                                            + ") DO UPDATE SET "
-                                            + valuesSet
-                                            + "checkpoint_id = EXCLUDED.checkpoint_id,"
-                                            + " key_group = EXCLUDED.key_group,"
-                                            + " committed_at = EXCLUDED.committed_at"
-                                            + " RETURNING 1), removed AS (DELETE FROM "
-                                            + committed
-                                            + " t USING newest n WHERE n.deleted"
-                                            + keysMatch
-                                            + " RETURNING 1) SELECT (SELECT count(*) FROM upserted)"
-                                            + " + (SELECT count(*) FROM removed)")) {
-                        s.setInt(1, fence.span().first());
-                        s.setInt(2, fence.span().last());
-                        s.setLong(3, checkpointId);
-                        try (ResultSet rs = s.executeQuery()) {
-                            rs.next();
-                            moved = rs.getInt(1);
-                        }
-                    }
+                    int moved = moveStaged(c, checkpointId);
                     progressRows.recordCommit(c, checkpointId, progress);
                     // The payload is built by the server: json_build_object escapes the values.
                     try (PreparedStatement s =
@@ -143,6 +100,60 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                     }
                     return moved;
                 });
+    }
+
+    @Override
+    public int promoteStaged(long checkpointId) {
+        fence.requireOwner();
+        return fence.guarded(
+                "Promoting values staged through checkpoint " + checkpointId + " of " + table,
+                c -> moveStaged(c, checkpointId));
+    }
+
+    /**
+     * One statement moves the range's staged values of checkpoints up to {@code checkpointId} into
+     * the committed table, the newest per key (a staged deletion removes the key).
+     */
+    private int moveStaged(Connection c, long checkpointId) throws SQLException {
+        String keys = rows.keyList();
+        String keysAndValues = rows.columnList();
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "WITH moved AS (DELETE FROM "
+                                + staged
+                                + " WHERE key_group BETWEEN ? AND ? AND checkpoint_id <= ?"
+                                + " RETURNING *), newest AS (SELECT DISTINCT ON ("
+                                + keys
+                                + ") * FROM moved ORDER BY "
+                                + keys
+                                + ", checkpoint_id DESC), upserted AS (INSERT INTO "
+                                + committed
+                                + " ("
+                                + keysAndValues
+                                + ", checkpoint_id, key_group, committed_at) SELECT "
+                                + keysAndValues
+                                + ", checkpoint_id, key_group, now() FROM newest"
+                                + " WHERE NOT deleted ON CONFLICT ("
+                                + keys
+                                + ") DO UPDATE SET "
+                                + rows.valuesFromExcluded()
+                                + "checkpoint_id = EXCLUDED.checkpoint_id,"
+                                + " key_group = EXCLUDED.key_group,"
+                                + " committed_at = EXCLUDED.committed_at"
+                                + " RETURNING 1), removed AS (DELETE FROM "
+                                + committed
+                                + " t USING newest n WHERE n.deleted"
+                                + rows.keysEqual("t", "n")
+                                + " RETURNING 1) SELECT (SELECT count(*) FROM upserted)"
+                                + " + (SELECT count(*) FROM removed)")) {
+            s.setInt(1, fence.span().first());
+            s.setInt(2, fence.span().last());
+            s.setLong(3, checkpointId);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
     }
 
     @Override

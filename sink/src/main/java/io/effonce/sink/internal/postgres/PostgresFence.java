@@ -61,15 +61,37 @@ final class PostgresFence implements RangeFence {
      */
     <T> T guarded(String what, RetryingSession.Work<T> work) {
         requireOwner();
-        T result =
-                session.inTransaction(
-                        what,
-                        c -> {
-                            check(c);
-                            return work.run(c);
-                        });
+        T result;
+        try {
+            result =
+                    session.inTransaction(
+                            what,
+                            c -> {
+                                check(c);
+                                return work.run(c);
+                            });
+        } catch (LostWritesException e) {
+            revokeProof(e);
+            throw e;
+        }
         acknowledged++;
         return result;
+    }
+
+    /**
+     * The database went back only in part (an operator restored some tables, not all): what it kept
+     * of the range's progress and fence may prove writes it no longer holds. Proven false now, it
+     * must not pass for proof, so the restore that follows repairs the range from state ({@link
+     * ProofRows#revoke}). When even this fails, the task fails all the same.
+     */
+    private void revokeProof(LostWritesException lost) {
+        try {
+            session.inTransaction(
+                    "Revoking the proof of " + span + " of " + table,
+                    c -> ProofRows.revoke(c, table, span));
+        } catch (RuntimeException e) {
+            lost.addSuppressed(e);
+        }
     }
 
     /**

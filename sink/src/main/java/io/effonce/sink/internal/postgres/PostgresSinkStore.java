@@ -108,6 +108,11 @@ public final class PostgresSinkStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
+    public int promoteStaged(long checkpointId) {
+        return committed.promoteStaged(checkpointId);
+    }
+
+    @Override
     public void acknowledgeSavepoint(long savepointId) {
         committed.acknowledgeSavepoint(savepointId);
     }

@@ -135,17 +135,18 @@ final class ProgressRows {
         try (PreparedStatement s =
                 c.prepareStatement(
                         "INSERT INTO sink_repairs (sink_table, key_group_first, key_group_last,"
-                                + " restored_checkpoint, final_through_found)"
-                                + " SELECT ?, ?, ?, ?, min(final_through) FROM sink_progress"
+                                + " restored_checkpoint, final_through_found, repaired_run)"
+                                + " SELECT ?, ?, ?, ?, min(final_through), ? FROM sink_progress"
                                 + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?"
                                 + " ON CONFLICT DO NOTHING")) {
             s.setString(1, table);
             s.setInt(2, fence.span().first());
             s.setInt(3, fence.span().last());
             s.setLong(4, checkpointId);
-            s.setString(5, table);
-            s.setInt(6, fence.span().first());
-            s.setInt(7, fence.span().last());
+            s.setString(5, fence.run());
+            s.setString(6, table);
+            s.setInt(7, fence.span().first());
+            s.setInt(8, fence.span().last());
             s.executeUpdate();
         }
     }

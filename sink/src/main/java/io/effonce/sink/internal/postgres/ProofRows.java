@@ -59,16 +59,49 @@ final class ProofRows {
         }
     }
 
-    /** The newest checkpoint a restore of the range repaired from state ({@code sink_repairs}). */
-    static long newestRepair(Connection c, String table, KeyGroupSpan span) throws SQLException {
+    /**
+     * Revokes what the range's rows prove about the writes before any barrier: every commit's proof
+     * is capped at 0 until the next commit (the repair's), and every fence owner's recorded barrier
+     * falls back to the checkpoint it restored. A writer that found its acknowledged writes gone
+     * calls it: the records that survived speak of writes the database no longer holds.
+     */
+    static int revoke(Connection c, String table, KeyGroupSpan span) throws SQLException {
+        int revoked = 0;
+        for (String sql :
+                new String[] {
+                    "UPDATE sink_progress SET proof_capped_at = 0 WHERE sink_table = ?"
+                            + " AND key_group BETWEEN ? AND ?",
+                    "UPDATE sink_fences SET owner_barrier = owner_restored WHERE sink_table = ?"
+                            + " AND key_group BETWEEN ? AND ?"
+                }) {
+            try (PreparedStatement s = c.prepareStatement(sql)) {
+                s.setString(1, table);
+                s.setInt(2, span.first());
+                s.setInt(3, span.last());
+                revoked += s.executeUpdate();
+            }
+        }
+        return revoked;
+    }
+
+    /**
+     * The newest checkpoint a restore of the range repaired from state ({@code sink_repairs}), by
+     * the claimant's run or the run it restored (or a run not recorded): another run's checkpoint
+     * ids are another timeline.
+     */
+    static long newestRepair(Connection c, String table, KeyGroupSpan span, Claim claim)
+            throws SQLException {
         try (PreparedStatement s =
                 c.prepareStatement(
                         "SELECT coalesce(max(restored_checkpoint), 0) FROM sink_repairs"
                                 + " WHERE sink_table = ? AND key_group_first <= ?"
-                                + " AND key_group_last >= ?")) {
+                                + " AND key_group_last >= ?"
+                                + " AND (repaired_run IS NULL OR repaired_run IN (?, ?))")) {
             s.setString(1, table);
             s.setInt(2, span.last());
             s.setInt(3, span.first());
+            s.setString(4, claim.run());
+            s.setString(5, claim.restoredRun());
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);

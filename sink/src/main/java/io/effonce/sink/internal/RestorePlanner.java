@@ -1,0 +1,91 @@
+package io.effonce.sink.internal;
+
+import java.util.OptionalLong;
+
+/**
+ * Row 4 of the start table as data: what a restore from checkpoint {@code c} must flush, discard
+ * and repair, from what its takeover read (docs/flushable-sink.md, "The start as a plan").
+ */
+final class RestorePlanner {
+
+    private RestorePlanner() {}
+
+    static StartPlan.Restore plan(Claim claim, RangeRecord found, boolean alwaysFullFlush) {
+        long c = claim.restoredCheckpoint().getAsLong();
+        OptionalLong erasedAt = found.savepointBranchErasedAt();
+        // Unproven, the committed table may lack what was committed before barrier c too (lost
+        // with the database's writes, or another branch's): rewritten from state. So is it when a
+        // key was deleted after barrier c and a later checkpoint committed the deletion, leaving
+        // no row for the roll-back to find.
+        boolean unproven = !found.provesWritesBefore(c);
+        boolean restage = unproven || (found.deletedSince(c) && found.lastCommitted() > c);
+        long suspectFrom = unproven ? outsideTheLineageFrom(c, found) : c;
+        // The database holds the progress of a run of another lineage (a copy from before a
+        // rollback, or from an abandoned branch): it wrote after the fork, and nothing in the
+        // tables says which rows.
+        long forkFrom = unproven ? Math.min(forkFrom(claim, found, c), erasedAt.orElse(c)) : c;
+        StartPlan.FullFlushReason reason = fullFlushReason(c, found, alwaysFullFlush);
+        RestoreFlush.Mode mode =
+                reason == StartPlan.FullFlushReason.NONE
+                        ? RestoreFlush.Mode.INCREMENTAL
+                        : RestoreFlush.Mode.FULL;
+        return new StartPlan.Restore(
+                c,
+                new StartPlan.FlushPlan(c, mode, restage, suspectFrom, forkFrom),
+                // What an attempt outside c's lineage staged goes too (it never completed a
+                // checkpoint); the flush stages every key of state at c again.
+                Math.min(c, Math.min(suspectFrom, forkFrom)),
+                unproven,
+                reason,
+                erasedAt);
+    }
+
+    /**
+     * Incremental when the range proves every write before barrier {@code c} durable and of this
+     * branch ({@link RangeRecord#provesWritesBefore}): the table then holds them (see {@link
+     * RestoreFlush}). Full when the range proves less, or when a live row was deleted after the
+     * barrier: a deletion leaves no tag.
+     */
+    private static StartPlan.FullFlushReason fullFlushReason(
+            long c, RangeRecord found, boolean alwaysFullFlush) {
+        if (alwaysFullFlush) {
+            return StartPlan.FullFlushReason.BY_OPTION;
+        }
+        if (!found.provesWritesBefore(c)) {
+            return StartPlan.FullFlushReason.UNPROVEN;
+        }
+        if (found.deletedSince(c)) {
+            return StartPlan.FullFlushReason.DELETED_SINCE;
+        }
+        return StartPlan.FullFlushReason.NONE;
+    }
+
+    /**
+     * The oldest checkpoint from which a run whose commit the range holds wrote outside the claim's
+     * lineage; {@code c} when none did (or the lineages are not known).
+     */
+    private static long forkFrom(Claim claim, RangeRecord found, long c) {
+        long from = c;
+        for (RunLineage other : found.committedLineages()) {
+            from = Math.min(from, claim.lineage().forkFrom(other).orElse(c));
+        }
+        return from;
+    }
+
+    /**
+     * The oldest checkpoint restored by an owner of the range that never passed barrier {@code c}
+     * ({@code c} if none): such an owner is outside {@code c}'s lineage. Checkpoint {@code c}
+     * completed, so the range's owner then passed its barrier, and every later owner restored
+     * {@code c} or a later checkpoint; only a database that went back in time, forgetting the
+     * fence, lets an older attempt take the range after that.
+     */
+    private static long outsideTheLineageFrom(long c, RangeRecord found) {
+        long from = c;
+        for (RangeOwner owner : found.owners()) {
+            if (owner.lastBarrier() < c && owner.restoredCheckpoint() >= 0) {
+                from = Math.min(from, owner.restoredCheckpoint());
+            }
+        }
+        return from;
+    }
+}
