@@ -50,6 +50,8 @@ class SessionClusterDayTwoITCase {
     private static final String LOADERS_TOPIC = "daytwo-loaders.public.payments";
 
     private static final String MISTAKES_TOPIC = "daytwo-mistakes.public.payments";
+
+    private static final String RESUME_TOPIC = "daytwo-resume.public.payments";
     private static final int TASK_MANAGERS = 2;
     private static final int RUNS = 5;
     private static final Path SQL_JAR = Path.of(System.getProperty("effonce.sink-sql.jar"));
@@ -159,6 +161,48 @@ class SessionClusterDayTwoITCase {
         assertThat(Files.size(jobManagerLog) - logBefore)
                 .as("bytes the JobManager logged through these mistakes")
                 .isLessThan(2_000_000);
+    }
+
+    /**
+     * A new submit of a cancelled job is a restore: {@code flink-local cancel} says so, and prints
+     * the newest retained checkpoint to resume from; a submit from that path runs (where a submit
+     * without it meets the sink's refusal of a fresh start, unexplained before).
+     */
+    @Test
+    void cancelPrintsTheCheckpointToResumeFromAndASubmitFromItRuns(
+            PostgresEndpoint db, KafkaBootstrap kafka) throws Exception {
+        KafkaTopics.create(kafka.servers(), RESUME_TOPIC, 2);
+        PostgresEndpoint sink = db.withPasswordFor("effonce_sink", "day-two");
+        JobSubmission job =
+                JobJar.submission(sink, kafka.servers(), RESUME_TOPIC, DIR).withParallelism(2);
+        FlinkJobs jobs = CLUSTER.cluster().jobs();
+        String jobId = jobs.submit(job);
+        jobs.awaitAllTasksRunning(jobId);
+        jobs.awaitCompletedCheckpoints(jobId, 1);
+
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new ClusterCli());
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(new StringWriter(), true));
+        assertThat(
+                        cli.execute(
+                                "--work-dir",
+                                CLUSTER.cluster().workDir().toString(),
+                                "cancel",
+                                jobId))
+                .isZero();
+        String said = out.toString();
+        String marker = "Its newest retained checkpoint is ";
+        assertThat(said).contains("Cancelled " + jobId).contains(marker).contains("-s ");
+        int from = said.indexOf(marker) + marker.length();
+        String checkpoint = said.substring(from, said.indexOf(';', from));
+
+        String resumed = jobs.submit(job.fromSavepoint(checkpoint));
+        jobs.awaitAllTasksRunning(resumed);
+        assertThat(CLUSTER.cluster().rest().checkpoints(resumed).latestRestoredPath())
+                .as("the job restored the checkpoint cancel printed")
+                .isEqualTo(checkpoint);
+        jobs.cancel(resumed);
     }
 
     /** {@code flink-local submit --wait}, each line it prints on stderr to {@code lines}. */
@@ -307,6 +351,66 @@ class SessionClusterDayTwoITCase {
         assertThat(rowsOf(db, "sql_residues_committed"))
                 .as("the committed table")
                 .isEqualTo(expected);
+    }
+
+    /**
+     * A SQL file whose job fails while it starts (here the sink's tables are missing): the SQL
+     * client had returned 0 once it submitted the INSERT, and the explanation was only in the job's
+     * exception history. {@code flink-local sql} now waits for the job to run, prints the failure
+     * with its fix in one line, exits 1 and leaves no job running.
+     */
+    @Test
+    void aSqlFileWhoseJobFailsWhileStartingExitsOneWithTheReasonAndLeavesNoJob(PostgresEndpoint db)
+            throws Exception {
+        Path password = Files.writeString(DIR.resolve("missing.password"), db.password());
+        Path file =
+                Files.writeString(
+                        DIR.resolve("missing.sql"),
+                        """
+                        CREATE TABLE numbers (n BIGINT) WITH (
+                          'connector' = 'datagen',
+                          'fields.n.kind' = 'sequence',
+                          'fields.n.start' = '1',
+                          'fields.n.end' = '100'
+                        );
+                        CREATE TABLE residues (
+                          residue INT,
+                          total BIGINT,
+                          PRIMARY KEY (residue) NOT ENFORCED
+                        ) WITH (
+                          'connector' = 'effonce-postgres',
+                          'url' = '%s',
+                          'table-name' = 'sql_never_created',
+                          'username' = '%s',
+                          'password-file' = '%s'
+                        );
+                        INSERT INTO residues
+                        SELECT CAST(n %% 3 AS INT), SUM(n) FROM numbers GROUP BY CAST(n %% 3 AS INT);
+                        """
+                                .formatted(db.jdbcUrl(), db.user(), password.toAbsolutePath()));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine sql = new CommandLine(new ClusterCli());
+        sql.setOut(new PrintWriter(out, true));
+        sql.setErr(new PrintWriter(err, true));
+        int exit =
+                sql.execute(
+                        "--work-dir",
+                        CLUSTER.cluster().workDir().toString(),
+                        "sql",
+                        file.toString(),
+                        "-j",
+                        SQL_JAR.toString());
+        assertThat(exit).as("flink-local sql's exit code; it said:%n%s", err).isEqualTo(1);
+        List<String> submitted = out.toString().lines().toList();
+        assertThat(submitted).as("the job id, printed as it was submitted").hasSize(1);
+        String jobId = submitted.get(0);
+        assertThat(err.toString())
+                .contains("Job " + jobId + " failed while starting: ")
+                .contains("sql_never_created");
+        assertThat(CLUSTER.cluster().rest().jobState(jobId))
+                .as("nothing left running")
+                .isIn("FAILED", "CANCELED", "CANCELLING", "FAILING");
     }
 
     private static Map<Integer, List<Long>> rowsOf(PostgresEndpoint db, String table)

@@ -100,7 +100,6 @@ public final class FlushableSink<K, V> {
         private Duration flushInterval = FlushableSinkOptions.FLUSH_INTERVAL.defaultValue();
         private boolean resetOnFreshStart =
                 FlushableSinkOptions.RESET_ON_FRESH_START.defaultValue();
-        private boolean deleteStaleOnFlush = true;
         private RestoreFlushPolicy restoreFlush = FlushableSinkOptions.RESTORE_FLUSH.defaultValue();
         private ProgressRule progress = ProgressRule.WATERMARK_ONLY;
         private Duration retiredRetention = FlushableSinkOptions.RETIRED_RETENTION.defaultValue();
@@ -167,15 +166,6 @@ public final class FlushableSink<K, V> {
             return this;
         }
 
-        /**
-         * Switches off step 3 of the full flush (deleting keys restored state lacks), for the tests
-         * that show the stale key it leaves behind (through the test-jar's {@code SinkTestHooks}).
-         */
-        Builder<K, V> withoutStaleDeletion() {
-            this.deleteStaleOnFlush = false;
-            return this;
-        }
-
         public FlushableSink<K, V> build() {
             Objects.requireNonNull(storeFactory, "store(...) is required: where the sink writes");
             Objects.requireNonNull(valueType, "valueType(...) is required: the state's value type");
@@ -207,7 +197,6 @@ public final class FlushableSink<K, V> {
                             batchSize,
                             flushInterval,
                             resetOnFreshStart,
-                            deleteStaleOnFlush,
                             restoreFlush == RestoreFlushPolicy.FULL,
                             progress,
                             retiredRetention));

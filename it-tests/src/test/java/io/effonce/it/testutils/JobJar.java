@@ -3,6 +3,7 @@ package io.effonce.it.testutils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.cluster.JobSubmission;
+import io.effonce.sink.testutils.DelegatingStore;
 import io.effonce.testing.PostgresEndpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,10 +57,11 @@ public final class JobJar {
                 addClasses(
                         testClasses,
                         "io/effonce/it/testutils",
-                        List.of("StoreFaults", "DelegatingStore", "TakeoverHolds"),
+                        List.of("StoreFaults", "TakeoverHolds"),
                         zip);
                 addClasses(
                         testClasses, "io/effonce/sink/internal", List.of("StalenessIgnored"), zip);
+                addSinkTestClasses(zip);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -67,6 +69,28 @@ public final class JobJar {
             throw new IllegalStateException(e);
         }
         return submission(jar, db, kafka, topic, dir);
+    }
+
+    /**
+     * The sink's store decorators the stores above extend, from the sink's test-jar (or its test
+     * classes, in a reactor build).
+     */
+    private static void addSinkTestClasses(FileSystem zip) throws IOException, URISyntaxException {
+        Path location =
+                Path.of(
+                        DelegatingStore.class
+                                .getProtectionDomain()
+                                .getCodeSource()
+                                .getLocation()
+                                .toURI());
+        List<String> names = List.of("DelegatingStore", "IgnoringDeletes");
+        if (Files.isDirectory(location)) {
+            addClasses(location, "io/effonce/sink/testutils", names, zip);
+            return;
+        }
+        try (FileSystem testJar = FileSystems.newFileSystem(location)) {
+            addClasses(testJar.getPath("/"), "io/effonce/sink/testutils", names, zip);
+        }
     }
 
     private static void addClasses(Path classes, String pkg, List<String> prefixes, FileSystem zip)

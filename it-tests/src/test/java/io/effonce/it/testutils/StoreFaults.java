@@ -8,11 +8,9 @@ import io.effonce.sink.PostgresStores;
 import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StalenessIgnored;
-import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.postgres.PostgresSinkStore;
-import java.util.List;
-import java.util.Optional;
-import java.util.OptionalLong;
+import io.effonce.sink.testutils.DelegatingStore;
+import io.effonce.sink.testutils.IgnoringDeletes;
 
 /** Faults injected at the sink's store, the seam the job graph already has for it. */
 public final class StoreFaults {
@@ -31,7 +29,7 @@ public final class StoreFaults {
         SinkStore<MerchantDayKey, DailyTotal> applyTo(SinkStore<MerchantDayKey, DailyTotal> store) {
             return switch (this) {
                 case NONE -> store;
-                case STALE_DELETION -> new IgnoringDeletes(store);
+                case STALE_DELETION -> new IgnoringDeletes<>(store);
                 case STALENESS -> new StalenessIgnored(store);
             };
         }
@@ -40,12 +38,13 @@ public final class StoreFaults {
     /**
      * The counterfactual of step 3 of the full flush: the store ignores deletes, so a key that the
      * restored state lacks stays in the table. {@code LedgerPipeline} builds its sink from options,
-     * which cannot switch the delete step off, so the switch is made here, one level down, with the
-     * same effect as {@code SinkTestHooks.withoutStaleDeletion} (the sink's test-jar).
+     * which cannot switch the delete step off, so the switch is made here, one level down (the
+     * sink's own tests switch it off the same way).
      */
     public static SinkStoreFactory<MerchantDayKey, DailyTotal> withoutDeletes(
             PostgresStoreConfig config) {
-        return () -> new IgnoringDeletes(new PostgresSinkStore<>(config, MerchantDayRows.MAPPING));
+        return () ->
+                new IgnoringDeletes<>(new PostgresSinkStore<>(config, MerchantDayRows.MAPPING));
     }
 
     /**
@@ -54,40 +53,8 @@ public final class StoreFaults {
      */
     public static SinkStoreFactory<MerchantDayKey, DailyTotal> soak(
             PostgresStoreConfig config, RuleOff off) {
-        return new Soak(PostgresStores.deployed(config, MerchantDayRows.MAPPING), config, off);
-    }
-
-    private record Soak(
-            SinkStoreFactory<MerchantDayKey, DailyTotal> deployed,
-            PostgresStoreConfig config,
-            RuleOff off)
-            implements SinkStoreFactory<MerchantDayKey, DailyTotal> {
-
-        @Override
-        public SinkStore<MerchantDayKey, DailyTotal> create() {
-            return new TakeoverHolds.Held(config, off.applyTo(deployed.create()));
-        }
-
-        @Override
-        public OptionalLong numberDeployment() {
-            return deployed.numberDeployment();
-        }
-
-        @Override
-        public Optional<String> tablesScript() {
-            return deployed.tablesScript();
-        }
-    }
-
-    private static final class IgnoringDeletes extends DelegatingStore {
-
-        IgnoringDeletes(SinkStore<MerchantDayKey, DailyTotal> store) {
-            super(store);
-        }
-
-        @Override
-        public void delete(List<StoredRow<MerchantDayKey, DailyTotal>> tombstones) {
-            // the fault: step 3 of the flush does nothing
-        }
+        return DelegatingStore.decorating(
+                PostgresStores.deployed(config, MerchantDayRows.MAPPING),
+                store -> new TakeoverHolds.Held(config, off.applyTo(store)));
     }
 }

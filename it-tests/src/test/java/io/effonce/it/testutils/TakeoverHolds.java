@@ -10,6 +10,7 @@ import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.testutils.DelegatingStore;
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -81,7 +82,7 @@ public final class TakeoverHolds {
     public record Holder(long pid, String task) {}
 
     /** The store side: waits before a takeover while held. */
-    static final class Held extends DelegatingStore {
+    static final class Held extends DelegatingStore<MerchantDayKey, DailyTotal> {
 
         private final PostgresStoreConfig config;
 

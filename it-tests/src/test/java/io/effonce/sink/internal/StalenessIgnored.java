@@ -1,8 +1,8 @@
 package io.effonce.sink.internal;
 
-import io.effonce.it.testutils.DelegatingStore;
 import io.effonce.job.DailyTotal;
 import io.effonce.job.MerchantDayKey;
+import io.effonce.sink.testutils.DelegatingStore;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
  * moved on takes the range and flushes it back to the checkpoint it restored. In this package to
  * ask the rule itself what it would refuse.
  */
-public final class StalenessIgnored extends DelegatingStore {
+public final class StalenessIgnored extends DelegatingStore<MerchantDayKey, DailyTotal> {
 
     public StalenessIgnored(SinkStore<MerchantDayKey, DailyTotal> store) {
         super(store);

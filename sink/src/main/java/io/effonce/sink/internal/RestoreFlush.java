@@ -24,30 +24,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The {@linkplain Mode#INCREMENTAL incremental flush} does steps 1 and 3 and, in step 2, SETs
  * only the keys found in step 1: its cost is what changed since {@code c}, not the size of the
- * state. It is enough because a row tagged below {@code c} already holds its key's value at {@code
- * c}: it was written before barrier {@code c} reached the sink (tags only grow), every write before
- * a barrier is durable before that checkpoint is acknowledged (the buffer is written out in {@code
- * prepareSnapshotPreBarrier}), and any later write of the key before the barrier would carry a tag
- * below {@code c} too and be the row's value; a write after the barrier carries {@code c} or more
- * and is found in step 1. So the rows tagged below {@code c} are, key by key, the restored state's
- * values (or, for a key state no longer holds, its final total). This holds across rescales, for an
- * older savepoint and for a restore during a flush (docs/flushable-sink.md, "The protocol in
- * detail"). It needs the table to hold every write acknowledged before barrier {@code c}: a
- * database that lost acknowledged writes (an asynchronous standby promoted, a restore from backup)
- * does not. {@link RestoreProtocol} therefore chooses the incremental flush only when every key
- * group of the range proves barrier {@code c} durable: it committed checkpoint {@code c} or later
- * in {@code sink_progress}, or its fence owner recorded barrier {@code c} or later in {@code
- * sink_fences} after its own start. Either record came after every write of the key group before
- * barrier {@code c} (the writer records a barrier after writing out its buffer and staging; an
- * earlier owner's writes came before the takeover that replaced it), and a database that keeps a
- * later transaction keeps the earlier ones (its log is replayed in order). The barrier's record is
- * there before the checkpoint can complete, so a lost completion notice needs no full flush. Only
- * records of the run that took {@code c}, or of the claimant's own run, count: another run's ids
- * are another timeline. And only a barrier recorded after the owner's start counts, not the
- * restored checkpoint the takeover records: an owner cut during its own repair never passed one.
- * Otherwise it runs the full flush, which repairs every key the state holds. A deleted row leaves
- * no tag either, so the incremental flush is also ruled out when a live row of the range was
- * deleted after barrier {@code c} ({@code sink_live_deletes}).
+ * state. It is enough when the table holds every write acknowledged before barrier {@code c}: a row
+ * tagged below {@code c} then already holds its key's value at {@code c} (tags only grow, and every
+ * write before a barrier is durable before the checkpoint is acknowledged). The argument, case by
+ * case, and what proves the barrier durable are in docs/flushable-sink.md ("The protocol in
+ * detail"); {@link StartPlan} says which flush a restore runs.
  *
  * <p>When the range lacks that commit the committed table cannot be trusted either: the values
  * staged before barrier {@code c} may be gone with the lost writes, and the commits they came from
@@ -97,14 +78,12 @@ public final class RestoreFlush<K, V> {
     private final QuarantiningWriter<K, V> writer;
     private final ToIntFunction<K> keyGroupOf;
     private final int batchSize;
-    private final boolean deleteStale;
 
     /**
      * @param live the table it reads tags from and deletes stale keys in
      * @param committed read for the keys a committed value keeps, and to set a final row back
      * @param table the table's name, for the log
      * @param batchSize the live path's batch size; the flush uses at least {@link #MIN_FLUSH_BATCH}
-     * @param deleteStale {@code false} skips step 3; only for tests that show why it exists
      */
     RestoreFlush(
             LiveTable<K, V> live,
@@ -112,15 +91,13 @@ public final class RestoreFlush<K, V> {
             String table,
             QuarantiningWriter<K, V> writer,
             ToIntFunction<K> keyGroupOf,
-            int batchSize,
-            boolean deleteStale) {
+            int batchSize) {
         this.live = live;
         this.committed = committed;
         this.table = table;
         this.writer = writer;
         this.keyGroupOf = keyGroupOf;
         this.batchSize = Math.max(batchSize, MIN_FLUSH_BATCH);
-        this.deleteStale = deleteStale;
     }
 
     /** Runs the flush {@code plan} says against {@code restoredState} (see the class comment). */
@@ -174,21 +151,14 @@ public final class RestoreFlush<K, V> {
                 stale.add(key);
             }
         }
-        if (restage && deleteStale) {
+        if (restage) {
             stageDeletions(checkpointId, notOfTheLineage);
         }
-        if (deleteStale) {
-            // Recorded under the tag before checkpointId: a later restore from checkpointId finds
-            // these keys absent from state too, one from an older checkpoint may not.
-            // Through the quarantine: a tombstone of state names a key the database may refuse.
-            inBatches(tombstones(stale, checkpointId - 1), writer::delete);
-        } else if (!stale.isEmpty()) {
-            LOG.warn(
-                    "Flush of {} left {} stale keys in place because deleting them is switched off",
-                    table,
-                    stale.size());
-        }
-        long deleted = deleteStale ? stale.size() : 0;
+        // Recorded under the tag before checkpointId: a later restore from checkpointId finds these
+        // keys absent from state too, one from an older checkpoint may not.
+        // Through the quarantine: a tombstone of state names a key the database may refuse.
+        inBatches(tombstones(stale, checkpointId - 1), writer::delete);
+        long deleted = stale.size();
         FlushReport report =
                 new FlushReport(
                         mode, batches.set, deleted, (System.nanoTime() - start) / 1_000_000);

@@ -167,27 +167,15 @@ final class RestoreProtocol<K, V> {
                     plan.flush().forkFrom(),
                     span);
         }
-        switch (plan.reason()) {
-            case UNPROVEN ->
-                    LOG.warn(
-                            "Full flush of {} in {}: restoring checkpoint {}, but the range does"
-                                    + " not prove that it holds every write before its barrier, of"
-                                    + " its branch (a new table, a database that lost writes, a"
-                                    + " savepoint's branch erased, a newer repair): every key of"
-                                    + " restored state is set again, in the live and the committed"
-                                    + " table.",
-                            store.tableName(),
-                            span,
-                            c);
-            case DELETED_SINCE ->
-                    LOG.info(
-                            "Full flush of {} in {}: restoring checkpoint {}, and live rows of the"
-                                    + " range were deleted after it; a deleted row leaves no tag,"
-                                    + " so every key of restored state is set again",
-                            store.tableName(),
-                            span,
-                            c);
-            case BY_OPTION, NONE -> {}
+        if (plan.reason() == StartPlan.FullFlushReason.UNPROVEN
+                || plan.reason() == StartPlan.FullFlushReason.DELETED_SINCE) {
+            LOG.warn(
+                    "Full flush of {} in {}: restoring checkpoint {}, {}; every key of restored"
+                            + " state is set again",
+                    store.tableName(),
+                    span,
+                    c,
+                    plan.reason().why());
         }
     }
 
@@ -208,13 +196,7 @@ final class RestoreProtocol<K, V> {
 
     private FlushReport flush(StartPlan.FlushPlan plan, RestoredState<K, V> state) {
         return new RestoreFlush<>(
-                        store,
-                        store,
-                        store.tableName(),
-                        writer,
-                        keyGroupOf,
-                        settings.batchSize(),
-                        settings.deleteStaleOnFlush())
+                        store, store, store.tableName(), writer, keyGroupOf, settings.batchSize())
                 .run(plan, state);
     }
 

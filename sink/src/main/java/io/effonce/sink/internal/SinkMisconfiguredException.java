@@ -24,8 +24,9 @@ public final class SinkMisconfiguredException extends RuntimeException {
                     + " sink.create-tables=true):\n";
 
     private static final String NO_RESTART =
-            " The job fails without restarting: fix this, then submit it again from its newest"
-                    + " retained checkpoint.";
+            " The job fails without restarting: fix this, then submit it again, from its newest"
+                    + " retained checkpoint if it completed one, else as before (it has nothing"
+                    + " to resume).";
 
     public SinkMisconfiguredException(TransactionFailedException cause) {
         this(cause, Optional.empty());

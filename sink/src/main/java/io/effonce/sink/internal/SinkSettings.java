@@ -8,7 +8,6 @@ import org.apache.flink.annotation.Internal;
 /**
  * The operator's validated settings.
  *
- * @param deleteStaleOnFlush {@code false} only in tests that show why the flush deletes
  * @param alwaysFullFlush {@code sink.restore-flush} FULL: every restore flush a full one
  * @param progress what each commit records as its progress, from the watermark at its barrier
  * @param retiredRetention {@code sink.retired-retention}: how long a retired key's final value
@@ -19,7 +18,6 @@ public record SinkSettings(
         int batchSize,
         Duration flushInterval,
         boolean resetOnFreshStart,
-        boolean deleteStaleOnFlush,
         boolean alwaysFullFlush,
         ProgressRule progress,
         Duration retiredRetention)

@@ -81,13 +81,28 @@ sealed interface StartPlan {
     /** Why a restore's flush is a full one. */
     enum FullFlushReason {
         /** Incremental: the range proves every write before the barrier, and none was deleted. */
-        NONE,
+        NONE("the range proves every write before its barrier"),
         /** {@code sink.restore-flush} FULL. */
-        BY_OPTION,
+        BY_OPTION("sink.restore-flush is FULL"),
         /** The range does not prove every write before the barrier of its branch. */
-        UNPROVEN,
+        UNPROVEN(
+                "but the range does not prove that it holds every write before its barrier, of its"
+                        + " branch (a new table, a database that lost writes, a savepoint's branch"
+                        + " erased, a newer repair, a proof the writer found false): the committed"
+                        + " table is rewritten from state too"),
         /** A live row of the range was deleted after the barrier: a deletion leaves no tag. */
-        DELETED_SINCE
+        DELETED_SINCE("and live rows of the range were deleted after it, which leaves no tag");
+
+        private final String why;
+
+        FullFlushReason(String why) {
+            this.why = why;
+        }
+
+        /** Why, for the log. */
+        String why() {
+            return why;
+        }
     }
 
     /** The plan for {@code claim} on what its takeover read: the one decision of its start. */

@@ -7,6 +7,7 @@ import static io.effonce.sink.testutils.SinkHarnesses.repartition;
 import static io.effonce.sink.testutils.SinkHarnesses.stopWithSavepoint;
 
 import io.effonce.sink.FlushableSink;
+import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.explore.Attempt.Ended;
@@ -18,6 +19,7 @@ import io.effonce.sink.internal.StaleAttemptException;
 import io.effonce.sink.testutils.ConnectionCut;
 import io.effonce.sink.testutils.GatedStore;
 import io.effonce.sink.testutils.StoreUnderTest;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -78,6 +80,7 @@ final class TakeoverExplorer<K, V> {
     private final StoreUnderTest<K, V> store;
     private final boolean unconditional;
     private final boolean alwaysFullFlush;
+    private final Duration retiredRetention;
     private final List<String> trace = new ArrayList<>();
     private final List<Attempt<K, V>> frozenPast = new ArrayList<>();
     private final Deque<Snapshot> pending = new ArrayDeque<>();
@@ -139,10 +142,27 @@ final class TakeoverExplorer<K, V> {
      * @param alwaysFullFlush every restore flush full, as before the incremental flush (to compare)
      */
     TakeoverExplorer(StoreUnderTest<K, V> store, boolean unconditional, boolean alwaysFullFlush) {
+        this(store, unconditional, alwaysFullFlush, RETENTION_AS_SHIPPED);
+    }
+
+    /**
+     * @param retiredRetention {@code sink.retired-retention} of every run (zero: state keeps no
+     *     final value nor tombstone, and every flush must do without them)
+     */
+    TakeoverExplorer(
+            StoreUnderTest<K, V> store,
+            boolean unconditional,
+            boolean alwaysFullFlush,
+            Duration retiredRetention) {
         this.store = store;
         this.unconditional = unconditional;
         this.alwaysFullFlush = alwaysFullFlush;
+        this.retiredRetention = retiredRetention;
     }
+
+    /** The retention the sink ships with. */
+    static final Duration RETENTION_AS_SHIPPED =
+            FlushableSinkOptions.RETIRED_RETENTION.defaultValue();
 
     /**
      * Plays {@code steps} on a job first deployed at {@code parallelism}, settles, and returns what
@@ -813,6 +833,7 @@ final class TakeoverExplorer<K, V> {
                                         store.stores(), unconditional, store.cutsAtItsConnection()))
                         .valueType(store.valueType())
                         .resetOnFreshStart(resetOnFreshStart)
+                        .retiredRetention(retiredRetention)
                         .batchSize(2);
         return (alwaysFullFlush ? builder.restoreFlush(RestoreFlushPolicy.FULL) : builder).build();
     }

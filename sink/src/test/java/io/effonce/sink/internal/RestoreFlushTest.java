@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.FlushableSinkOptions;
-import io.effonce.sink.SinkTestHooks;
+import io.effonce.sink.testutils.IgnoringDeletes;
+import io.effonce.sink.testutils.InMemorySinkStore;
 import io.effonce.sink.testutils.InMemoryTable;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
@@ -62,7 +63,7 @@ class RestoreFlushTest {
     void withoutTheDeleteStepM2Stays500ForeverBranchS() throws Exception {
         OperatorSubtaskState checkpointC = runV1UntilCrash();
         FlushableSink<String, Long> noDelete =
-                SinkTestHooks.withoutStaleDeletion(sink(table)).build();
+                sink(table).store(IgnoringDeletes.over(InMemorySinkStore.factory(table))).build();
 
         try (var v2 = restored(noDelete, checkpointC, C, 1, 0)) {
             upsert(v2, "m1", 15_000);

@@ -3,17 +3,13 @@ package io.effonce.cluster.cli;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.effonce.cluster.FailureText;
-import io.effonce.cluster.FlinkJobs;
 import io.effonce.cluster.FlinkRestException;
 import io.effonce.cluster.JobSubmission;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import org.awaitility.core.ConditionTimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -96,54 +92,15 @@ final class JobCommands {
             }
             out.println(jobId);
             if (waitRunning) {
-                String failure;
-                try {
-                    failure =
-                            jobs.awaitAllTasksRunningOrFirstFailure(
-                                    jobId, FlinkJobs.DEFAULT_TIMEOUT, PROGRESS_EVERY, err::println);
-                } catch (ConditionTimeoutException e) {
-                    failure =
-                            "not every task ran within "
-                                    + FlinkJobs.DEFAULT_TIMEOUT.toMinutes()
-                                    + " min, and no task failed (free slots: "
-                                    + parent.cluster().rest().slots().free()
-                                    + ")";
-                }
-                if (failure != null) {
-                    err.println(
-                            "Job "
-                                    + jobId
-                                    + " failed while starting: "
-                                    + failure
-                                    + cancelUnlessEnded(jobs, jobId));
+                var failure =
+                        new StartWatch(parent.cluster()).failureWhileStarting(jobId, err::println);
+                if (failure.isPresent()) {
+                    err.println(failure.get());
                     return 1;
                 }
             }
             return 0;
         }
-
-        /**
-         * A job that failed while starting but did not end by itself restarts into the same
-         * failure: {@code --wait} reports it and leaves nothing behind. Says which, for the same
-         * line.
-         */
-        private String cancelUnlessEnded(FlinkJobs jobs, String jobId) {
-            String state = parent.cluster().rest().jobState(jobId);
-            if (ENDING.contains(state)) {
-                return " (the job is " + state + ")";
-            }
-            jobs.cancel(jobId);
-            return " (the job was "
-                    + state
-                    + ", restarting into the same failure: it is cancelled)";
-        }
-
-        /** How often --wait says what it waits for. */
-        private static final Duration PROGRESS_EVERY = Duration.ofSeconds(15);
-
-        /** States of a job that ends by itself. */
-        private static final Set<String> ENDING =
-                Set.of("FAILING", "FAILED", "CANCELLING", "CANCELED", "FINISHED");
     }
 
     @Command(name = "savepoint", description = "Take a savepoint; prints its path.")
@@ -181,18 +138,44 @@ final class JobCommands {
         }
     }
 
-    @Command(name = "cancel", description = "Cancel a job (its retained checkpoints stay).")
+    @Command(
+            name = "cancel",
+            description =
+                    "Cancel a job (its retained checkpoints stay); prints the newest one and how to"
+                            + " resume from it.")
     static final class Cancel implements Callable<Integer> {
         @ParentCommand ClusterCli parent;
+        @Spec CommandSpec spec;
 
         @Parameters(index = "0", description = "Job id.")
         String jobId;
 
         @Override
         public Integer call() {
+            String newest = parent.cluster().rest().checkpoints(jobId).latestCompletedPath();
             parent.cluster().jobs().cancel(jobId);
-            System.out.println("Cancelled " + jobId);
+            PrintWriter out = spec.commandLine().getOut();
+            out.println("Cancelled " + jobId);
+            out.println(resumeAdvice(newest));
+            out.flush();
             return 0;
+        }
+
+        /**
+         * What a submit of the same job after a cancel is: a restore, from the newest retained
+         * checkpoint; without {@code -s} it is a fresh start, which the sink refuses on a table
+         * that holds the job's rows.
+         */
+        static String resumeAdvice(String newestCheckpoint) {
+            if (newestCheckpoint == null) {
+                return "It completed no checkpoint: submit it again as before to start it afresh.";
+            }
+            return "Its newest retained checkpoint is "
+                    + newestCheckpoint
+                    + "; resume the job by submitting it again as before with -s "
+                    + newestCheckpoint
+                    + " (without -s a submit is a fresh start, which the sink refuses on a table"
+                    + " that holds the job's rows).";
         }
     }
 

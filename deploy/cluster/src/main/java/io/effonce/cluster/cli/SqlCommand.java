@@ -26,8 +26,10 @@ import picocli.CommandLine.Spec;
         description =
                 "Run a Flink SQL file on the cluster with Flink's own SQL client (as sql-client.sh"
                         + " -f does): each INSERT is submitted as a job and its id printed on"
-                        + " stdout, the client's output goes to stderr; exits 1 when a statement"
-                        + " failed.")
+                        + " stdout, the client's output goes to stderr. Then waits for every"
+                        + " task of each job to run: exits 1 when a statement failed or a job"
+                        + " failed while starting (printing its first failure in one line and"
+                        + " cancelling it).")
 final class SqlCommand implements Callable<Integer> {
     private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;]*m");
     private static final Pattern JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
@@ -62,6 +64,7 @@ final class SqlCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         boolean failed = false;
+        List<String> jobIds = new ArrayList<>();
         try (BufferedReader lines =
                 new BufferedReader(
                         new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8))) {
@@ -71,13 +74,28 @@ final class SqlCommand implements Callable<Integer> {
                 Matcher job = JOB_ID.matcher(plain);
                 if (job.find()) {
                     out.println(job.group(1));
+                    jobIds.add(job.group(1));
                 }
                 // The client ends with 0 even when a statement of the file failed.
                 failed |= plain.contains("[ERROR]");
             }
         }
         int exit = client.waitFor();
-        return failed && exit == 0 ? 1 : exit;
+        if (failed || exit != 0) {
+            return exit == 0 ? 1 : exit;
+        }
+        // The client returns once each job is submitted; a job may still fail while it starts
+        // (the sink's tables missing, a role without rights), which only the job's history says.
+        StartWatch watch = new StartWatch(parent.cluster());
+        for (String jobId : jobIds) {
+            var failure = watch.failureWhileStarting(jobId, err::println);
+            if (failure.isPresent()) {
+                err.println(failure.get());
+                jobIds.stream().filter(id -> !id.equals(jobId)).forEach(watch::cancelIfRunning);
+                return 1;
+            }
+        }
+        return 0;
     }
 
     private static List<Path> append(List<Path> list, Path last) {

@@ -26,12 +26,10 @@ import java.util.function.Predicate;
  * carry its token and writer id; a takeover must update those rows, so it waits for a running write
  * to finish, and a write that starts after it sees the new owner and rolls back.
  *
- * <p>The write check advances this writer's count in {@code sink_writers} from the count of the
- * last transaction the database acknowledged to it (or the one after: a commit whose outcome a cut
- * connection hid, retried). A database that went back in time holds less, and the transaction fails
- * with {@link LostWritesException}: within one write transaction, and at least one runs per
- * checkpoint ({@link #recordBarrier}). The writer id is random, because a database that went back
- * can hand out a token a second time.
+ * <p>The write check ({@link WriteCount}) fails a transaction with {@link LostWritesException} when
+ * the database went back in time: within one write transaction, and at least one runs per
+ * checkpoint ({@link #recordBarrier}); the writer then revokes the range's proof. The writer id is
+ * random, because a database that went back can hand out a token a second time.
  */
 final class PostgresFence implements RangeFence {
 
@@ -45,14 +43,14 @@ final class PostgresFence implements RangeFence {
     private String run;
     private RunLineage lineage;
 
-    /** Write transactions of this writer the database acknowledged, counted from its takeover. */
-    private long acknowledged;
+    private final WriteCount writes;
 
     PostgresFence(PostgresStoreConfig config, RetryingSession session, boolean checkWrites) {
         this.table = config.table();
         this.rowTables = List.of(table, config.stagedTable(), config.committedTable());
         this.session = session;
         this.checkWrites = checkWrites;
+        this.writes = new WriteCount(config.table(), writer);
     }
 
     /**
@@ -74,7 +72,7 @@ final class PostgresFence implements RangeFence {
             revokeProof(e);
             throw e;
         }
-        acknowledged++;
+        writes.acknowledged();
         return result;
     }
 
@@ -123,7 +121,7 @@ final class PostgresFence implements RangeFence {
             this.token = takeover.token();
             this.run = claim.run();
             this.lineage = claim.lineage();
-            this.acknowledged = 0;
+            writes.restart();
         }
         return takeover;
     }
@@ -185,7 +183,8 @@ final class PostgresFence implements RangeFence {
                     if (checkWrites && newest < token) {
                         // Tokens only grow: a fence whose newest owner is older than this writer
                         // is a fence from before this writer's takeover.
-                        throw lostWrites(
+                        throw writes.lost(
+                                where(),
                                 rows == 0
                                         ? "it holds no fence rows for the range this writer took"
                                         : "its fence rows are back to an owner before it (token "
@@ -210,58 +209,13 @@ final class PostgresFence implements RangeFence {
             }
         }
         if (checkWrites) {
-            advanceWrites(c);
+            writes.advance(c, where());
         }
     }
 
-    private void advanceWrites(Connection c) throws SQLException {
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "UPDATE sink_writers SET writes = ? WHERE sink_table = ? AND writer = ?"
-                                + " AND writes BETWEEN ? AND ?")) {
-            s.setLong(1, acknowledged + 1);
-            s.setString(2, table);
-            s.setString(3, writer);
-            s.setLong(4, acknowledged);
-            s.setLong(5, acknowledged + 1);
-            if (s.executeUpdate() == 1) {
-                return;
-            }
-        }
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "SELECT writes FROM sink_writers WHERE sink_table = ? AND writer = ?")) {
-            s.setString(1, table);
-            s.setString(2, writer);
-            try (ResultSet rs = s.executeQuery()) {
-                throw lostWrites(
-                        rs.next()
-                                ? "it holds "
-                                        + rs.getLong(1)
-                                        + " of the "
-                                        + acknowledged
-                                        + " write transactions it acknowledged to this writer"
-                                : "it holds no record of this writer, which took the range and had "
-                                        + acknowledged
-                                        + " write transactions acknowledged");
-            }
-        }
-    }
-
-    private LostWritesException lostWrites(String found) {
-        return new LostWritesException(
-                "The sink database went back in time under "
-                        + span
-                        + " of "
-                        + table
-                        + " (writer token "
-                        + token
-                        + "): "
-                        + found
-                        + ". It lost transactions it had acknowledged, as an asynchronous standby"
-                        + " promoted or a restored backup does. The task fails so that Flink"
-                        + " restores its last checkpoint; that restore repairs the live and"
-                        + " committed tables from state (sink/DATABASE-GOES-BACK.md).");
+    /** Where this writer writes, for the message of lost writes. */
+    private String where() {
+        return span + " of " + table + " (writer token " + token + ")";
     }
 
     /** The range this writer took. */

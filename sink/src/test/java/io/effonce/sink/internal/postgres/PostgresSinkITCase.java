@@ -9,10 +9,10 @@ import io.effonce.sink.FlushableSink;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.SinkTestHooks;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.testutils.Claims;
+import io.effonce.sink.testutils.IgnoringDeletes;
 import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
@@ -86,7 +86,13 @@ class PostgresSinkITCase {
             upsert(v1, M2, 500, 1);
             v1.prepareSnapshotPreBarrier(C + 1);
         }
-        try (var v2 = restore(SinkTestHooks.withoutStaleDeletion(sink()).build(), checkpointC)) {
+        try (var v2 =
+                restore(
+                        sink().store(
+                                        IgnoringDeletes.over(
+                                                PostgresStores.deployed(config, TestRows.MAPPING)))
+                                .build(),
+                        checkpointC)) {
             assertThat(table.totals()).containsEntry(M2, 500L);
         }
     }

@@ -1,24 +1,58 @@
-package io.effonce.it.testutils;
+package io.effonce.sink.testutils;
 
-import io.effonce.job.DailyTotal;
-import io.effonce.job.MerchantDayKey;
 import io.effonce.sink.Progress;
+import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
+import java.io.Serializable;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Predicate;
 
-/** The job's totals store, every call passed on: a fault overrides the call it changes. */
-public abstract class DelegatingStore implements SinkStore<MerchantDayKey, DailyTotal> {
+/**
+ * A store with every call passed on: a fault or a rule switched off overrides the call it changes.
+ */
+public abstract class DelegatingStore<K, V> implements SinkStore<K, V> {
 
-    protected final SinkStore<MerchantDayKey, DailyTotal> store;
+    protected final SinkStore<K, V> store;
 
-    protected DelegatingStore(SinkStore<MerchantDayKey, DailyTotal> store) {
+    /** What wraps each store a factory creates: a fault, or a rule switched off. */
+    @FunctionalInterface
+    public interface Decoration<K, V> extends Serializable {
+        SinkStore<K, V> around(SinkStore<K, V> store);
+    }
+
+    /**
+     * {@code stores}, each store they create wrapped by {@code decoration}; deployments are
+     * numbered and tables scripted as {@code stores} do.
+     */
+    public static <K, V> SinkStoreFactory<K, V> decorating(
+            SinkStoreFactory<K, V> stores, Decoration<K, V> decoration) {
+        return new SinkStoreFactory<>() {
+            @Override
+            public SinkStore<K, V> create() {
+                return decoration.around(stores.create());
+            }
+
+            @Override
+            public OptionalLong numberDeployment() {
+                return stores.numberDeployment();
+            }
+
+            @Override
+            public Optional<String> tablesScript() {
+                return stores.tablesScript();
+            }
+        };
+    }
+
+    protected DelegatingStore(SinkStore<K, V> store) {
         this.store = store;
     }
 
@@ -38,23 +72,22 @@ public abstract class DelegatingStore implements SinkStore<MerchantDayKey, Daily
     }
 
     @Override
-    public void write(List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
+    public void write(List<StoredRow<K, V>> rows) {
         store.write(rows);
     }
 
     @Override
-    public void quarantine(
-            StoredRow<MerchantDayKey, DailyTotal> row, String sqlState, String message) {
+    public void quarantine(StoredRow<K, V> row, String sqlState, String message) {
         store.quarantine(row, sqlState, message);
     }
 
     @Override
-    public List<MerchantDayKey> keysTaggedSince(long tag) {
+    public List<K> keysTaggedSince(long tag) {
         return store.keysTaggedSince(tag);
     }
 
     @Override
-    public void delete(List<StoredRow<MerchantDayKey, DailyTotal>> tombstones) {
+    public void delete(List<StoredRow<K, V>> tombstones) {
         store.delete(tombstones);
     }
 
@@ -64,7 +97,7 @@ public abstract class DelegatingStore implements SinkStore<MerchantDayKey, Daily
     }
 
     @Override
-    public void stage(long checkpointId, List<StoredRow<MerchantDayKey, DailyTotal>> rows) {
+    public void stage(long checkpointId, List<StoredRow<K, V>> rows) {
         store.stage(checkpointId, rows);
     }
 
@@ -94,19 +127,17 @@ public abstract class DelegatingStore implements SinkStore<MerchantDayKey, Daily
     }
 
     @Override
-    public List<MerchantDayKey> keysCommittedAfter(long checkpointId) {
+    public List<K> keysCommittedAfter(long checkpointId) {
         return store.keysCommittedAfter(checkpointId);
     }
 
     @Override
-    public List<MerchantDayKey> restoreLiveFromCommitted(
-            long checkpointId, Collection<MerchantDayKey> keys, long tag) {
+    public List<K> restoreLiveFromCommitted(long checkpointId, Collection<K> keys, long tag) {
         return store.restoreLiveFromCommitted(checkpointId, keys, tag);
     }
 
     @Override
-    public void rollBackCommitted(
-            List<StoredRow<MerchantDayKey, DailyTotal>> set, Collection<MerchantDayKey> remove) {
+    public void rollBackCommitted(List<StoredRow<K, V>> set, Collection<K> remove) {
         store.rollBackCommitted(set, remove);
     }
 

@@ -1,0 +1,76 @@
+package io.effonce.cluster.cli;
+
+import io.effonce.cluster.FlinkJobs;
+import io.effonce.cluster.LocalFlinkCluster;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.awaitility.core.ConditionTimeoutException;
+
+/**
+ * Watches a submitted job start, for {@code submit --wait} and {@code sql}: every task running, or
+ * the job's first failure in one line. A job that failed while starting and did not end by itself
+ * restarts into the same failure, so it is cancelled: nothing is left behind.
+ */
+final class StartWatch {
+
+    /** How often the watch says what it waits for. */
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(15);
+
+    /** States of a job that ends by itself. */
+    private static final Set<String> ENDING =
+            Set.of("FAILING", "FAILED", "CANCELLING", "CANCELED", "FINISHED");
+
+    private final LocalFlinkCluster cluster;
+
+    StartWatch(LocalFlinkCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    /**
+     * Waits for {@code jobId} to run every task; empty once it does, else the line that says why
+     * not and what became of the job.
+     */
+    Optional<String> failureWhileStarting(String jobId, Consumer<String> progress) {
+        FlinkJobs jobs = cluster.jobs();
+        String failure;
+        try {
+            failure =
+                    jobs.awaitAllTasksRunningOrFirstFailure(
+                            jobId, FlinkJobs.DEFAULT_TIMEOUT, PROGRESS_EVERY, progress);
+        } catch (ConditionTimeoutException e) {
+            failure =
+                    "not every task ran within "
+                            + FlinkJobs.DEFAULT_TIMEOUT.toMinutes()
+                            + " min, and no task failed (free slots: "
+                            + cluster.rest().slots().free()
+                            + ")";
+        }
+        if (failure == null) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                "Job " + jobId + " failed while starting: " + failure + cancelUnlessEnded(jobId));
+    }
+
+    /**
+     * Cancels another job of the same file when one of them failed: the file runs whole or not at
+     * all, as a user reruns it.
+     */
+    void cancelIfRunning(String jobId) {
+        if (!ENDING.contains(cluster.rest().jobState(jobId))) {
+            cluster.jobs().cancel(jobId);
+        }
+    }
+
+    /** Cancels the job unless it ended by itself; says which, for the same line. */
+    private String cancelUnlessEnded(String jobId) {
+        String state = cluster.rest().jobState(jobId);
+        if (ENDING.contains(state)) {
+            return " (the job is " + state + ")";
+        }
+        cluster.jobs().cancel(jobId);
+        return " (the job was " + state + ", restarting into the same failure: it is cancelled)";
+    }
+}
