@@ -21,7 +21,11 @@ final class Histories {
     static Arbitrary<History> any() {
         return Combinators.combine(
                         Arbitraries.integers().between(1, 2),
-                        Step.any().list().ofMinSize(1).ofMaxSize(40))
+                        Step.any()
+                                .list()
+                                .ofMinSize(1)
+                                .ofMaxSize(40)
+                                .filter(World::keepsToTheAssumption))
                 .as(History::new);
     }
 
@@ -34,7 +38,7 @@ final class Histories {
         return Combinators.combine(
                         Arbitraries.integers().between(1, 2),
                         Step.any()
-                                .filter(step -> !(step instanceof Step.DatabaseGoesBack))
+                                .filter(step -> !World.goesBack(step))
                                 .list()
                                 .ofMinSize(1)
                                 .ofMaxSize(40))
@@ -66,7 +70,8 @@ final class Histories {
                             steps.add(new Step.DatabaseGoesBack(back));
                             steps.addAll(after);
                             return new History(parallelism, steps);
-                        });
+                        })
+                .filter(history -> World.keepsToTheAssumption(history.steps()));
     }
 
     /**
@@ -93,7 +98,8 @@ final class Histories {
                             steps.add(new Step.Delete(second));
                             steps.addAll(after);
                             return new History(parallelism, steps);
-                        });
+                        })
+                .filter(history -> World.keepsToTheAssumption(history.steps()));
     }
 
     /** Whether to play the histories with the takeover from before the start protocol. */

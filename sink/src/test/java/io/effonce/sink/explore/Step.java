@@ -103,6 +103,29 @@ sealed interface Step {
     /** A frozen attempt of the past wakes up, finishes what it was doing and tries to write. */
     record Wake(int which) implements Step {}
 
+    /** A checkpoint's barrier passes every live attempt and the checkpoint completes at once. */
+    record Checkpoint(boolean notified) implements Step {}
+
+    /**
+     * A subtask's live attempt crashes and the job restarts; the subtask's next attempt opens, and
+     * its process dies before its {@code calls + 1}-th store call (after its takeover, in its
+     * flush): Flink restores the latest completed checkpoint again.
+     */
+    record OpenDies(int subtask, int calls) implements Step {}
+
+    /**
+     * Processing time passes beyond {@code sink.retired-retention} on every live attempt (a long
+     * outage, slow restarts): the final values and tombstones state kept expire.
+     */
+    record RetentionPasses() implements Step {}
+
+    /**
+     * Part of the sink's database goes back to the copy {@code back} copies before the latest: its
+     * live, staged and committed rows and the writers' counts, not its progress nor its fences (an
+     * operator restored some tables).
+     */
+    record TablesGoBack(int back) implements Step {}
+
     static Arbitrary<Step> any() {
         Arbitrary<Integer> key = Arbitraries.integers().between(0, KEYS - 1);
         Arbitrary<Integer> amount = Arbitraries.integers().between(1, 50);
@@ -144,7 +167,14 @@ sealed interface Step {
                                 Combinators.combine(
                                                 Arbitraries.integers().between(1, 2),
                                                 Arbitraries.integers().between(1, 2))
-                                        .as(OlderSavepoint::new))));
+                                        .as(OlderSavepoint::new)),
+                        weighted(2, flag.map(Checkpoint::new)),
+                        weighted(
+                                2,
+                                Combinators.combine(subtask, Arbitraries.integers().between(1, 3))
+                                        .as(OpenDies::new)),
+                        weighted(1, Arbitraries.just(new RetentionPasses())),
+                        weighted(1, Arbitraries.integers().between(0, 2).map(TablesGoBack::new))));
     }
 
     private static Tuple2<Integer, Arbitrary<Step>> weighted(

@@ -17,6 +17,7 @@ import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.internal.LostWritesException;
 import io.effonce.sink.internal.StaleAttemptException;
 import io.effonce.sink.testutils.ConnectionCut;
+import io.effonce.sink.testutils.DelegatingStore;
 import io.effonce.sink.testutils.GatedStore;
 import io.effonce.sink.testutils.StoreUnderTest;
 import java.time.Duration;
@@ -82,6 +83,7 @@ final class TakeoverExplorer<K, V> {
     private final boolean alwaysFullFlush;
     private final Duration retiredRetention;
     private final List<String> trace = new ArrayList<>();
+    private DelegatingStore.Decoration<K, V> ruleOff = store -> store;
     private final List<Attempt<K, V>> frozenPast = new ArrayList<>();
     private final Deque<Snapshot> pending = new ArrayDeque<>();
 
@@ -129,6 +131,13 @@ final class TakeoverExplorer<K, V> {
     private boolean lostWritesDue;
 
     private int databaseWentBack;
+
+    /** Steps of the history that did not apply in the state they met (each traces what it did). */
+    private int skipped;
+
+    /** The processing time state's time to live reads: moved on by {@link Step.RetentionPasses}. */
+    private long ttlClock;
+
     private int goingBackNoticed;
 
     /**
@@ -160,6 +169,15 @@ final class TakeoverExplorer<K, V> {
         this.retiredRetention = retiredRetention;
     }
 
+    /**
+     * Plays every history with a rule of the sink switched off at its store (the counterfactual the
+     * exploration must catch).
+     */
+    TakeoverExplorer<K, V> withRuleOff(DelegatingStore.Decoration<K, V> ruleOff) {
+        this.ruleOff = ruleOff;
+        return this;
+    }
+
     /** The retention the sink ships with. */
     static final Duration RETENTION_AS_SHIPPED =
             FlushableSinkOptions.RETIRED_RETENTION.defaultValue();
@@ -174,7 +192,11 @@ final class TakeoverExplorer<K, V> {
             run = newRun();
             deploy(null, parallelism);
             for (Step step : steps) {
+                int traced = trace.size();
                 apply(step);
+                if (trace.size() == traced) {
+                    skipped++;
+                }
                 String stepped = committedSteppedBack();
                 if (stepped != null) {
                     return stepped;
@@ -204,6 +226,14 @@ final class TakeoverExplorer<K, V> {
     /** Whether an attempt froze in the middle of a step (an open, a write, a checkpoint). */
     boolean frozeInsideAStep() {
         return frozeInsideAStep;
+    }
+
+    /**
+     * How many steps did not apply in the state they met: such a history is a shorter one played
+     * again.
+     */
+    int skipped() {
+        return skipped;
     }
 
     /** What happened, step by step: for the report of a failing history. */
@@ -301,7 +331,50 @@ final class TakeoverExplorer<K, V> {
         } else if (step instanceof Step.CopyDatabase) {
             copyDatabase();
         } else if (step instanceof Step.DatabaseGoesBack b) {
-            databaseGoesBack(b.back());
+            databaseGoesBack(b.back(), false);
+        } else if (step instanceof Step.TablesGoBack b) {
+            databaseGoesBack(b.back(), true);
+        } else if (step instanceof Step.Checkpoint c) {
+            int issued = pending.size();
+            barrier(step);
+            if (pending.size() > issued) {
+                while (!pending.isEmpty()) {
+                    complete(new Step.Complete(c.notified()));
+                }
+            }
+        } else if (step instanceof Step.OpenDies d) {
+            openDies(d);
+        } else if (step instanceof Step.RetentionPasses) {
+            retentionPasses();
+        }
+    }
+
+    /**
+     * The attempt crashes; its subtask's next attempt opens and its process dies inside the open,
+     * and the job restarts again. An open that makes fewer store calls ends first, and the process
+     * dies right after it.
+     */
+    private void openDies(Step.OpenDies step) {
+        trace.add(
+                "JobManager gives up on " + live.get(step.subtask() % live.size()) + " (crashed)");
+        restart(completed, live.size());
+        Attempt<K, V> a = live.get(step.subtask() % live.size());
+        a.gate.crashAfter(step.calls());
+        a.opened = true;
+        Ended ended = a.run(this::openAndRecordFlush);
+        trace.add(a + " opens and dies before its store call " + (step.calls() + 1) + ": " + ended);
+        restart(completed, live.size());
+    }
+
+    /** The clock of state's time to live moves past the retention on every live attempt. */
+    private void retentionPasses() {
+        ttlClock += retiredRetention.toMillis() + 1;
+        trace.add("processing time passes beyond the retention");
+        long now = ttlClock;
+        for (Attempt<K, V> a : live) {
+            if (!a.frozen) {
+                a.run(h -> h.setStateTtlProcessingTime(now));
+            }
         }
     }
 
@@ -310,7 +383,7 @@ final class TakeoverExplorer<K, V> {
      * database's fault, not the sink's: the committed table may step back now and until the
      * attempts live at this moment are replaced, after one of them noticed at its next write.
      */
-    private void databaseGoesBack(int back) {
+    private void databaseGoesBack(int back, boolean rowsAndWritersOnly) {
         if (databaseCopies.isEmpty()) {
             return;
         }
@@ -318,13 +391,20 @@ final class TakeoverExplorer<K, V> {
             databaseCopies.removeLast().discard();
         }
         StoreUnderTest.DatabaseCopy copy = databaseCopies.removeLast();
-        copy.putBack();
+        if (rowsAndWritersOnly) {
+            copy.putBackRowsAndWriters();
+        } else {
+            copy.putBack();
+        }
         copy.discard();
         databaseWentBack++;
         lostWritesDue = true;
         rollingBack = true;
         wentBackUnder = Set.copyOf(live);
-        trace.add("the sink's database goes back to the copy; its sessions end");
+        trace.add(
+                rowsAndWritersOnly
+                        ? "the sink's rows and writers go back to the copy, not its progress"
+                        : "the sink's database goes back to the copy; its sessions end");
     }
 
     /** Keeps a copy of the sink's database as it is now, where the store can go back. */
@@ -781,6 +861,7 @@ final class TakeoverExplorer<K, V> {
                 Ended ended =
                         a.run(
                                 h -> {
+                                    h.setStateTtlProcessingTime(ttlClock);
                                     if (from == null) {
                                         h.initializeEmptyState();
                                     } else {
@@ -829,8 +910,12 @@ final class TakeoverExplorer<K, V> {
         FlushableSink.Builder<K, V> builder =
                 FlushableSink.<K, V>builder()
                         .store(
-                                GatedStore.gated(
-                                        store.stores(), unconditional, store.cutsAtItsConnection()))
+                                DelegatingStore.decorating(
+                                        GatedStore.gated(
+                                                store.stores(),
+                                                unconditional,
+                                                store.cutsAtItsConnection()),
+                                        ruleOff))
                         .valueType(store.valueType())
                         .resetOnFreshStart(resetOnFreshStart)
                         .retiredRetention(retiredRetention)

@@ -13,6 +13,8 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.executiongraph.ExecutionGraphID;
+import org.apache.flink.runtime.io.disk.iomanager.IOManager;
+import org.apache.flink.runtime.io.disk.iomanager.IOManagerAsync;
 import org.apache.flink.runtime.jobgraph.JobVertexID;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
@@ -162,6 +164,13 @@ public final class SinkHarnesses {
      * parallelism}, deployed by {@code graph} (the harness's own would make a new graph for each,
      * as if every harness ran under another JobManager).
      */
+    /**
+     * One I/O manager for every environment: the sink never spills, and each of Flink's own starts
+     * two threads that a harness built on a given environment never stops (an exploration builds
+     * thousands of attempts).
+     */
+    private static final IOManager IO_MANAGER = new IOManagerAsync();
+
     private static MockEnvironment environment(
             JobID job, ExecutionGraphID graph, int parallelism, int subtask, int attempt)
             throws ReflectiveOperationException {
@@ -171,6 +180,7 @@ public final class SinkHarnesses {
                         .setMaxParallelism(MAX_PARALLELISM)
                         .setParallelism(parallelism)
                         .setSubtaskIndex(subtask)
+                        .setIOManager(IO_MANAGER)
                         .build();
         withAttemptNumber(environment, attempt);
         withAttemptId(

@@ -1,0 +1,93 @@
+package io.effonce.sink.explore;
+
+import io.effonce.sink.internal.SinkStore;
+import io.effonce.sink.internal.StoredRow;
+import io.effonce.sink.testutils.DelegatingStore;
+import io.effonce.sink.testutils.IgnoringDeletes;
+import io.effonce.sink.testutils.InMemoryStoreUnderTest;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * A rule of the sink switched off on the test side, at the store or in the takeover: the walk over
+ * every history up to the bound must find a history it makes wrong.
+ */
+enum RuleOff {
+    /** The start protocol: the last attempt to ask takes the range, as before it. */
+    TAKEOVER_PREDICATE(Duration.ofHours(1), 3, null),
+    /** The flush deletes the keys restored state lacks. */
+    FLUSH_DELETES(Duration.ofHours(1), 3, IgnoringDeletes::new),
+    /** What the erased run staged after the restored checkpoint is discarded. */
+    DISCARD_STAGED(Duration.ofHours(1), 3, KeepingStaged::new),
+    /** The committed table goes back to the restored checkpoint's values. */
+    COMMITTED_ROLLBACK(Duration.ofHours(1), 3, NotRollingBackCommitted::new),
+    /**
+     * A repair first moves what was staged through the restored checkpoint into committed. Its
+     * shortest counterexample has five steps: a delete, a checkpoint whose notice is lost, the key
+     * written again and sent out by a barrier, then a restore whose first attempt dies after its
+     * takeover (issue 73's first history).
+     */
+    PROMOTE_STAGED(Duration.ZERO, 5, NotPromoting::new);
+
+    private final Duration retention;
+    private final int bound;
+    private final DelegatingStore.Decoration<String, Long> decoration;
+
+    RuleOff(Duration retention, int bound, DelegatingStore.Decoration<String, Long> decoration) {
+        this.retention = retention;
+        this.bound = bound;
+        this.decoration = decoration;
+    }
+
+    /** The bound within which the walk finds the rule's counterexample. */
+    int bound() {
+        return bound;
+    }
+
+    /** The one-subtask world the rule's counterexample is looked for in. */
+    World world() {
+        return World.of(1, retention);
+    }
+
+    /** The explorer of one history over {@code store}, with the rule off. */
+    TakeoverExplorer<String, Long> explorer(InMemoryStoreUnderTest store) {
+        TakeoverExplorer<String, Long> explorer =
+                new TakeoverExplorer<>(store, decoration == null, false, retention);
+        return decoration == null ? explorer : explorer.withRuleOff(decoration);
+    }
+
+    private static final class KeepingStaged extends DelegatingStore<String, Long> {
+        KeepingStaged(SinkStore<String, Long> store) {
+            super(store);
+        }
+
+        @Override
+        public void discardStagedAfter(long checkpointId) {
+            // the rule off: the erased run's staged rows stay, for a later commit to publish
+        }
+    }
+
+    private static final class NotRollingBackCommitted extends DelegatingStore<String, Long> {
+        NotRollingBackCommitted(SinkStore<String, Long> store) {
+            super(store);
+        }
+
+        @Override
+        public void rollBackCommitted(
+                List<StoredRow<String, Long>> set, Collection<String> remove) {
+            // the rule off: what the erased run committed stays committed
+        }
+    }
+
+    private static final class NotPromoting extends DelegatingStore<String, Long> {
+        NotPromoting(SinkStore<String, Long> store) {
+            super(store);
+        }
+
+        @Override
+        public int promoteStaged(long checkpointId) {
+            return 0; // the rule off: a repair reads committed without what was staged through c
+        }
+    }
+}
