@@ -1,11 +1,13 @@
 package io.effonce.testing;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -28,6 +30,7 @@ public final class EmbeddedPostgres implements AutoCloseable {
     private final boolean temporary;
     private int port;
     private io.zonky.test.db.postgres.embedded.EmbeddedPostgres server;
+    private Optional<ProcessHandle> postmaster = Optional.empty();
 
     private EmbeddedPostgres(Path dataDir, boolean temporary, int port) {
         this.dataDir = dataDir;
@@ -91,6 +94,7 @@ public final class EmbeddedPostgres implements AutoCloseable {
             }
             server = builder.start();
             port = server.getPort();
+            postmaster = postmasterNow();
             requirePasswords();
             LOG.info("{} is up on 127.0.0.1:{} with data in {}", SERVICE, port, dataDir);
         } catch (IOException | RuntimeException e) {
@@ -176,8 +180,12 @@ public final class EmbeddedPostgres implements AutoCloseable {
         if (server != null) {
             try {
                 server.close();
-            } catch (IOException e) {
-                LOG.warn("{} on port {} did not stop cleanly", SERVICE, port, e);
+            } catch (IOException | UncheckedIOException e) {
+                // Ctrl-C reaches the server's process group too: a postmaster that already shut
+                // down removed its pid file, and the stop has nothing left to do.
+                if (Files.exists(dataDir.resolve("postmaster.pid"))) {
+                    LOG.warn("{} on port {} did not stop cleanly", SERVICE, port, e);
+                }
             }
             server = null;
         }
@@ -186,8 +194,20 @@ public final class EmbeddedPostgres implements AutoCloseable {
     @Override
     public void close() {
         stopServer();
+        // A postmaster that shuts down on its own (Ctrl-C) may still be removing files.
+        postmaster.ifPresent(p -> p.onExit().orTimeout(60, TimeUnit.SECONDS).join());
         if (temporary) {
             Files2.deleteRecursively(dataDir);
+        }
+    }
+
+    /** The postmaster its pid file names, read once the server is up. */
+    private Optional<ProcessHandle> postmasterNow() {
+        try {
+            return ProcessHandle.of(
+                    Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0)));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
         }
     }
 }

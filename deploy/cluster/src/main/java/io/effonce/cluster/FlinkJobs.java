@@ -56,11 +56,13 @@ public final class FlinkJobs {
         String jobId = rest.runJar(jarId, job);
         ClusterState.recordSubmission(cluster.workDir(), jobId, job);
         LOG.info(
-                "Submitted {} as job {} (parallelism {}, from savepoint {})",
+                "Submitted {} as job {} (parallelism {}, {})",
                 job.entryClass(),
                 jobId,
                 job.parallelism() == 0 ? "default" : job.parallelism(),
-                job.savepointPath());
+                job.savepointPath() == null
+                        ? "without state"
+                        : "from savepoint " + job.savepointPath());
         return jobId;
     }
 

@@ -16,7 +16,7 @@ import java.util.List;
 enum RuleOff {
     /** The start protocol: the last attempt to ask takes the range, as before it. */
     TAKEOVER_PREDICATE(Duration.ofHours(1), 3, null),
-    /** The flush deletes the keys restored state lacks. */
+    /** Deletes reach the live table: the job's, and the flush's of keys restored state lacks. */
     FLUSH_DELETES(Duration.ofHours(1), 3, IgnoringDeletes::new),
     /** What the erased run staged after the restored checkpoint is discarded. */
     DISCARD_STAGED(Duration.ofHours(1), 3, KeepingStaged::new),

@@ -150,7 +150,9 @@ public final class WorkloadReport {
     public String summary() {
         return String.format(
                 "%,d rows created, %,d answered from an existing row, %,d retries answered,"
-                        + " %,d late originals refused, %,d state changes, %,d compare-and-set"
+                        + " %,d late originals refused (a 409: their key was voided before they"
+                        + " arrived, as the ledger's rule says; no payment is lost),"
+                        + " %,d state changes, %,d compare-and-set"
                         + " conflicts, final states %s, %,d merchant-days with successes,"
                         + " %,d transactions in %.1f s (%,.0f payments/s), event time up to %s",
                 counts.created,

@@ -25,6 +25,7 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     private final String staged;
     private final String committed;
     private final RowStatements<K, V> rows;
+    private final RestoreStatements<K, V> restores;
     private final RetryingSession session;
     private final PostgresFence fence;
     private final ProgressRows progressRows;
@@ -38,6 +39,7 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
         this.staged = config.stagedTable();
         this.committed = config.committedTable();
         this.rows = rows;
+        this.restores = new RestoreStatements<>(rows);
         this.session = session;
         this.fence = fence;
         this.progressRows = new ProgressRows(table, fence);
@@ -188,7 +190,9 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
         fence.requireOwner();
         return session.inTransaction(
                 "Reading committed values after checkpoint " + checkpointId,
-                c -> rows.keysFrom(c, committed, "checkpoint_id", checkpointId + 1, fence.span()));
+                c ->
+                        restores.keysFrom(
+                                c, committed, "checkpoint_id", checkpointId + 1, fence.span()));
     }
 
     @Override
@@ -199,7 +203,7 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
         return fence.guarded(
                 "Restoring live rows of " + table + " committed through " + checkpointId,
                 c ->
-                        rows.liveFromCommitted(
+                        restores.liveFromCommitted(
                                 c, table, committed, keys, checkpointId, tag, fence.span()));
     }
 

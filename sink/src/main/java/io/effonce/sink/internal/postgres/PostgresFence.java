@@ -130,19 +130,7 @@ final class PostgresFence implements RangeFence {
     public void recordBarrier(long checkpointId) {
         guarded(
                 "Recording barrier " + checkpointId + " in " + span + " of " + table,
-                c -> {
-                    try (PreparedStatement s =
-                            c.prepareStatement(
-                                    "UPDATE sink_fences SET owner_barrier ="
-                                            + " GREATEST(owner_barrier, ?) WHERE sink_table = ?"
-                                            + " AND key_group BETWEEN ? AND ?")) {
-                        s.setLong(1, checkpointId);
-                        s.setString(2, table);
-                        s.setInt(3, span.first());
-                        s.setInt(4, span.last());
-                        return s.executeUpdate();
-                    }
-                });
+                c -> ProofRows.recordBarrier(c, table, span, checkpointId));
     }
 
     @Override

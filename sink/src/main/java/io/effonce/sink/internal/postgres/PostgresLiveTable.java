@@ -20,6 +20,7 @@ final class PostgresLiveTable<K, V> implements LiveTable<K, V> {
 
     private final String table;
     private final RowStatements<K, V> rows;
+    private final RestoreStatements<K, V> restores;
     private final RetryingSession session;
     private final PostgresFence fence;
 
@@ -27,6 +28,7 @@ final class PostgresLiveTable<K, V> implements LiveTable<K, V> {
             String table, RowStatements<K, V> rows, RetryingSession session, PostgresFence fence) {
         this.table = table;
         this.rows = rows;
+        this.restores = new RestoreStatements<>(rows);
         this.session = session;
         this.fence = fence;
     }
@@ -119,7 +121,7 @@ final class PostgresLiveTable<K, V> implements LiveTable<K, V> {
         KeyGroupSpan span = fence.span();
         return session.inTransaction(
                 "Reading the tag index of " + table,
-                c -> rows.keysFrom(c, table, "barrier_tag", tag, span));
+                c -> restores.keysFrom(c, table, "barrier_tag", tag, span));
     }
 
     @Override

@@ -60,6 +60,24 @@ final class ProofRows {
     }
 
     /**
+     * Records that this range's owners passed barrier {@code checkpointId}: every write before it
+     * is in the table, which a restore of it may take for proof.
+     */
+    static int recordBarrier(Connection c, String table, KeyGroupSpan span, long checkpointId)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "UPDATE sink_fences SET owner_barrier = GREATEST(owner_barrier, ?)"
+                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
+            s.setLong(1, checkpointId);
+            s.setString(2, table);
+            s.setInt(3, span.first());
+            s.setInt(4, span.last());
+            return s.executeUpdate();
+        }
+    }
+
+    /**
      * Revokes what the range's rows prove about the writes before any barrier: every commit's proof
      * is capped at 0 until the next commit (the repair's), and every fence owner's recorded barrier
      * falls back to the checkpoint it restored. A writer that found its acknowledged writes gone

@@ -6,7 +6,6 @@ import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.StoredRow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -48,6 +47,20 @@ final class RowStatements<K, V> {
     /** The key and then the value columns, comma-separated. */
     String columnList() {
         return ColumnSql.names(all);
+    }
+
+    /** The key and then the value columns. */
+    List<Column> columns() {
+        return all;
+    }
+
+    RowMapping<K, V> mapping() {
+        return mapping;
+    }
+
+    /** The keys as bound arrays, for statements over a set of keys. */
+    KeyArrays<K> keyArrays() {
+        return keyArrays;
     }
 
     /** {@code AND a.k = b.k} for each key column. */
@@ -172,87 +185,6 @@ final class RowStatements<K, V> {
             s.setInt(next, span.first());
             s.setInt(next + 1, span.last());
             return s.executeUpdate();
-        }
-    }
-
-    /**
-     * Sets the row in {@code live} of each of {@code among} whose row in {@code committed} (in
-     * {@code span}) belongs to checkpoint {@code through} or an earlier one to that row's value,
-     * tagged {@code tag}; returns those keys.
-     */
-    List<K> liveFromCommitted(
-            Connection c,
-            String live,
-            String committed,
-            Collection<K> among,
-            long through,
-            long tag,
-            KeyGroupSpan span)
-            throws SQLException {
-        String sql =
-                "INSERT INTO "
-                        + live
-                        + " ("
-                        + ColumnSql.names(all)
-                        + ", barrier_tag, key_group, written_at) SELECT "
-                        + all.stream()
-                                .map(col -> "t." + col.name())
-                                .collect(Collectors.joining(", "))
-                        + ", ?, t.key_group, now() FROM "
-                        + committed
-                        + " t JOIN "
-                        + keyArrays.unnested()
-                        + " ON true"
-                        + keyArrays.matching("t")
-                        + " WHERE t.key_group BETWEEN ? AND ? AND t.checkpoint_id <= ?"
-                        + " ON CONFLICT ("
-                        + keyList()
-                        + ") DO UPDATE SET "
-                        + valuesFromExcluded()
-                        + "barrier_tag = EXCLUDED.barrier_tag, key_group = EXCLUDED.key_group,"
-                        + " written_at = now() RETURNING "
-                        + keyList();
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            s.setLong(1, tag);
-            int next = keyArrays.bind(c, s, 2, among);
-            s.setInt(next, span.first());
-            s.setInt(next + 1, span.last());
-            s.setLong(next + 2, through);
-            List<K> restored = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    restored.add(mapping.readKey(rs, 1));
-                }
-            }
-            return restored;
-        }
-    }
-
-    /**
-     * The keys of {@code table} in {@code span} whose {@code tagColumn} is at least {@code from};
-     * shaped for a ({@code tagColumn}, key_group) index: a range on its first column.
-     */
-    List<K> keysFrom(Connection c, String table, String tagColumn, long from, KeyGroupSpan span)
-            throws SQLException {
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "SELECT "
-                                + keyList()
-                                + " FROM "
-                                + table
-                                + " WHERE "
-                                + tagColumn
-                                + " >= ? AND key_group BETWEEN ? AND ?")) {
-            s.setLong(1, from);
-            s.setInt(2, span.first());
-            s.setInt(3, span.last());
-            List<K> found = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    found.add(mapping.readKey(rs, 1));
-                }
-            }
-            return found;
         }
     }
 
