@@ -31,12 +31,13 @@ public final class FlushableSink<K, V> {
     private final SinkSettings settings;
 
     /**
-     * Made once, when the job's graph is built, and carried in it: every restart of the job, and a
-     * JobManager failover that recovers the graph, runs with the same id; a new deployment, even
-     * under the same job id, gets a new one, numbered by the store when it can be ({@link
-     * DeploymentOrder}).
+     * Made once, when the sink joins the job's graph ({@link #createOperator}), and carried in it:
+     * every restart of the job, and a JobManager failover that recovers the graph, runs with the
+     * same id; a new deployment, even under the same job id, gets a new one, numbered by the store
+     * when it can be ({@link DeploymentOrder}). Not in {@link Builder#build()}, which touches no
+     * database.
      */
-    private final String runId;
+    private String runId;
 
     private FlushableSink(
             SinkStoreFactory<K, V> storeFactory,
@@ -45,22 +46,33 @@ public final class FlushableSink<K, V> {
         this.storeFactory = storeFactory;
         this.valueType = valueType;
         this.settings = settings;
-        UUID unique = UUID.randomUUID();
-        OptionalLong number = storeFactory.numberDeployment();
-        this.runId =
-                number.isPresent()
-                        ? DeploymentOrder.runId(number.getAsLong(), unique)
-                        : unique.toString();
+    }
+
+    /** The run's id, numbered by the store the first time the sink joins a graph. */
+    private synchronized String runId() {
+        if (runId == null) {
+            UUID unique = UUID.randomUUID();
+            OptionalLong number = storeFactory.numberDeployment();
+            runId =
+                    number.isPresent()
+                            ? DeploymentOrder.runId(number.getAsLong(), unique)
+                            : unique.toString();
+        }
+        return runId;
     }
 
     public static <K, V> Builder<K, V> builder() {
         return new Builder<>();
     }
 
-    /** The operator, for tests and for callers that wire it themselves. */
+    /**
+     * The operator, for tests and for callers that wire it themselves. The first call numbers the
+     * deployment at the store (and creates the tables where the store is asked to); every operator
+     * of this sink carries the same run.
+     */
     @Internal
     public FlushableSinkOperator<K, V> createOperator() {
-        return new FlushableSinkOperator<>(storeFactory, valueType, settings, runId);
+        return new FlushableSinkOperator<>(storeFactory, valueType, settings, runId());
     }
 
     /**
@@ -91,7 +103,10 @@ public final class FlushableSink<K, V> {
                 .name("Flushable sink: " + uid);
     }
 
-    /** Validates settings and builds the sink; every message names the option to fix. */
+    /**
+     * Validates settings and builds the sink; every message names the option to fix. Building
+     * touches no database: the deployment is numbered when the sink joins the job's graph.
+     */
     @PublicEvolving
     public static final class Builder<K, V> {
         private SinkStoreFactory<K, V> storeFactory;

@@ -3,12 +3,15 @@ package io.effonce.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.testutils.InMemorySinkStore;
 import io.effonce.sink.testutils.InMemoryTable;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestTotal;
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
@@ -42,6 +45,38 @@ class FlushableSinkBuilderTest {
                 .isInstanceOf(NullPointerException.class)
                 .hasMessage("valueType(...) is required: the state's value type");
         assertThat(complete().build()).isNotNull();
+    }
+
+    /**
+     * Building touches no database, as Kafka's and JDBC's sinks do not: the deployment is numbered
+     * once, when the sink first joins a graph, and every operator of the sink carries that run.
+     */
+    @Test
+    void buildingNumbersNoDeploymentTheFirstOperatorDoesOnce() {
+        AtomicInteger numbered = new AtomicInteger();
+        SinkStoreFactory<TestKey, TestTotal> stores =
+                InMemorySinkStore.factory(new InMemoryTable<>());
+        SinkStoreFactory<TestKey, TestTotal> counting =
+                new SinkStoreFactory<>() {
+                    @Override
+                    public SinkStore<TestKey, TestTotal> create() {
+                        return stores.create();
+                    }
+
+                    @Override
+                    public OptionalLong numberDeployment() {
+                        return OptionalLong.of(numbered.incrementAndGet());
+                    }
+                };
+        FlushableSink<TestKey, TestTotal> sink =
+                FlushableSink.<TestKey, TestTotal>builder()
+                        .store(counting)
+                        .valueType(TypeInformation.of(TestTotal.class))
+                        .build();
+        assertThat(numbered).hasValue(0);
+        sink.createOperator();
+        sink.createOperator();
+        assertThat(numbered).hasValue(1);
     }
 
     @Test
