@@ -5,7 +5,6 @@ import io.effonce.job.decode.ChangeDecoder;
 import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.LedgerRecordDeserializer;
 import io.effonce.job.sidetables.SideTables;
-import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.PostgresStores;
 import java.time.ZoneId;
@@ -109,12 +108,20 @@ public final class LedgerTotalsJob {
         String file = config.get(JobOptions.PG_PASSWORD_FILE);
         String user = config.get(JobOptions.PG_USER);
         String table = config.get(JobOptions.SINK_TABLE);
-        return FlushableSinkOptions.withSessionOptions(
-                file != null
-                        ? PostgresStoreConfig.withPasswordFile(url, user, file, table)
-                        : PostgresStoreConfig.withPasswordEnv(
-                                url, user, config.get(JobOptions.PG_PASSWORD_ENV), table),
-                config);
+        return (file != null
+                        ? PostgresStoreConfig.builder()
+                                .url(url)
+                                .username(user)
+                                .passwordFile(file)
+                                .table(table)
+                                .build()
+                        : PostgresStoreConfig.builder()
+                                .url(url)
+                                .username(user)
+                                .passwordEnv(config.get(JobOptions.PG_PASSWORD_ENV))
+                                .table(table)
+                                .build())
+                .toBuilder().options(config).build();
     }
 
     static OffsetsInitializer startingOffsets(JobOptions.StartingOffsets where) {

@@ -1,5 +1,6 @@
 package io.effonce.job;
 
+import io.effonce.jdbc.JdbcUrls;
 import io.effonce.sink.PostgresStoreConfig;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -45,7 +46,7 @@ final class StartupCheck {
 
     /** The sink's login, tables and rights. */
     static List<String> sinkDatabase(PostgresStoreConfig sink) {
-        String where = PostgresStoreConfig.redacted(sink.jdbcUrl());
+        String where = JdbcUrls.redacted(sink.jdbcUrl());
         String password;
         try {
             password = sink.resolvePassword();

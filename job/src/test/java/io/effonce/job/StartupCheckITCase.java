@@ -139,7 +139,11 @@ class StartupCheckITCase {
     }
 
     private static PostgresStoreConfig sink(PostgresEndpoint db) {
-        return PostgresStoreConfig.of(
-                db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+        return PostgresStoreConfig.builder()
+                .url(db.jdbcUrl())
+                .username(db.user())
+                .password(db.password())
+                .table("merchant_daily_totals")
+                .build();
     }
 }

@@ -4,7 +4,6 @@ import java.time.Duration;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
-import org.apache.flink.configuration.ReadableConfig;
 
 /** Options of the flushable sink, readable from Flink configuration or the command line. */
 @PublicEvolving
@@ -90,14 +89,4 @@ public final class FlushableSinkOptions {
                                     + " ends it and frees its locks: the longest a restored"
                                     + " attempt's takeover waits behind such a writer. At least"
                                     + " 1 s; an ended transaction of a live task is retried.");
-
-    /**
-     * {@code config} with the session options {@code options} holds: retries, their backoff, and
-     * the idle-in-transaction bound.
-     */
-    public static PostgresStoreConfig withSessionOptions(
-            PostgresStoreConfig config, ReadableConfig options) {
-        return config.withRetries(options.get(MAX_RETRIES), options.get(RETRY_BACKOFF))
-                .withIdleInTransactionTimeout(options.get(IDLE_IN_TRANSACTION_TIMEOUT));
-    }
 }

@@ -1,21 +1,22 @@
 package io.effonce.sink;
 
-import io.effonce.credentials.PasswordFile;
+import io.effonce.jdbc.JdbcUrls;
 import io.effonce.jdbc.SessionSettings;
 import io.effonce.sink.internal.postgres.SqlIdentifier;
 import java.io.Serializable;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ReadableConfig;
 
 /**
- * Where the sink's PostgreSQL is and how to log in. The password travels as a reference (a file or
- * an environment variable, resolved in the task) unless a caller hands one over directly ({@link
- * #of}: tests, embedded databases); no accessor returns it, and it never appears in {@link
- * #toString()}.
+ * Where the sink's PostgreSQL is, how to log in, and how its sessions retry; made by {@link
+ * #builder()}, the one way. The password travels as a reference (a file or an environment variable,
+ * resolved in the task) unless a caller hands one over directly ({@link Builder#password}: tests,
+ * embedded databases); it never appears in {@link #toString()}.
  */
 @PublicEvolving
 public final class PostgresStoreConfig implements Serializable, SessionSettings {
@@ -32,100 +33,147 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
     private final Duration retryBackoff;
     private final Duration idleInTransactionTimeout;
 
-    private PostgresStoreConfig(
-            String jdbcUrl,
-            String user,
-            String passwordEnv,
-            String passwordFile,
-            String password,
-            String table,
-            int maxRetries,
-            Duration retryBackoff,
-            Duration idleInTransactionTimeout) {
-        this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");
-        this.user = Objects.requireNonNull(user, "user");
-        SqlIdentifier.require("sink.table", table);
-        String name = table.substring(table.indexOf('.') + 1);
-        if (name.length() + COMMITTED_SUFFIX.length() > 63) {
+    private PostgresStoreConfig(Builder b) {
+        if (b.jdbcUrl == null) {
             throw new IllegalArgumentException(
-                    "sink.table must leave room for the suffix "
-                            + COMMITTED_SUFFIX
-                            + " of its committed table within PostgreSQL's 63 characters (at most"
-                            + " 53), was '"
-                            + table
-                            + "'");
+                    "url(...) is required: the sink's database, a jdbc:postgresql:// URL");
         }
-        if (maxRetries < 0) {
+        this.jdbcUrl = b.jdbcUrl;
+        this.user = Objects.requireNonNull(b.user, "username");
+        if (b.table == null) {
+            throw new IllegalArgumentException("table(...) is required: the table the sink writes");
+        }
+        SqlIdentifier.requireTable("sink.table", b.table, COMMITTED_SUFFIX);
+        PasswordSource.requireOne(b.passwordFile, b.passwordEnv, b.password);
+        if (b.maxRetries < 0) {
             throw new IllegalArgumentException(
-                    "sink.max-retries must be 0 or more, was " + maxRetries);
+                    "sink.max-retries must be 0 or more, was " + b.maxRetries);
         }
-        this.passwordEnv = passwordEnv;
-        this.passwordFile = passwordFile;
-        this.password = password;
-        this.table = table;
-        this.maxRetries = maxRetries;
-        this.retryBackoff = Objects.requireNonNull(retryBackoff, "retryBackoff");
-        if (idleInTransactionTimeout.compareTo(MIN_IDLE_IN_TRANSACTION) < 0) {
+        this.passwordEnv = b.passwordEnv;
+        this.passwordFile = b.passwordFile;
+        this.password = b.password;
+        this.table = b.table;
+        this.maxRetries = b.maxRetries;
+        this.retryBackoff = Objects.requireNonNull(b.retryBackoff, "retryBackoff");
+        if (b.idleInTransactionTimeout == null
+                || b.idleInTransactionTimeout.compareTo(MIN_IDLE_IN_TRANSACTION) < 0) {
             throw new IllegalArgumentException(
                     "sink.idle-in-transaction-timeout must be at least 1 s (a shorter bound ends"
                             + " the transactions of live tasks), was "
-                            + idleInTransactionTimeout);
+                            + b.idleInTransactionTimeout);
         }
-        this.idleInTransactionTimeout = idleInTransactionTimeout;
+        this.idleInTransactionTimeout = b.idleInTransactionTimeout;
     }
 
-    /** The password from the first line of {@code passwordFile}, read in the task. */
-    public static PostgresStoreConfig withPasswordFile(
-            String jdbcUrl, String user, String passwordFile, String table) {
-        return withDefaults(
-                jdbcUrl,
-                user,
-                null,
-                Objects.requireNonNull(passwordFile, "passwordFile"),
-                null,
-                table);
+    /**
+     * The one way to make a config: the database, the table, the login and the session's bounds.
+     */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** The password from the environment variable {@code passwordEnv} of the task's process. */
-    public static PostgresStoreConfig withPasswordEnv(
-            String jdbcUrl, String user, String passwordEnv, String table) {
-        return withDefaults(
-                jdbcUrl,
-                user,
-                Objects.requireNonNull(passwordEnv, "passwordEnv"),
-                null,
-                null,
-                table);
+    /** A builder holding this config, to change a setting (another table of the same database). */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.jdbcUrl = jdbcUrl;
+        b.user = user;
+        b.passwordEnv = passwordEnv;
+        b.passwordFile = passwordFile;
+        b.password = password;
+        b.table = table;
+        b.maxRetries = maxRetries;
+        b.retryBackoff = retryBackoff;
+        b.idleInTransactionTimeout = idleInTransactionTimeout;
+        return b;
     }
 
-    /** A config with the password given directly (tests, embedded databases). */
-    public static PostgresStoreConfig of(
-            String jdbcUrl, String user, String password, String table) {
-        return withDefaults(jdbcUrl, user, null, null, password, table);
+    /** {@link #build()} validates; each refusal names the setting and the value. */
+    @PublicEvolving
+    public static final class Builder {
+        private String jdbcUrl;
+        private String user = DEFAULT_USER;
+        private String passwordEnv;
+        private String passwordFile;
+        private String password;
+        private String table;
+        private int maxRetries = FlushableSinkOptions.MAX_RETRIES.defaultValue();
+        private Duration retryBackoff = FlushableSinkOptions.RETRY_BACKOFF.defaultValue();
+        private Duration idleInTransactionTimeout =
+                FlushableSinkOptions.IDLE_IN_TRANSACTION_TIMEOUT.defaultValue();
+
+        private Builder() {}
+
+        /** The database: a {@code jdbc:postgresql://} URL (required). */
+        public Builder url(String jdbcUrl) {
+            this.jdbcUrl = jdbcUrl;
+            return this;
+        }
+
+        /** The live table, optionally schema-qualified; its committed and staged tables follow. */
+        public Builder table(String table) {
+            this.table = table;
+            return this;
+        }
+
+        /** The login role (default {@value #DEFAULT_USER}). */
+        public Builder username(String user) {
+            this.user = user;
+            return this;
+        }
+
+        /** The password from the first line of this file, read in the task. */
+        public Builder passwordFile(String path) {
+            this.passwordFile = Objects.requireNonNull(path, "passwordFile");
+            return this;
+        }
+
+        /** The password from this environment variable of the task's process. */
+        public Builder passwordEnv(String variable) {
+            this.passwordEnv = Objects.requireNonNull(variable, "passwordEnv");
+            return this;
+        }
+
+        /** The password itself (tests, embedded databases); it is in the job's graph. */
+        public Builder password(String password) {
+            this.password = Objects.requireNonNull(password, "password");
+            return this;
+        }
+
+        /** {@code sink.max-retries}: retries of a transaction that lost its connection. */
+        public Builder maxRetries(int retries) {
+            this.maxRetries = retries;
+            return this;
+        }
+
+        /** {@code sink.retry-backoff}: the first wait before a retry. */
+        public Builder retryBackoff(Duration backoff) {
+            this.retryBackoff = backoff;
+            return this;
+        }
+
+        /** {@code sink.idle-in-transaction-timeout}: how long a silent transaction stays open. */
+        public Builder idleInTransactionTimeout(Duration timeout) {
+            this.idleInTransactionTimeout = timeout;
+            return this;
+        }
+
+        /** The three session options above, from Flink configuration. */
+        public Builder options(ReadableConfig config) {
+            this.maxRetries = config.get(FlushableSinkOptions.MAX_RETRIES);
+            this.retryBackoff = config.get(FlushableSinkOptions.RETRY_BACKOFF);
+            this.idleInTransactionTimeout =
+                    config.get(FlushableSinkOptions.IDLE_IN_TRANSACTION_TIMEOUT);
+            return this;
+        }
+
+        public PostgresStoreConfig build() {
+            return new PostgresStoreConfig(this);
+        }
     }
 
-    private static PostgresStoreConfig withDefaults(
-            String jdbcUrl,
-            String user,
-            String passwordEnv,
-            String passwordFile,
-            String password,
-            String table) {
-        return new PostgresStoreConfig(
-                jdbcUrl,
-                user,
-                passwordEnv,
-                passwordFile,
-                password,
-                table,
-                DEFAULT_RETRIES,
-                DEFAULT_BACKOFF,
-                DEFAULT_IDLE_IN_TRANSACTION);
-    }
+    /** The login a config uses unless told otherwise: deploy/sql/roles.sql's. */
+    public static final String DEFAULT_USER = "effonce_sink";
 
-    private static final int DEFAULT_RETRIES = 5;
-    private static final Duration DEFAULT_BACKOFF = Duration.ofMillis(200);
-    private static final Duration DEFAULT_IDLE_IN_TRANSACTION = Duration.ofSeconds(20);
     private static final Duration MIN_IDLE_IN_TRANSACTION = Duration.ofSeconds(1);
 
     @Override
@@ -162,14 +210,13 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
     static final String COMMITTED_SUFFIX = "_committed";
 
     /** Values staged at a checkpoint barrier, waiting for the checkpoint to complete. */
+    @Internal
     public String stagedTable() {
         return table + "_staged";
     }
 
-    /**
-     * Every table this sink writes: its own three, then those every sink of the database shares
-     * (deploy/sql/sink.sql): what a job's start-up check asks the login's rights on.
-     */
+    /** Its own three tables, then sink.sql's shared ones: what a start-up check asks rights on. */
+    @Internal
     public List<String> tablesWritten() {
         List<String> all = new ArrayList<>(List.of(table, stagedTable(), committedTable()));
         all.addAll(SinkTableDdl.sharedTableNames());
@@ -181,78 +228,21 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
         return table + COMMITTED_SUFFIX;
     }
 
-    public PostgresStoreConfig withRetries(int retries, Duration backoff) {
-        return new PostgresStoreConfig(
-                jdbcUrl,
-                user,
-                passwordEnv,
-                passwordFile,
-                password,
-                table,
-                retries,
-                backoff,
-                idleInTransactionTimeout);
-    }
-
-    public PostgresStoreConfig withIdleInTransactionTimeout(Duration timeout) {
-        return new PostgresStoreConfig(
-                jdbcUrl,
-                user,
-                passwordEnv,
-                passwordFile,
-                password,
-                table,
-                maxRetries,
-                retryBackoff,
-                Objects.requireNonNull(timeout, "timeout"));
-    }
-
-    public PostgresStoreConfig withTable(String otherTable) {
-        return new PostgresStoreConfig(
-                jdbcUrl,
-                user,
-                passwordEnv,
-                passwordFile,
-                password,
-                otherTable,
-                maxRetries,
-                retryBackoff,
-                idleInTransactionTimeout);
-    }
-
-    /** The password: from the file if one is named, else the environment variable, else given. */
+    /** For the sink's sessions only, in the task: not public API. */
+    @Internal
     @Override
     public String resolvePassword() {
-        if (passwordFile != null) {
-            return PasswordFile.read(Path.of(passwordFile), "The sink's password file setting");
-        }
-        if (passwordEnv != null) {
-            String value = System.getenv(passwordEnv);
-            if (value == null) {
-                throw new IllegalStateException(
-                        "The sink's password variable " + passwordEnv + " is not set in this task");
-            }
-            return value;
-        }
-        return password == null ? "" : password;
+        return PasswordSource.resolve(passwordFile, passwordEnv, password);
     }
 
     @Override
     public String toString() {
         return "PostgresStoreConfig["
-                + redacted(jdbcUrl)
+                + JdbcUrls.redacted(jdbcUrl)
                 + ", user="
                 + user
                 + ", table="
                 + table
                 + "]";
-    }
-
-    /**
-     * The URL without the values of parameters that can hold secrets ({@code password}, {@code
-     * sslpassword}, {@code sslkey}...): a URL goes into logs and exception messages.
-     */
-    public static String redacted(String jdbcUrl) {
-        return jdbcUrl.replaceAll("(?i)([?&;](?:[a-z]*password|sslkey|sslcert)=)[^&;]*", "$1***");
     }
 }

@@ -22,7 +22,12 @@ class PostgresStoreConfigTest {
     @Test
     void theTablesWrittenAreTheSinksOwnThenEverySharedTableOfSinkSql() {
         PostgresStoreConfig config =
-                PostgresStoreConfig.of("jdbc:postgresql://h/db", "u", "p", "clicks");
+                PostgresStoreConfig.builder()
+                        .url("jdbc:postgresql://h/db")
+                        .username("u")
+                        .password("p")
+                        .table("clicks")
+                        .build();
         assertThat(config.tablesWritten())
                 .startsWith("clicks", "clicks_staged", "clicks_committed")
                 .contains(
@@ -36,9 +41,68 @@ class PostgresStoreConfigTest {
                 .hasSize(10);
     }
 
+    /** The builder is the one way to configure: each refusal says what to set. */
+    @Test
+    void aConfigWithoutItsDatabaseTableOrExactlyOnePasswordSourceIsRefusedSayingWhatToSet() {
+        assertThatThrownBy(() -> PostgresStoreConfig.builder().table("t").password("p").build())
+                .hasMessageContaining("url(...) is required");
+        assertThatThrownBy(() -> PostgresStoreConfig.builder().url(URL).password("p").build())
+                .hasMessageContaining("table(...) is required");
+        assertThatThrownBy(() -> PostgresStoreConfig.builder().url(URL).table("t").build())
+                .hasMessageContaining("Set exactly one password source")
+                .hasMessageContaining("none was set");
+        assertThatThrownBy(
+                        () ->
+                                PostgresStoreConfig.builder()
+                                        .url(URL)
+                                        .table("t")
+                                        .passwordFile("/run/secrets/p")
+                                        .passwordEnv("P")
+                                        .build())
+                .hasMessageContaining("2 were set");
+        assertThatThrownBy(
+                        () ->
+                                PostgresStoreConfig.builder()
+                                        .url(URL)
+                                        .table("t")
+                                        .password("p")
+                                        .idleInTransactionTimeout(Duration.ofMillis(10))
+                                        .build())
+                .hasMessageContaining("sink.idle-in-transaction-timeout must be at least 1 s")
+                .hasMessageContaining("PT0.01S");
+    }
+
+    /** Every session option is reachable from Flink configuration, by its option's name. */
+    @Test
+    void theSessionOptionsComeFromFlinkConfiguration() {
+        org.apache.flink.configuration.Configuration flink =
+                new org.apache.flink.configuration.Configuration();
+        flink.set(FlushableSinkOptions.MAX_RETRIES, 2);
+        flink.set(FlushableSinkOptions.RETRY_BACKOFF, Duration.ofSeconds(1));
+        flink.set(FlushableSinkOptions.IDLE_IN_TRANSACTION_TIMEOUT, Duration.ofSeconds(30));
+        PostgresStoreConfig config =
+                PostgresStoreConfig.builder()
+                        .url(URL)
+                        .table("t")
+                        .passwordEnv("P")
+                        .options(flink)
+                        .build();
+        assertThat(config.user()).isEqualTo(PostgresStoreConfig.DEFAULT_USER);
+        assertThat(config.maxRetries()).isEqualTo(2);
+        assertThat(config.retryBackoff()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(config.idleInTransactionTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.toBuilder().table("other").build().maxRetries()).isEqualTo(2);
+    }
+
     @Test
     void theUrlIsPrintedWithoutItsSecrets() {
-        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
+        PostgresStoreConfig config =
+                PostgresStoreConfig.builder()
+                        .url(URL)
+                        .username("sink")
+                        .password("direct")
+                        .table("totals")
+                        .build();
 
         assertThat(config.toString())
                 .doesNotContain("s3cr3t", "k3y", "direct")
@@ -48,7 +112,13 @@ class PostgresStoreConfigTest {
     /** Only the session resolves the password: no accessor hands it to a caller or a log line. */
     @Test
     void noAccessorButTheSessionsReturnsThePassword() throws Exception {
-        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
+        PostgresStoreConfig config =
+                PostgresStoreConfig.builder()
+                        .url(URL)
+                        .username("sink")
+                        .password("direct")
+                        .table("totals")
+                        .build();
         for (Method m : PostgresStoreConfig.class.getMethods()) {
             if (m.getParameterCount() == 0
                     && !Modifier.isStatic(m.getModifiers())
@@ -64,7 +134,13 @@ class PostgresStoreConfigTest {
 
     @Test
     void anErrorOfTheStoreNamesTheUrlWithoutItsSecrets() {
-        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
+        PostgresStoreConfig config =
+                PostgresStoreConfig.builder()
+                        .url(URL)
+                        .username("sink")
+                        .password("direct")
+                        .table("totals")
+                        .build();
         TransactionFailedException e =
                 new TransactionFailedException(
                         "Writing 1 rows", config, new SQLException("refused", "28P01"), 0);
@@ -79,7 +155,13 @@ class PostgresStoreConfigTest {
      */
     @Test
     void aRefusedRightOnASinksOwnTablesNamesItsGrants() {
-        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
+        PostgresStoreConfig config =
+                PostgresStoreConfig.builder()
+                        .url(URL)
+                        .username("sink")
+                        .password("direct")
+                        .table("totals")
+                        .build();
         TransactionFailedException refused =
                 new TransactionFailedException(
                         "Taking a range",
@@ -101,14 +183,26 @@ class PostgresStoreConfigTest {
     /** A bound under a second would end the transactions of tasks that are merely busy. */
     @Test
     void anIdleInTransactionBoundUnderASecondIsRefusedNamingTheOption() {
-        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
+        PostgresStoreConfig config =
+                PostgresStoreConfig.builder()
+                        .url(URL)
+                        .username("sink")
+                        .password("direct")
+                        .table("totals")
+                        .build();
 
         assertThat(config.idleInTransactionTimeout()).isEqualTo(Duration.ofSeconds(20));
         assertThat(
-                        config.withIdleInTransactionTimeout(Duration.ofSeconds(1))
+                        config.toBuilder()
+                                .idleInTransactionTimeout(Duration.ofSeconds(1))
+                                .build()
                                 .idleInTransactionTimeout())
                 .isEqualTo(Duration.ofSeconds(1));
-        assertThatThrownBy(() -> config.withIdleInTransactionTimeout(Duration.ofMillis(999)))
+        assertThatThrownBy(
+                        () ->
+                                config.toBuilder()
+                                        .idleInTransactionTimeout(Duration.ofMillis(999))
+                                        .build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("sink.idle-in-transaction-timeout must be at least 1 s");
     }
@@ -118,7 +212,14 @@ class PostgresStoreConfigTest {
     void aTableNameThatIsNotAPlainIdentifierIsRefusedNamingTheOptionAndTheValue() {
         for (String refused :
                 new String[] {"Totals", "totals; DROP TABLE x", "a.b.c", "1totals", "", "\"t\""}) {
-            assertThatThrownBy(() -> PostgresStoreConfig.of(URL, "sink", "direct", refused))
+            assertThatThrownBy(
+                            () ->
+                                    PostgresStoreConfig.builder()
+                                            .url(URL)
+                                            .username("sink")
+                                            .password("direct")
+                                            .table(refused)
+                                            .build())
                     .as(refused)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage(
@@ -127,7 +228,14 @@ class PostgresStoreConfigTest {
                                     + refused
                                     + "'");
         }
-        assertThat(PostgresStoreConfig.of(URL, "sink", "direct", "public.totals_2").table())
+        assertThat(
+                        PostgresStoreConfig.builder()
+                                .url(URL)
+                                .username("sink")
+                                .password("direct")
+                                .table("public.totals_2")
+                                .build()
+                                .table())
                 .isEqualTo("public.totals_2");
     }
 
@@ -135,9 +243,23 @@ class PostgresStoreConfigTest {
     @Test
     void aTableNameWithoutRoomForTheCommittedSuffixIsRefused() {
         String longest = "t".repeat(53);
-        assertThat(PostgresStoreConfig.of(URL, "sink", "direct", longest).committedTable())
+        assertThat(
+                        PostgresStoreConfig.builder()
+                                .url(URL)
+                                .username("sink")
+                                .password("direct")
+                                .table(longest)
+                                .build()
+                                .committedTable())
                 .hasSize(63);
-        assertThatThrownBy(() -> PostgresStoreConfig.of(URL, "sink", "direct", longest + "t"))
+        assertThatThrownBy(
+                        () ->
+                                PostgresStoreConfig.builder()
+                                        .url(URL)
+                                        .username("sink")
+                                        .password("direct")
+                                        .table(longest + "t")
+                                        .build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("sink.table must leave room for the suffix _committed")
                 .hasMessageContaining("(at most 53)");
@@ -145,10 +267,27 @@ class PostgresStoreConfigTest {
 
     @Test
     void aNegativeRetryCountIsRefusedNamingTheOption() {
-        PostgresStoreConfig config = PostgresStoreConfig.of(URL, "sink", "direct", "totals");
-        assertThatThrownBy(() -> config.withRetries(-1, Duration.ofMillis(200)))
+        PostgresStoreConfig config =
+                PostgresStoreConfig.builder()
+                        .url(URL)
+                        .username("sink")
+                        .password("direct")
+                        .table("totals")
+                        .build();
+        assertThatThrownBy(
+                        () ->
+                                config.toBuilder()
+                                        .maxRetries(-1)
+                                        .retryBackoff(Duration.ofMillis(200))
+                                        .build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("sink.max-retries must be 0 or more, was -1");
-        assertThat(config.withRetries(0, Duration.ofMillis(200)).maxRetries()).isZero();
+        assertThat(
+                        config.toBuilder()
+                                .maxRetries(0)
+                                .retryBackoff(Duration.ofMillis(200))
+                                .build()
+                                .maxRetries())
+                .isZero();
     }
 }

@@ -110,7 +110,12 @@ class SinkTableDdlITCase {
                         "n'ote; --");
         List<Object> nulls = Arrays.asList(null, null, null, null, null, null, null);
         PostgresStoreConfig config =
-                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "every_type");
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("every_type")
+                        .build();
         try (var store = new PostgresSinkStore<>(config, EveryType.MAPPING)) {
             Claims.take(store, SPAN, "run", "attempt 0");
             store.write(List.of(new StoredRow<>(A, full, 1, 3), new StoredRow<>(B, nulls, 2, 3)));
@@ -130,7 +135,12 @@ class SinkTableDdlITCase {
             PostgresEndpoint server) throws Exception {
         PostgresEndpoint db = LocalServices.newDatabase(server, "ddlcheck");
         PostgresStoreConfig config =
-                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "every_type");
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("every_type")
+                        .build();
         try (var store = PostgresStores.forMapping(config, EveryType.MAPPING, true).create()) {
             assertThat(store).as("created, and then found complete").isNotNull();
         }
@@ -166,7 +176,12 @@ class SinkTableDdlITCase {
             throws Exception {
         PostgresEndpoint db = LocalServices.newDatabase(server, "ddlprinted");
         PostgresStoreConfig asSink =
-                PostgresStoreConfig.of(db.jdbcUrl(), "effonce_sink", "unused", "every_type");
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username("effonce_sink")
+                        .password("unused")
+                        .table("every_type")
+                        .build();
         String printed =
                 PostgresStores.forMapping(asSink, EveryType.MAPPING, true)
                         .tablesScript()
@@ -194,7 +209,12 @@ class SinkTableDdlITCase {
             throws Exception {
         PostgresEndpoint db = LocalServices.newDatabase(server, "ddltypes");
         PostgresStoreConfig config =
-                PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "every_type");
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("every_type")
+                        .build();
         try (var store = PostgresStores.forMapping(config, EveryType.MAPPING, true).create()) {
             assertThat(store).isNotNull();
         }

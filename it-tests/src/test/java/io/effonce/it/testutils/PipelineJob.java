@@ -102,9 +102,16 @@ public final class PipelineJob {
 
     /** The sink's store settings for this test's database. */
     public PostgresStoreConfig storeConfig() {
-        return PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
-                .withRetries(5, Duration.ofMillis(200));
+        return PostgresStoreConfig.builder()
+                .url(db.jdbcUrl())
+                .username(db.user())
+                .password(db.password())
+                .table("merchant_daily_totals")
+                .build()
+                .toBuilder()
+                .maxRetries(5)
+                .retryBackoff(Duration.ofMillis(200))
+                .build();
     }
 
     /** Submits the job and returns at once. */

@@ -235,9 +235,18 @@ public final class MigrateSavepoint {
         String url = require(config, MigrationOptions.LEDGER_URL);
         String user = config.get(MigrationOptions.LEDGER_USER);
         return file != null
-                ? PostgresStoreConfig.withPasswordFile(url, user, file, "payments")
-                : PostgresStoreConfig.withPasswordEnv(
-                        url, user, config.get(MigrationOptions.LEDGER_PASSWORD_ENV), "payments");
+                ? PostgresStoreConfig.builder()
+                        .url(url)
+                        .username(user)
+                        .passwordFile(file)
+                        .table("payments")
+                        .build()
+                : PostgresStoreConfig.builder()
+                        .url(url)
+                        .username(user)
+                        .passwordEnv(config.get(MigrationOptions.LEDGER_PASSWORD_ENV))
+                        .table("payments")
+                        .build();
     }
 
     private static String require(ReadableConfig config, ConfigOption<String> option) {

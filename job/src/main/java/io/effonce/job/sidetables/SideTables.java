@@ -17,7 +17,7 @@ public final class SideTables {
 
     public static SideTableSink<LateEvent> lateEvents(PostgresStoreConfig connection) {
         return new SideTableSink<>(
-                connection.withTable("late_events"),
+                connection.toBuilder().table("late_events").build(),
                 "INSERT INTO late_events (event_id, merchant_id, day, currency, amount, event_time,"
                         + " watermark, floor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
                         + " ON CONFLICT (event_id) DO NOTHING",
@@ -39,7 +39,7 @@ public final class SideTables {
 
     public static SideTableSink<DeadLetter> deadLetters(PostgresStoreConfig connection) {
         return new SideTableSink<>(
-                connection.withTable("dead_letters"),
+                connection.toBuilder().table("dead_letters").build(),
                 "INSERT INTO dead_letters (topic, kafka_partition, kafka_offset, reason, raw_value)"
                         + " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (s, d) -> {

@@ -59,8 +59,12 @@ class SideTablesITCase {
         env.fromData(late, TypeInformation.of(LateEvent.class))
                 .sinkTo(
                         SideTables.lateEvents(
-                                PostgresStoreConfig.of(
-                                        db.jdbcUrl(), db.user(), db.password(), "late_events")));
+                                PostgresStoreConfig.builder()
+                                        .url(db.jdbcUrl())
+                                        .username(db.user())
+                                        .password(db.password())
+                                        .table("late_events")
+                                        .build()));
         env.execute("side-tables-refused-row");
 
         assertThat(SideTableRows.lateEventIds(db)).hasSize(50).doesNotContain("pay_nul:SUCCEEDED");
@@ -84,8 +88,12 @@ class SideTablesITCase {
         env.fromSource(slow, WatermarkStrategy.noWatermarks(), "two late changes a second")
                 .sinkTo(
                         SideTables.lateEvents(
-                                PostgresStoreConfig.of(
-                                        db.jdbcUrl(), db.user(), db.password(), "late_events")));
+                                PostgresStoreConfig.builder()
+                                        .url(db.jdbcUrl())
+                                        .username(db.user())
+                                        .password(db.password())
+                                        .table("late_events")
+                                        .build()));
         JobClient job = env.executeAsync("side-tables-flush-timer");
         try {
             await("late_events rows written with no checkpoint and no full batch")

@@ -47,8 +47,12 @@ public final class TestEndpoints {
     private static LedgerPipeline.Endpoints endpoints(
             ReadableConfig config, PostgresEndpoint db, boolean bounded) {
         PostgresStoreConfig postgres =
-                PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("merchant_daily_totals")
+                        .build();
         var source = LedgerTotalsJobAccess.kafkaSource(config);
         if (bounded) {
             source.setBounded(OffsetsInitializer.latest());

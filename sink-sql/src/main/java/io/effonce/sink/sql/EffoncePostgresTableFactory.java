@@ -109,11 +109,20 @@ public final class EffoncePostgresTableFactory implements DynamicTableSinkFactor
             String url = options.get(EffoncePostgresOptions.URL);
             String user = options.get(EffoncePostgresOptions.USERNAME);
             String tableName = options.get(EffoncePostgresOptions.TABLE_NAME);
-            return FlushableSinkOptions.withSessionOptions(
-                    file != null
-                            ? PostgresStoreConfig.withPasswordFile(url, user, file, tableName)
-                            : PostgresStoreConfig.withPasswordEnv(url, user, env, tableName),
-                    options);
+            return (file != null
+                            ? PostgresStoreConfig.builder()
+                                    .url(url)
+                                    .username(user)
+                                    .passwordFile(file)
+                                    .table(tableName)
+                                    .build()
+                            : PostgresStoreConfig.builder()
+                                    .url(url)
+                                    .username(user)
+                                    .passwordEnv(env)
+                                    .table(tableName)
+                                    .build())
+                    .toBuilder().options(options).build();
         } catch (IllegalArgumentException e) {
             throw new ValidationException(
                     "Table " + table + ": " + e.getMessage().replace("sink.table", "'table-name'"),

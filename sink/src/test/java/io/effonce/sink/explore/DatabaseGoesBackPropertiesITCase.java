@@ -220,11 +220,12 @@ class DatabaseGoesBackPropertiesITCase {
         return FlushableSink.<TestKey, TestTotal>builder()
                 .store(
                         PostgresStores.deployed(
-                                PostgresStoreConfig.of(
-                                        db.jdbcUrl(),
-                                        db.user(),
-                                        db.password(),
-                                        "merchant_daily_totals"),
+                                PostgresStoreConfig.builder()
+                                        .url(db.jdbcUrl())
+                                        .username(db.user())
+                                        .password(db.password())
+                                        .table("merchant_daily_totals")
+                                        .build(),
                                 TestRows.MAPPING))
                 .valueType(TypeInformation.of(TestTotal.class))
                 .build();

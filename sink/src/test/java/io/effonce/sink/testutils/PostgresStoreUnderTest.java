@@ -27,12 +27,16 @@ public final class PostgresStoreUnderTest implements StoreUnderTest<TestKey, Tes
         // Through the cutting driver, with quick retries: a drawn cut exercises the session's
         // retry of a transaction whose COMMIT it did not hear of, and its giving up.
         this.config =
-                PostgresStoreConfig.of(
-                                CuttingDriver.url(db.jdbcUrl()),
-                                db.user(),
-                                db.password(),
-                                "merchant_daily_totals")
-                        .withRetries(2, Duration.ofMillis(1));
+                PostgresStoreConfig.builder()
+                        .url(CuttingDriver.url(db.jdbcUrl()))
+                        .username(db.user())
+                        .password(db.password())
+                        .table("merchant_daily_totals")
+                        .build()
+                        .toBuilder()
+                        .maxRetries(2)
+                        .retryBackoff(Duration.ofMillis(1))
+                        .build();
     }
 
     @Override

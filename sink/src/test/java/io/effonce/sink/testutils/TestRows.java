@@ -18,8 +18,12 @@ public enum TestRows implements RowMapping<TestKey, TestTotal> {
     /** A store of the deployed totals table in {@code db}, with this mapping. */
     public static SinkStoreFactory<TestKey, TestTotal> store(PostgresEndpoint db) {
         return PostgresStores.deployed(
-                PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals"),
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("merchant_daily_totals")
+                        .build(),
                 MAPPING);
     }
 

@@ -41,8 +41,12 @@ public final class TotalsTable<K> {
 
     /** The store's settings for this table, as the test database's owner. */
     public PostgresStoreConfig config() {
-        return PostgresStoreConfig.of(
-                db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+        return PostgresStoreConfig.builder()
+                .url(db.jdbcUrl())
+                .username(db.user())
+                .password(db.password())
+                .table("merchant_daily_totals")
+                .build();
     }
 
     public void truncate() {

@@ -33,7 +33,12 @@ public record AdClicksSettings(
 
     /** Where the sink writes: the table and the login, the password from its file. */
     public PostgresStoreConfig store() {
-        return PostgresStoreConfig.withPasswordFile(postgresUrl, postgresUser, passwordFile, table);
+        return PostgresStoreConfig.builder()
+                .url(postgresUrl)
+                .username(postgresUser)
+                .passwordFile(passwordFile)
+                .table(table)
+                .build();
     }
 
     private static String required(ParameterTool p, String name) {

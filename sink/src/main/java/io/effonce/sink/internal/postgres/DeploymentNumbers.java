@@ -1,5 +1,6 @@
 package io.effonce.sink.internal.postgres;
 
+import io.effonce.jdbc.JdbcUrls;
 import io.effonce.jdbc.RetryingSession;
 import io.effonce.sink.PostgresStoreConfig;
 import java.sql.PreparedStatement;
@@ -40,7 +41,11 @@ final class DeploymentNumbers {
     /** As {@link #next(PostgresStoreConfig)}, after {@code prepare} in the same transaction. */
     static OptionalLong next(PostgresStoreConfig config, RetryingSession.Work<?> prepare) {
         try (RetryingSession session =
-                new RetryingSession(config.withRetries(1, config.retryBackoff()))) {
+                new RetryingSession(
+                        config.toBuilder()
+                                .maxRetries(1)
+                                .retryBackoff(config.retryBackoff())
+                                .build())) {
             return OptionalLong.of(
                     session.inTransaction(
                             "Numbering a deployment of " + config.table(),
@@ -66,7 +71,7 @@ final class DeploymentNumbers {
                             + " Build the job where the sink's database can be reached, or apply"
                             + " deploy/sql/sink.sql (the sequence sink_deployment).",
                     config.table(),
-                    PostgresStoreConfig.redacted(config.jdbcUrl()),
+                    JdbcUrls.redacted(config.jdbcUrl()),
                     e.getMessage());
             return OptionalLong.empty();
         }

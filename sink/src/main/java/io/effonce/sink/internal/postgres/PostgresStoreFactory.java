@@ -1,5 +1,6 @@
 package io.effonce.sink.internal.postgres;
 
+import io.effonce.jdbc.JdbcUrls;
 import io.effonce.jdbc.RetryingSession;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.RowMapping;
@@ -76,7 +77,7 @@ public final class PostgresStoreFactory<K, V> implements SinkStoreFactory<K, V> 
                     "The tables of the sink "
                             + config.table()
                             + " on "
-                            + PostgresStoreConfig.redacted(config.jdbcUrl())
+                            + JdbcUrls.redacted(config.jdbcUrl())
                             + " lack "
                             + String.join(", ", missing)
                             + "."

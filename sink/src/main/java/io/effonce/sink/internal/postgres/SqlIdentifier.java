@@ -26,4 +26,25 @@ public final class SqlIdentifier {
         }
         return name;
     }
+
+    /**
+     * {@link #require}s a table name that leaves room for its longest derived table's {@code
+     * suffix} within PostgreSQL's 63 characters.
+     */
+    public static String requireTable(String option, String table, String suffix) {
+        require(option, table);
+        String name = table.substring(table.indexOf('.') + 1);
+        if (name.length() + suffix.length() > 63) {
+            throw new IllegalArgumentException(
+                    option
+                            + " must leave room for the suffix "
+                            + suffix
+                            + " of its committed table within PostgreSQL's 63 characters (at most "
+                            + (63 - suffix.length())
+                            + "), was '"
+                            + table
+                            + "'");
+        }
+        return table;
+    }
 }

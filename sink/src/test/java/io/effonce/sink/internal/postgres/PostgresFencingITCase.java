@@ -41,8 +41,12 @@ class PostgresFencingITCase {
         TotalsTable<TestKey> table = new TotalsTable<>(db, TestRows.MAPPING);
         table.truncate();
         PostgresStoreConfig config =
-                PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("merchant_daily_totals")
+                        .build();
 
         PostgresSinkStore<TestKey, TestTotal> zombie =
                 new PostgresSinkStore<>(config, TestRows.MAPPING);

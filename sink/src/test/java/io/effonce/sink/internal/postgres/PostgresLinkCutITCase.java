@@ -53,9 +53,15 @@ class PostgresLinkCutITCase {
     @Test
     void eachSessionCarriesTheConfiguredIdleInTransactionBound(PostgresEndpoint db) {
         PostgresStoreConfig config =
-                PostgresStoreConfig.of(
-                                db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
-                        .withIdleInTransactionTimeout(IDLE_BOUND);
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("merchant_daily_totals")
+                        .build()
+                        .toBuilder()
+                        .idleInTransactionTimeout(IDLE_BOUND)
+                        .build();
         try (RetryingSession session = new RetryingSession(config)) {
             String bound =
                     session.inTransaction(
@@ -80,17 +86,24 @@ class PostgresLinkCutITCase {
         new TotalsTable<>(db, TestRows.MAPPING).truncate();
         URI server = URI.create(db.jdbcUrl().substring("jdbc:".length()));
         PostgresStoreConfig direct =
-                PostgresStoreConfig.of(
-                        db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals");
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("merchant_daily_totals")
+                        .build();
         try (PostgresLinkCut link = PostgresLinkCut.to(server.getHost(), server.getPort());
                 var cutOff =
                         new PostgresSinkStore<>(
-                                PostgresStoreConfig.of(
-                                                link.jdbcUrl(db.jdbcUrl()),
-                                                db.user(),
-                                                db.password(),
-                                                "merchant_daily_totals")
-                                        .withIdleInTransactionTimeout(IDLE_BOUND),
+                                PostgresStoreConfig.builder()
+                                        .url(link.jdbcUrl(db.jdbcUrl()))
+                                        .username(db.user())
+                                        .password(db.password())
+                                        .table("merchant_daily_totals")
+                                        .build()
+                                        .toBuilder()
+                                        .idleInTransactionTimeout(IDLE_BOUND)
+                                        .build(),
                                 TestRows.MAPPING)) {
             Claims.take(cutOff, SPAN, "run", "attempt 0");
             link.cutAfter(sql -> sql.contains("sink_fences") && sql.contains("FOR SHARE"));

@@ -35,9 +35,16 @@ class PostgresRestartITCase {
         TotalsTable<TestKey> table = new TotalsTable<>(db, TestRows.MAPPING);
         table.truncate();
         PostgresStoreConfig config =
-                PostgresStoreConfig.of(
-                                db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
-                        .withRetries(30, Duration.ofMillis(100));
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("merchant_daily_totals")
+                        .build()
+                        .toBuilder()
+                        .maxRetries(30)
+                        .retryBackoff(Duration.ofMillis(100))
+                        .build();
         Map<TestKey, Long> acknowledged = new ConcurrentHashMap<>();
         AtomicBoolean stop = new AtomicBoolean();
 

@@ -70,7 +70,13 @@ class RowMappingITCase {
     @BeforeEach
     void createTables(PostgresEndpoint db) throws SQLException {
         this.db = db;
-        this.config = PostgresStoreConfig.of(db.jdbcUrl(), db.user(), db.password(), "accounts");
+        this.config =
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("accounts")
+                        .build();
         execute(
                 "DROP TABLE IF EXISTS accounts, accounts_staged, accounts_committed;"
                         + " CREATE TABLE accounts (account_no BIGINT PRIMARY KEY, label TEXT NOT"

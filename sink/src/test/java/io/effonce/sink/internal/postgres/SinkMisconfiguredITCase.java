@@ -67,9 +67,16 @@ class SinkMisconfiguredITCase {
 
     private static FlushableSink<TestKey, TestTotal> sink(PostgresEndpoint db) {
         PostgresStoreConfig config =
-                PostgresStoreConfig.of(
-                                db.jdbcUrl(), db.user(), db.password(), "merchant_daily_totals")
-                        .withRetries(1, Duration.ofMillis(10));
+                PostgresStoreConfig.builder()
+                        .url(db.jdbcUrl())
+                        .username(db.user())
+                        .password(db.password())
+                        .table("merchant_daily_totals")
+                        .build()
+                        .toBuilder()
+                        .maxRetries(1)
+                        .retryBackoff(Duration.ofMillis(10))
+                        .build();
         return FlushableSink.<TestKey, TestTotal>builder()
                 .store(PostgresStores.deployed(config, TestRows.MAPPING))
                 .valueType(TypeInformation.of(TestTotal.class))
