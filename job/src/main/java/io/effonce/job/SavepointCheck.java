@@ -1,6 +1,6 @@
 package io.effonce.job;
 
-import io.effonce.sink.internal.SinkStateLayout;
+import io.effonce.sink.SinkStateLayout;
 import java.util.List;
 import org.apache.flink.api.common.serialization.SerializerConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;

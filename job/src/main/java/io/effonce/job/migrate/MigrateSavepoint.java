@@ -12,7 +12,7 @@ import io.effonce.job.MerchantDayKey;
 import io.effonce.job.SavepointCheck;
 import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.PostgresStoreConfig;
-import io.effonce.sink.internal.SinkStateLayout;
+import io.effonce.sink.SinkStateLayout;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;

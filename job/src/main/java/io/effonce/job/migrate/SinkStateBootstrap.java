@@ -1,6 +1,6 @@
 package io.effonce.job.migrate;
 
-import io.effonce.sink.internal.SinkStateLayout;
+import io.effonce.sink.SinkStateLayout;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.effonce.job.migrate;
 
-import io.effonce.sink.internal.SinkStateLayout;
+import io.effonce.sink.SinkStateLayout;
 import io.effonce.sink.store.DailyTotal;
 import io.effonce.sink.store.MerchantDayKey;
 import java.time.Duration;

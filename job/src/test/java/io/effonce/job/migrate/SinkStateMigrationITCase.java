@@ -6,7 +6,7 @@ import io.effonce.job.DailyTotal;
 import io.effonce.job.LedgerPipeline;
 import io.effonce.job.MerchantDayKey;
 import io.effonce.job.SavepointCheck;
-import io.effonce.sink.internal.SinkStateLayout;
+import io.effonce.sink.SinkStateLayout;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;

@@ -1,5 +1,6 @@
 package io.effonce.sink.internal;
 
+import io.effonce.sink.SinkStateLayout;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.runtime.state.StateInitializationContext;
 

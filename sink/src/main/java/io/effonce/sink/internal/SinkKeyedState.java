@@ -1,5 +1,6 @@
 package io.effonce.sink.internal;
 
+import io.effonce.sink.SinkStateLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

@@ -1,7 +1,7 @@
-package io.effonce.sink.internal;
+package io.effonce.sink;
 
 import java.time.Duration;
-import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.state.StateTtlConfig;
@@ -10,11 +10,15 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 
 /**
- * The sink's state as a savepoint holds it: names, types and time-to-live, part of the savepoint
- * format. The operator registers it from here, and so does a savepoint migration that rewrites it
- * (a job whose key or value class changed its name).
+ * The sink's state as a savepoint holds it: names, types and time to live — the savepoint format.
+ * The operator registers its state from here, and so does a savepoint migration that reads or
+ * rewrites it with Flink's State Processor API (a job whose key or value class changed its name).
+ *
+ * <p>The promise: a savepoint of any release restores into every later one. A name here never
+ * changes; a new state gets a new name, and a release that cannot read an older layout says so in
+ * the CHANGELOG, with the migration that rewrites it.
  */
-@Internal
+@PublicEvolving
 public final class SinkStateLayout {
 
     /** Keyed: each live key's last value. */
@@ -26,7 +30,7 @@ public final class SinkStateLayout {
     /** Keyed: a deleted key's tombstone, for {@code sink.retired-retention}. */
     public static final String DELETED_STATE = "flushable-sink-deleted";
 
-    /** Union operator state: the runs the state descends from ({@link RunLineage#entries()}). */
+    /** Union operator state: the runs the state descends from, one entry each. */
     public static final String LINEAGE_STATE = "flushable-sink-lineage";
 
     private SinkStateLayout() {}
