@@ -9,6 +9,10 @@ import io.effonce.it.testutils.ServiceShell;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +24,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -44,7 +50,8 @@ class ReadmeDeployStepsITCase {
     private static final Map<String, String> PORT_GIVEN_ONCE =
             Map.of(
                     "effonce-local postgres", "effonce-local postgres --port 54339",
-                    "effonce-local kafka", "effonce-local kafka --port 19093");
+                    "effonce-local kafka", "effonce-local kafka --port 19093",
+                    "feed/bin/effonce-page", "feed/bin/effonce-page --port 0");
 
     private static final List<Integer> PORTS = List.of(54339, 19093);
     private static final List<String> DEFAULT_PORTS = List.of("54329", "19092");
@@ -53,9 +60,11 @@ class ReadmeDeployStepsITCase {
     void theDeployStepsRunAsWrittenAndTheOracleFindsNoDifference() throws Exception {
         List<Block> blocks = withPortsGivenOnce(ReadmeSteps.of(ROOT.resolve("README.md")));
         assertThat(blocks)
-                .as("README's one-machine blocks: postgres, kafka, setup, relay, job and verdict")
+                .as(
+                        "README's one-machine blocks: postgres, kafka, setup, relay, live page,"
+                                + " job and verdict")
                 .extracting(Block::isService)
-                .containsExactly(true, true, false, true, false);
+                .containsExactly(true, true, false, true, true, false);
         assertThat(ROOT.resolve("job/target/effonce-job-0.1.0-SNAPSHOT-job.jar"))
                 .as("the job jar of the build README asks for first")
                 .exists();
@@ -89,12 +98,30 @@ class ReadmeDeployStepsITCase {
             assertThat(shell.output())
                     .as("the oracle's verdict at the end of README's steps")
                     .containsPattern("[0-9,]+ merchant-days, 0 differences");
+            assertThat(livePageSnapshot())
+                    .as("the live page's snapshot once the totals are in")
+                    .contains("\"merchant\":", "\"committed\":", "\"live\":");
         } finally {
             stopTheCluster(env);
             while (!services.isEmpty()) {
                 services.pop().close();
             }
         }
+    }
+
+    /** The live page's snapshot, at the address it printed in its shell's log. */
+    private static String livePageSnapshot() throws Exception {
+        String log = Files.readString(LOGS.resolve("service-4.log"));
+        Matcher at = Pattern.compile("Live page: (\\S+)").matcher(log);
+        assertThat(at.find()).as("the live page's address in its log: %s", log).isTrue();
+        HttpResponse<String> snapshot =
+                HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(URI.create(at.group(1) + "snapshot.json"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+        assertThat(snapshot.statusCode()).as(snapshot.body()).isEqualTo(200);
+        return snapshot.body();
     }
 
     private static List<Block> withPortsGivenOnce(List<Block> blocks) {

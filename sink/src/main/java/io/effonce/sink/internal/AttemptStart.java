@@ -6,16 +6,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A sink subtask attempt's start ({@link RestoreProtocol}): made when it opens, or, when the
- * protocol says so (row 3b of {@link StartDecision}), again at its first barrier. Until then the
- * attempt owns nothing and writes nothing; its output waits in the buffer and in {@link
+ * A sink subtask attempt's start ({@link StartProtocol}): made when it opens, or, when the protocol
+ * says so (row 3b of {@link StartDecision}), again at its first barrier. Until then the attempt
+ * owns nothing and writes nothing; its output waits in the buffer and in {@link
  * ChangesSinceBarrier}, and its keyed state is still the restored state.
  */
 final class AttemptStart<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(AttemptStart.class);
 
-    private final RestoreProtocol<K, V> protocol;
+    private final StartProtocol<K, V> protocol;
     private final KeyGroupSpan span;
     private final Claim claim;
     private final RestoredState<K, V> restored;
@@ -26,7 +26,7 @@ final class AttemptStart<K, V> {
     private boolean started;
 
     AttemptStart(
-            RestoreProtocol<K, V> protocol,
+            StartProtocol<K, V> protocol,
             KeyGroupSpan span,
             Claim claim,
             RestoredState<K, V> restored,

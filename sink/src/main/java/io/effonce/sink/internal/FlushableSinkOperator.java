@@ -24,7 +24,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * work. {@link SinkKeyedState} keeps the last value of every live key; {@link LiveWriter} writes
  * upserts and deletes as absolute SETs tagged with the id of the last checkpoint barrier passed;
  * {@link CheckpointCycle} stages at the barrier and commits on the completion notice; {@link
- * AttemptStart} runs the {@link RestoreProtocol start protocol} before the attempt's first write:
+ * AttemptStart} runs the {@link StartProtocol start protocol} before the attempt's first write:
  * take the key groups or be refused, then flush, reset or begin, as the database's record of the
  * range decides.
  *
@@ -132,8 +132,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                             settings.progress(),
                             metrics);
             metrics.tagOf(cycle::tag);
-            RestoreProtocol<K, V> protocol =
-                    new RestoreProtocol<>(store, writer, this::keyGroupOf, settings, metrics);
+            StartProtocol<K, V> protocol =
+                    new StartProtocol<>(store, writer, this::keyGroupOf, settings, metrics);
             start =
                     new AttemptStart<>(
                             protocol,

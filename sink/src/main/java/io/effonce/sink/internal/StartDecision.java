@@ -5,8 +5,8 @@ import java.util.Optional;
 /**
  * Which row of the start table a sink subtask attempt's start is, on what the database holds for
  * its key-group range, read inside the takeover transaction ({@link StartPlan#of} turns the row
- * into the one plan {@link RestoreProtocol} carries out). Start and restore are one path; every
- * case is a row of this table, tried top to bottom.
+ * into the one plan {@link StartProtocol} carries out). Start and restore are one path; every case
+ * is a row of this table, tried top to bottom.
  *
  * <table>
  *   <caption>The start decision</caption>

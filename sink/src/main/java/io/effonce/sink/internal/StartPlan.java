@@ -4,7 +4,7 @@ import java.util.OptionalLong;
 
 /**
  * How one sink subtask attempt starts, decided once, inside its takeover transaction, on what the
- * database holds for its range ({@link #of}); {@link RestoreProtocol} carries it out and derives
+ * database holds for its range ({@link #of}); {@link StartProtocol} carries it out and derives
  * nothing. Each case is a row of {@link StartDecision}'s table; a restore carries everything its
  * flush and reconcile need ({@link Restore}).
  */

@@ -15,9 +15,9 @@ import org.slf4j.LoggerFactory;
  * case), then flushes, reconciles or refuses as the decision says, before the attempt writes
  * anything.
  */
-final class RestoreProtocol<K, V> {
+final class StartProtocol<K, V> {
 
-    private static final Logger LOG = LoggerFactory.getLogger(RestoreProtocol.class);
+    private static final Logger LOG = LoggerFactory.getLogger(StartProtocol.class);
 
     private final SinkStore<K, V> store;
     private final QuarantiningWriter<K, V> writer;
@@ -25,7 +25,7 @@ final class RestoreProtocol<K, V> {
     private final SinkSettings settings;
     private final SinkMetrics metrics;
 
-    RestoreProtocol(
+    StartProtocol(
             SinkStore<K, V> store,
             QuarantiningWriter<K, V> writer,
             ToIntFunction<K> keyGroupOf,
