@@ -22,6 +22,7 @@ record BenchOptions(
         List<String> jvmOptions,
         List<String> jobJvmOptions,
         String against,
+        boolean allowBusy,
         Instant start) {
 
     /** Whether a second build of the job takes the SQL peers' place ({@code --against}). */
@@ -93,6 +94,13 @@ record BenchOptions(
                         "Another build of the job (a class path, e.g. its job/target/classes):"
                                 + " each round runs it and this build instead of the SQL peers.")
         String against;
+
+        @Option(
+                names = "--allow-busy",
+                description =
+                        "Run although the load average is above the number of cores (the"
+                                + " figures then measure what else runs too).")
+        boolean allowBusy;
     }
 
     static BenchOptions parse(String[] args) {
@@ -117,6 +125,7 @@ record BenchOptions(
                 List.copyOf(f.jvmOptions),
                 List.copyOf(f.jobJvmOptions),
                 f.against,
+                f.allowBusy,
                 Instant.parse("2026-11-01T00:00:00Z"));
     }
 }

@@ -55,6 +55,13 @@ public final class ThroughputBenchmark {
 
     public static void main(String[] args) throws Exception {
         BenchOptions options = BenchOptions.parse(args);
+        int cores = Runtime.getRuntime().availableProcessors();
+        var busy = BusyMachine.refusal(BusyMachine.loadAverage(), cores);
+        if (busy.isPresent() && !options.allowBusy()) {
+            System.err.println(busy.get());
+            System.exit(2);
+        }
+        busy.ifPresent(why -> System.out.println("measured anyway (--allow-busy): " + why));
         try (EmbeddedPostgres pg = EmbeddedPostgres.start();
                 EmbeddedKafka kafka = EmbeddedKafka.start()) {
             long generate = System.nanoTime();
@@ -109,11 +116,11 @@ public final class ThroughputBenchmark {
             if (options.comparesBuilds()) {
                 System.out.printf(
                         "median: effonce %,.0f rec/s, against (%s) %,.0f rec/s; effonce / against"
-                                + " %.2f%n",
+                                + " %s (median, then the lowest and highest round)%n",
                         median(rounds, r -> r.get("effonce").recordsPerSecond()),
                         options.against(),
                         median(rounds, r -> r.get("against").recordsPerSecond()),
-                        median(rounds, r -> ratio(r, "against")));
+                        spread(rounds, r -> ratio(r, "against")).ratio());
                 return;
             }
             System.out.println();
@@ -139,14 +146,15 @@ public final class ThroughputBenchmark {
             System.out.printf(
                     "median: Flink SQL %,.0f rec/s, Flink SQL mini-batch %,.0f rec/s, effonce %,.0f"
                             + " rec/s, Flink SQL on effonce-postgres %,.0f rec/s; effonce / SQL"
-                            + " %.2f, effonce / mini-batch %.2f, effonce-postgres / JDBC %.2f%n",
+                            + " %s, effonce / mini-batch %s, effonce-postgres / JDBC %s (each"
+                            + " ratio: its median, then the lowest and highest round)%n",
                     median(rounds, r -> r.get("sql").recordsPerSecond()),
                     median(rounds, r -> r.get("sql-minibatch").recordsPerSecond()),
                     median(rounds, r -> r.get("effonce").recordsPerSecond()),
                     median(rounds, r -> r.get("sql-effonce").recordsPerSecond()),
-                    median(rounds, r -> ratio(r, "sql")),
-                    median(rounds, r -> ratio(r, "sql-minibatch")),
-                    median(rounds, ThroughputBenchmark::connectorRatio));
+                    spread(rounds, r -> ratio(r, "sql")).ratio(),
+                    spread(rounds, r -> ratio(r, "sql-minibatch")).ratio(),
+                    spread(rounds, ThroughputBenchmark::connectorRatio).ratio());
         }
     }
 
@@ -263,14 +271,16 @@ public final class ThroughputBenchmark {
                             new Run(stream.records(), (now - start) / 1e9, (now - firstRow) / 1e9);
                     System.out.printf(
                             "round %d, %-14s %,d records exact after %.1f s = %,.0f rec/s"
-                                    + " (first row after %.1f s; from then %,.0f rec/s)%n",
+                                    + " (first row after %.1f s; from then %,.0f rec/s; load"
+                                    + " average %.2f)%n",
                             round,
                             system + ":",
                             run.records(),
                             run.seconds(),
                             run.recordsPerSecond(),
                             (firstRow - start) / 1e9,
-                            run.steadyRecordsPerSecond());
+                            run.steadyRecordsPerSecond(),
+                            BusyMachine.loadAverage());
                     exact = true;
                     return run;
                 }
@@ -332,7 +342,11 @@ public final class ThroughputBenchmark {
 
     private static double median(
             List<Map<String, Run>> rounds, ToDoubleFunction<Map<String, Run>> value) {
-        double[] v = rounds.stream().mapToDouble(value).sorted().toArray();
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        return spread(rounds, value).median();
+    }
+
+    private static Spread spread(
+            List<Map<String, Run>> rounds, ToDoubleFunction<Map<String, Run>> value) {
+        return Spread.of(rounds.stream().mapToDouble(value).toArray());
     }
 }

@@ -286,6 +286,42 @@ class LivePageITCase {
                 browser.screenshot(SCREENSHOTS.resolve("live-page-keeping-up.png"));
             }
         }
+
+        /**
+         * An idle job: its last live write is ten minutes old, and a commit came after it. Not late
+         * (grey, not red); the same write not yet covered by a commit is (red): the issue's "live:
+         * last write 117 s ago" in red on an idle, healthy system.
+         */
+        @Test
+        void anOldLastWriteTheNewestCommitCoversIsIdleNotLate(PostgresEndpoint db)
+                throws Exception {
+            SinkRows sink = new SinkRows(db);
+            sink.live(DAY, "m1", 3_000, 1);
+            sink.ageLiveWrites(Duration.ofMinutes(10));
+            SinkRows.Progress progress =
+                    new SinkRows.Progress(
+                            Instant.now().minusSeconds(10), DAY.minusDays(1), null, null);
+            sink.commit(2, DAY, "m1", 3_000, 1, progress);
+            try (LivePageServer page = LivePageServer.start(PageSettings.of(dashboard(db), 0))) {
+                browser.open(page.uri().resolve("/?lag-warning=60"));
+                PageFigures shown =
+                        awaitPage(
+                                "the live lag",
+                                f -> f.events() >= 1 && f.liveLag().seconds() != null);
+                assertThat(shown.liveLag().seconds()).isGreaterThan(500L);
+                assertThat(shown.liveLag().colour()).isEqualTo("lag-idle");
+            }
+            // The counterfactual: the same old write, but the newest commit is older still.
+            sink.ageCommits(Duration.ofMinutes(20));
+            try (LivePageServer page = LivePageServer.start(PageSettings.of(dashboard(db), 0))) {
+                browser.open(page.uri().resolve("/?lag-warning=60"));
+                PageFigures late =
+                        awaitPage(
+                                "the live lag of a write no commit covers",
+                                f -> f.events() >= 1 && f.liveLag().seconds() != null);
+                assertThat(late.liveLag().colour()).isEqualTo("lag-warn");
+            }
+        }
     }
 
     /** Totals, but the sink has not reported progress yet: the view committed_progress is empty. */

@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 
@@ -49,6 +50,30 @@ final class SinkRows {
             p.setString(3, CURRENCY);
             p.setLong(4, totalMinor);
             p.setLong(5, payments);
+            p.executeUpdate();
+        }
+    }
+
+    /** Makes every live row's last write {@code age} older, as if the job had been idle since. */
+    void ageLiveWrites(Duration age) throws SQLException {
+        try (Connection c = db.connect();
+                PreparedStatement p =
+                        c.prepareStatement(
+                                "UPDATE merchant_daily_totals SET written_at = written_at - ?"
+                                        + "::interval")) {
+            p.setString(1, age.toSeconds() + " seconds");
+            p.executeUpdate();
+        }
+    }
+
+    /** Makes every recorded commit {@code age} older. */
+    void ageCommits(Duration age) throws SQLException {
+        try (Connection c = db.connect();
+                PreparedStatement p =
+                        c.prepareStatement(
+                                "UPDATE sink_progress SET committed_at = committed_at - ?"
+                                        + "::interval")) {
+            p.setString(1, age.toSeconds() + " seconds");
             p.executeUpdate();
         }
     }
