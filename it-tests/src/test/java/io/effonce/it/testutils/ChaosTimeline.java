@@ -7,9 +7,11 @@ import java.util.Locale;
 /**
  * A chaos run drawn as an SVG a reader can open in a browser: at the top one bar per fault, from
  * the fault to running again (red) and on to exact again (orange, a green end where the totals
- * matched the ledger), bars of faults whose recoveries overlap in lanes of their own; below, the
- * ledger's grand total, the live one (sink + late) and the committed one (committed + late) over
- * time, with every event of the run as a dashed line. Hovering shows each bar's and line's text.
+ * matched the ledger), each labelled with its number and kind, bars of faults whose recoveries
+ * overlap in lanes of their own; then a strip with a tick for every event of the run, coloured by
+ * kind; below, the ledger's grand total, the live one (sink + late) and the committed one
+ * (committed + late) over time, which no tick crosses. Hovering shows each bar's, tick's and line's
+ * text.
  */
 final class ChaosTimeline {
 
@@ -27,6 +29,7 @@ final class ChaosTimeline {
     private static final int RIGHT = 20;
     private static final int LANE = 16;
     private static final int TOTALS_HEIGHT = 300;
+    private static final int EVENTS_HEIGHT = 14;
 
     private ChaosTimeline() {}
 
@@ -39,7 +42,8 @@ final class ChaosTimeline {
             lanes = Math.max(lanes, lane + 1);
         }
         int lanesTop = 30;
-        int totalsTop = lanesTop + lanes * LANE + 20;
+        int eventsTop = lanesTop + lanes * LANE + 8;
+        int totalsTop = eventsTop + EVENTS_HEIGHT + 12;
         int base = totalsTop + TOTALS_HEIGHT;
         int height = base + 60;
         double sx = (double) (WIDTH - LEFT - RIGHT) / end;
@@ -55,7 +59,8 @@ final class ChaosTimeline {
         for (int i = 0; i < bars.size(); i++) {
             s.append(bar(bars.get(i), lanesTop + laneOf[i] * LANE, sx, end));
         }
-        s.append(totals(points, ticks, totalsTop, base, sx));
+        s.append(events(ticks, eventsTop, sx));
+        s.append(totals(points, totalsTop, base, sx));
         s.append(legend(base + 30));
         s.append("</svg>\n");
         return s.toString();
@@ -103,7 +108,10 @@ final class ChaosTimeline {
         if (b.exactAt() >= 0) {
             s.append(rect(x2 - 1, y, 2, "darkgreen"));
         }
-        s.append(fmt("<text x='%.1f' y='%d' font-size='9'>%d</text>", x0 + 1, y + 10, b.number()));
+        s.append(
+                fmt(
+                        "<text x='%.1f' y='%d' font-size='9'>%d %s</text>",
+                        x0 + 1, y + 10, b.number(), escape(b.kind())));
         return s.append("</g>\n").toString();
     }
 
@@ -111,8 +119,31 @@ final class ChaosTimeline {
         return to < 0 ? "never" : (to - from) + " ms";
     }
 
-    private static String totals(
-            List<Point> points, List<Tick> ticks, int top, int base, double sx) {
+    /** A strip of short ticks, one per event, between the fault bars and the totals. */
+    private static String events(List<Tick> ticks, int top, double sx) {
+        StringBuilder s =
+                new StringBuilder(
+                        fmt(
+                                "<text x='4' y='%d' font-size='9'>events</text>%n",
+                                top + EVENTS_HEIGHT - 3));
+        for (Tick t : ticks) {
+            double x = LEFT + t.atMillis() * sx;
+            s.append(
+                    fmt(
+                            "<line class='event' x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='%s'"
+                                    + " stroke-width='1.5'><title>%s: %s</title></line>%n",
+                            x,
+                            top,
+                            x,
+                            top + EVENTS_HEIGHT,
+                            color(t.kind()),
+                            escape(t.kind()),
+                            escape(t.label())));
+        }
+        return s.toString();
+    }
+
+    private static String totals(List<Point> points, int top, int base, double sx) {
         long yMax = 1;
         for (Point p : points) {
             yMax = Math.max(yMax, Math.max(p.ledger(), Math.max(p.live(), p.committed())));
@@ -135,15 +166,6 @@ final class ChaosTimeline {
                         top + 4,
                         yMax,
                         base));
-        for (Tick t : ticks) {
-            double x = LEFT + t.atMillis() * sx;
-            s.append(
-                    fmt(
-                            "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='%s'"
-                                    + " stroke-dasharray='4,3' stroke-opacity='0.6'>"
-                                    + "<title>%s: %s</title></line>%n",
-                            x, top, x, base, color(t.kind()), escape(t.kind()), escape(t.label())));
-        }
         s.append(line(points, Point::ledger, base, sx, sy, "#1f77b4", 3, "ledger (oracle)"));
         s.append(line(points, Point::live, base, sx, sy, "#2ca02c", 1.5, "live + late"));
         s.append(line(points, Point::committed, base, sx, sy, "#9467bd", 1.5, "committed + late"));
@@ -182,13 +204,14 @@ final class ChaosTimeline {
             {"gray", "other event"}
         };
         StringBuilder s = new StringBuilder();
-        for (int i = 0; i < entries.length; i++) {
-            int x = LEFT + i * 110;
+        int x = LEFT;
+        for (String[] entry : entries) {
             s.append(
                     fmt(
                             "<rect x='%d' y='%d' width='12' height='12' fill='%s'/>"
                                     + "<text x='%d' y='%d'>%s</text>%n",
-                            x, y, entries[i][0], x + 16, y + 10, entries[i][1]));
+                            x, y, entry[0], x + 16, y + 10, entry[1]));
+            x += 16 + entry[1].length() * 6 + 14; // about 6 px a character at 11 px
         }
         return s.toString();
     }
