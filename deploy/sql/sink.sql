@@ -114,6 +114,12 @@ ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_barrier     BIGINT;
 -- The owner's writer id, random: a database that went back in time can hand out a token again,
 -- never a writer id, so every write checks both.
 ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_writer      TEXT;
+-- The owner's lease: when it last took the key group or passed a barrier in it, by the database's
+-- clock; NULL once it closed. A start without state refuses a range another run still holds.
+ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_seen_at     TIMESTAMPTZ;
+-- The owner's count of write transactions (sink_writers) when it recorded its last barrier: fewer
+-- there now means the rows and counts went back without the fence (a partial restore).
+ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_writes      BIGINT;
 
 -- Each writer's count of write transactions the database acknowledged: every write transaction
 -- advances its writer's count from the one the writer last saw acknowledged, and fails when the

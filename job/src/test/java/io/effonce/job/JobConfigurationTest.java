@@ -56,6 +56,7 @@ class JobConfigurationTest {
                             Map.entry("sink.reset-on-fresh-start", "true"),
                             Map.entry("sink.restore-flush", "FULL"),
                             Map.entry("sink.retired-retention", "30 min"),
+                            Map.entry("sink.owner-lease", "20 min"),
                             Map.entry("sink.table", "totals_eu"),
                             Map.entry("sink.max-retries", "9"),
                             Map.entry("sink.retry-backoff", "300 ms"),

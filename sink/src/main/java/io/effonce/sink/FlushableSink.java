@@ -118,6 +118,7 @@ public final class FlushableSink<K, V> {
         private RestoreFlushPolicy restoreFlush = FlushableSinkOptions.RESTORE_FLUSH.defaultValue();
         private ProgressRule progress = ProgressRule.WATERMARK_ONLY;
         private Duration retiredRetention = FlushableSinkOptions.RETIRED_RETENTION.defaultValue();
+        private Duration ownerLease = FlushableSinkOptions.OWNER_LEASE.defaultValue();
 
         private Builder() {}
 
@@ -168,9 +169,14 @@ public final class FlushableSink<K, V> {
             return this;
         }
 
+        /** {@code sink.owner-lease}: how long a running deployment holds its key groups. */
+        public Builder<K, V> ownerLease(Duration lease) {
+            this.ownerLease = lease;
+            return this;
+        }
+
         /**
-         * Reads batch size, flush interval, the reset switch, the restore-flush policy and the
-         * retention of retired values from Flink configuration.
+         * Reads every {@link FlushableSinkOptions} the sink itself takes from Flink configuration.
          */
         public Builder<K, V> options(ReadableConfig config) {
             this.batchSize = config.get(FlushableSinkOptions.BATCH_SIZE);
@@ -178,6 +184,7 @@ public final class FlushableSink<K, V> {
             this.resetOnFreshStart = config.get(FlushableSinkOptions.RESET_ON_FRESH_START);
             this.restoreFlush = config.get(FlushableSinkOptions.RESTORE_FLUSH);
             this.retiredRetention = config.get(FlushableSinkOptions.RETIRED_RETENTION);
+            this.ownerLease = config.get(FlushableSinkOptions.OWNER_LEASE);
             return this;
         }
 
@@ -205,6 +212,12 @@ public final class FlushableSink<K, V> {
                                 + " must be 0 or more (0 keeps no retired value), was "
                                 + retiredRetention);
             }
+            if (ownerLease == null || ownerLease.isNegative()) {
+                throw new IllegalArgumentException(
+                        FlushableSinkOptions.OWNER_LEASE.key()
+                                + " must be 0 or more (well above the checkpoint interval), was "
+                                + ownerLease);
+            }
             return new FlushableSink<>(
                     storeFactory,
                     valueType,
@@ -214,7 +227,8 @@ public final class FlushableSink<K, V> {
                             resetOnFreshStart,
                             restoreFlush == RestoreFlushPolicy.FULL,
                             progress,
-                            retiredRetention));
+                            retiredRetention,
+                            ownerLease));
         }
     }
 }

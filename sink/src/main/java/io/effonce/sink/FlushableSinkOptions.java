@@ -38,6 +38,17 @@ public final class FlushableSinkOptions {
                                     + " is refused, because those rows cannot be reconciled without"
                                     + " the state that wrote them.");
 
+    public static final ConfigOption<Duration> OWNER_LEASE =
+            ConfigOptions.key("sink.owner-lease")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(10))
+                    .withDescription(
+                            "How long a running deployment holds its key groups against a start"
+                                    + " without state (a second deployment by mistake) after it"
+                                    + " took them or passed a checkpoint barrier; a clean stop or"
+                                    + " cancel releases them at once. Keep it well above the"
+                                    + " checkpoint interval.");
+
     public static final ConfigOption<RestoreFlushPolicy> RESTORE_FLUSH =
             ConfigOptions.key("sink.restore-flush")
                     .enumType(RestoreFlushPolicy.class)

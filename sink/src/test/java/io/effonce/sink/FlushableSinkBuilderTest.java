@@ -121,6 +121,18 @@ class FlushableSinkBuilderTest {
     }
 
     @Test
+    void aNegativeOwnerLeaseIsRefusedNamingTheOption() {
+        for (Duration refused : new Duration[] {Duration.ofMillis(-1), null}) {
+            assertThatThrownBy(() -> complete().ownerLease(refused).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(
+                            "sink.owner-lease must be 0 or more (well above the checkpoint"
+                                    + " interval), was "
+                                    + refused);
+        }
+    }
+
+    @Test
     void aMissingProgressRuleOrRestoreFlushPolicyIsRefusedAtOnceNamingIt() {
         assertThatThrownBy(() -> complete().progress(null))
                 .isInstanceOf(NullPointerException.class)

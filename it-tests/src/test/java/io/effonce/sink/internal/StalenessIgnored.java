@@ -57,6 +57,7 @@ public final class StalenessIgnored extends DelegatingStore<MerchantDayKey, Dail
                 found.newestDeletion(),
                 found.committedLineages(),
                 found.savepointBranchErasedAt(),
-                found.newestRepair());
+                found.newestRepair(),
+                found.leases());
     }
 }

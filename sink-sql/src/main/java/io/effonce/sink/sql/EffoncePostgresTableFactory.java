@@ -46,6 +46,7 @@ public final class EffoncePostgresTableFactory implements DynamicTableSinkFactor
                 FlushableSinkOptions.RESET_ON_FRESH_START,
                 FlushableSinkOptions.RESTORE_FLUSH,
                 FlushableSinkOptions.RETIRED_RETENTION,
+                FlushableSinkOptions.OWNER_LEASE,
                 FlushableSinkOptions.MAX_RETRIES,
                 FlushableSinkOptions.RETRY_BACKOFF,
                 FlushableSinkOptions.IDLE_IN_TRANSACTION_TIMEOUT);

@@ -77,4 +77,11 @@ final class AttemptStart<K, V> {
         }
         return started;
     }
+
+    /** As the attempt closes, even after a failure: releases the range it took, if it took one. */
+    void atClose() {
+        if (started) {
+            protocol.releaseLease(claim);
+        }
+    }
 }

@@ -45,7 +45,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private final String runId;
 
     private transient SinkKeyedState<K, V> keyedState;
-
     private transient LineageState lineageState;
     private transient RunLineage lineage;
     private transient OptionalLong restoredCheckpointId;
@@ -234,6 +233,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void close() throws Exception {
         try {
+            if (start != null) {
+                start.atClose();
+            }
             if (store != null) {
                 store.close();
             }

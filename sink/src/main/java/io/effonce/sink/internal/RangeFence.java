@@ -32,4 +32,12 @@ public interface RangeFence {
      * run's later writes are another branch's ({@link RangeRecord#savepointBranchErasedAt}).
      */
     void recordSavepointBarrier(long savepointId);
+
+    /**
+     * Releases this writer's hold on its range ({@link RangeRecord#leases}) as it closes, so that a
+     * start without state after a cancel need not wait for the lease to run out. Changes nothing
+     * when the range was taken over since. Best effort: a writer that cannot reach the database
+     * keeps its lease until it runs out.
+     */
+    void releaseLease();
 }

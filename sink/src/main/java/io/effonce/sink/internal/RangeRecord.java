@@ -1,6 +1,9 @@
 package io.effonce.sink.internal;
 
+import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -39,6 +42,9 @@ import org.apache.flink.annotation.Internal;
  *     sink_repairs}: the database had gone back), 0 when none: the rows tagged below it hold that
  *     checkpoint's values, not an older one's. Only repairs of the claimant's run or of the run
  *     that took the claim's restored checkpoint count: another run's ids are another timeline
+ * @param leases each run that owns key groups of the range and has not closed its writer, with how
+ *     long ago, by the database's clock, it last took them or passed a barrier in them: a run seen
+ *     recently still runs ({@link StartDecision}'s row 5a)
  */
 @Internal
 public record RangeRecord(
@@ -51,10 +57,12 @@ public record RangeRecord(
         long newestDeletion,
         Set<RunLineage> committedLineages,
         OptionalLong savepointBranchErasedAt,
-        long newestRepair) {
+        long newestRepair,
+        Map<String, Duration> leases) {
 
     public RangeRecord {
         owners = Set.copyOf(owners);
+        leases = Map.copyOf(leases);
         committedLineages = Set.copyOf(committedLineages);
         Objects.requireNonNull(savepointBranchErasedAt, "savepointBranchErasedAt");
     }
@@ -75,6 +83,18 @@ public record RangeRecord(
      */
     public boolean provesWritesBefore(long c) {
         return durableThrough >= c && savepointBranchErasedAt.isEmpty() && newestRepair <= c;
+    }
+
+    /**
+     * A run other than {@code run} that still holds the range: it has not closed, and was seen
+     * within {@code lease}.
+     */
+    public Optional<String> heldByAnotherRun(String run, Duration lease) {
+        return leases.entrySet().stream()
+                .filter(e -> !e.getKey().equals(run) && e.getValue().compareTo(lease) < 0)
+                .map(Map.Entry::getKey)
+                .sorted()
+                .findFirst();
     }
 
     /** The runs that own key groups of the range. */

@@ -12,6 +12,8 @@ import org.apache.flink.annotation.Internal;
  * @param progress what each commit records as its progress, from the watermark at its barrier
  * @param retiredRetention {@code sink.retired-retention}: how long a retired key's final value
  *     stays in state (zero: none)
+ * @param ownerLease {@code sink.owner-lease}: how long a running deployment holds its key groups
+ *     against a start without state
  */
 @Internal
 public record SinkSettings(
@@ -20,5 +22,12 @@ public record SinkSettings(
         boolean resetOnFreshStart,
         boolean alwaysFullFlush,
         ProgressRule progress,
-        Duration retiredRetention)
-        implements Serializable {}
+        Duration retiredRetention,
+        Duration ownerLease)
+        implements Serializable {
+
+    /** What a start is decided by. */
+    StartRules startRules() {
+        return new StartRules(resetOnFreshStart, alwaysFullFlush, ownerLease);
+    }
+}

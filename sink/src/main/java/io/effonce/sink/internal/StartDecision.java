@@ -41,6 +41,12 @@ import java.util.Optional;
  *       with empty state, then the reset: what the erased run wrote goes, and so does what a
  *       reset of row 7 cut between its takeover and its delete left (staged, committed,
  *       progress)</td></tr>
+ *   <tr><td>5a</td><td>no state; the range holds no row, or {@code sink.reset-on-fresh-start} is
+ *       set (rows 6 and 7 would take it); another run holds the range: it took key groups of it or
+ *       passed a barrier in them within {@code sink.owner-lease}, and has not closed (a second
+ *       deployment started without state by mistake while the first runs)</td>
+ *       <td>{@link #REFUSE_RANGE_HELD}</td><td>nothing; the message names the run and the ways
+ *       out</td></tr>
  *   <tr><td>6</td><td>no state; the range holds no row, live, staged or committed (a row 5
  *       start cut after its flush leaves staged and committed values of an erased run behind live
  *       rows it already deleted)</td><td>{@link #BEGIN}</td>
@@ -69,6 +75,12 @@ import java.util.Optional;
  * like any other. Row 5 needs no commit check of its own: a run that committed a checkpoint
  * restores it.
  *
+ * <p>Row 5a keeps a start without state from taking a range a running deployment holds: its
+ * subtasks whose ranges hold rows would be refused by row 8, but one whose range holds none would
+ * take it and supersede the running job, whose every restart rows 1 and 1b then refuse. A clean
+ * close releases the lease, so a job cancelled and submitted again without state starts at once; a
+ * run that died without closing holds it until {@code sink.owner-lease} passes.
+ *
  * <p>Rows 1–3 are the rule that a takeover is conditional on the durable record: a paused attempt
  * that wakes up after the job moved on must not take the range back and flush it to an older
  * checkpoint, which would roll totals back for good (a key retired since keeps the older value, its
@@ -83,13 +95,14 @@ enum StartDecision {
     REFUSE_RESCALE_IN_RUN,
     AWAIT_FIRST_BARRIER,
     REFUSE_FRESH_START,
+    REFUSE_RANGE_HELD,
     FLUSH_RESTORED,
     FLUSH_ERASED_RUN,
     BEGIN,
     RESET;
 
     /** The decision for {@code claim} on what the takeover read: the table above. */
-    static StartDecision decide(Claim claim, RangeRecord found, boolean resetOnFreshStart) {
+    static StartDecision decide(Claim claim, RangeRecord found, StartRules rules) {
         if (staleness(claim, found).isPresent()) {
             return REFUSE_STALE;
         }
@@ -107,10 +120,14 @@ enum StartDecision {
         if (found.ownerRuns().contains(claim.run())) {
             return FLUSH_ERASED_RUN;
         }
+        boolean wouldTake = !found.hasRows() || rules.resetOnFreshStart();
+        if (wouldTake && found.heldByAnotherRun(claim.run(), rules.ownerLease()).isPresent()) {
+            return REFUSE_RANGE_HELD;
+        }
         if (!found.hasRows()) {
             return BEGIN;
         }
-        return resetOnFreshStart ? RESET : REFUSE_FRESH_START;
+        return rules.resetOnFreshStart() ? RESET : REFUSE_FRESH_START;
     }
 
     /** Why {@code claim} is older than what the range holds (rows 1–3), or empty. */

@@ -15,7 +15,7 @@ sealed interface StartPlan {
         return !(this instanceof Refuse || this instanceof AwaitFirstBarrier);
     }
 
-    /** Rows 1–3, 3a and 8: nothing is written; {@code why} names the row. */
+    /** Rows 1–3, 3a, 5a and 8: nothing is written; {@code why} names the row. */
     record Refuse(StartDecision why) implements StartPlan {}
 
     /** Row 3b: nothing yet; the claim is made again at the attempt's first barrier. */
@@ -106,13 +106,13 @@ sealed interface StartPlan {
     }
 
     /** The plan for {@code claim} on what its takeover read: the one decision of its start. */
-    static StartPlan of(
-            Claim claim, RangeRecord found, boolean resetOnFreshStart, boolean alwaysFullFlush) {
-        StartDecision decision = StartDecision.decide(claim, found, resetOnFreshStart);
+    static StartPlan of(Claim claim, RangeRecord found, StartRules rules) {
+        StartDecision decision = StartDecision.decide(claim, found, rules);
         return switch (decision) {
-            case REFUSE_STALE, REFUSE_RESCALE_IN_RUN, REFUSE_FRESH_START -> new Refuse(decision);
+            case REFUSE_STALE, REFUSE_RESCALE_IN_RUN, REFUSE_FRESH_START, REFUSE_RANGE_HELD ->
+                    new Refuse(decision);
             case AWAIT_FIRST_BARRIER -> new AwaitFirstBarrier();
-            case FLUSH_RESTORED -> RestorePlanner.plan(claim, found, alwaysFullFlush);
+            case FLUSH_RESTORED -> RestorePlanner.plan(claim, found, rules.alwaysFullFlush());
             case FLUSH_ERASED_RUN -> new FlushErasedRun();
             case BEGIN -> new Begin();
             case RESET -> new Reset();

@@ -56,12 +56,7 @@ final class StartProtocol<K, V> {
                         span,
                         claim,
                         found -> {
-                            StartPlan plan =
-                                    StartPlan.of(
-                                            claim,
-                                            found,
-                                            settings.resetOnFreshStart(),
-                                            settings.alwaysFullFlush());
+                            StartPlan plan = StartPlan.of(claim, found, settings.startRules());
                             decided.set(plan);
                             return plan.takesRange();
                         });
@@ -94,6 +89,21 @@ final class StartProtocol<K, V> {
         return true;
     }
 
+    /**
+     * Releases the range's lease as the attempt closes (row 5a). A task cannot tell a cancel from a
+     * failover's cancel, so a failing attempt releases too: its restart takes the range again.
+     */
+    void releaseLease(Claim claim) {
+        try {
+            store.releaseLease();
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "{}: could not release its range; it is held until the lease runs out",
+                    claim.task(),
+                    e);
+        }
+    }
+
     private RuntimeException refusal(
             StartDecision why,
             KeyGroupSpan span,
@@ -105,6 +115,9 @@ final class StartProtocol<K, V> {
                     StartRefusals.rescaledInRun(span, claim, store.tableName());
             case REFUSE_FRESH_START ->
                     StartRefusals.freshStart(span, found, checkpointsDir, store.tableName());
+            case REFUSE_RANGE_HELD ->
+                    StartRefusals.rangeHeld(
+                            span, claim, found, settings.startRules(), store.tableName());
             default -> StartRefusals.stale(span, claim, found, store.tableName());
         };
     }

@@ -74,6 +74,29 @@ final class StartRefusals {
                         + "=true to delete those rows first.");
     }
 
+    /** Row 5a: another run still holds the range; names it, and the ways out. */
+    static RangeHeldException rangeHeld(
+            KeyGroupSpan span, Claim claim, RangeRecord found, StartRules rules, String table) {
+        String holder = found.heldByAnotherRun(claim.run(), rules.ownerLease()).orElseThrow();
+        return new RangeHeldException(
+                "Refusing a start without state: "
+                        + span
+                        + " of "
+                        + table
+                        + " is held by run "
+                        + holder
+                        + ", which took it or passed a checkpoint barrier in it "
+                        + found.leases().get(holder).toSeconds()
+                        + " s ago and has not closed. A second deployment of the same sink while"
+                        + " it runs would take its key groups away. If it still runs, cancel this"
+                        + " one; if it is gone (its process died without closing), cancel it in"
+                        + " Flink, or wait until "
+                        + FlushableSinkOptions.OWNER_LEASE.key()
+                        + " ("
+                        + rules.ownerLease().toSeconds()
+                        + " s) has passed since it was last seen. Nothing was written.");
+    }
+
     /** Names the retained checkpoint to restore from, checked against what the sink recorded. */
     private static String whereToRestoreFrom(RangeRecord found, Optional<String> checkpointsDir) {
         Optional<RetainedCheckpoints.Retained> retained =

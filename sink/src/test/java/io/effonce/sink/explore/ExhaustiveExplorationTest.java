@@ -57,12 +57,12 @@ class ExhaustiveExplorationTest {
             Map.of(
                     2,
                     Map.of(
-                            "parallelism 2, retention PT1H", 595L,
-                            "parallelism 2, retention 0", 451L),
+                            "parallelism 2, retention PT1H", 636L,
+                            "parallelism 2, retention 0", 488L),
                     3,
                     Map.of(
-                            "parallelism 1, retention PT1H", 7_447L,
-                            "parallelism 1, retention 0", 4_464L,
+                            "parallelism 1, retention PT1H", 8_384L,
+                            "parallelism 1, retention 0", 5_194L,
                             "parallelism 2, retention PT1H", 11_943L,
                             "parallelism 2, retention 0", 7_703L),
                     4,

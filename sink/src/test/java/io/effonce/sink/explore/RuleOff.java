@@ -1,13 +1,19 @@
 package io.effonce.sink.explore;
 
+import io.effonce.sink.internal.Claim;
+import io.effonce.sink.internal.KeyGroupSpan;
+import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
+import io.effonce.sink.internal.Takeover;
 import io.effonce.sink.testutils.DelegatingStore;
 import io.effonce.sink.testutils.IgnoringDeletes;
 import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * A rule of the sink switched off on the test side, at the store or in the takeover: the walk over
@@ -15,29 +21,40 @@ import java.util.List;
  */
 enum RuleOff {
     /** The start protocol: the last attempt to ask takes the range, as before it. */
-    TAKEOVER_PREDICATE(Duration.ofHours(1), 3, null),
+    TAKEOVER_PREDICATE(Duration.ofHours(1), 3, null, 1),
+    /**
+     * The owner's lease (row 5a): a second deployment by mistake takes the range of the subtask
+     * that wrote nothing yet, in the two-subtask world, at its first step.
+     */
+    OWNER_LEASE(Duration.ofHours(1), 1, ForgettingLeases::new, 2),
     /** Deletes reach the live table: the job's, and the flush's of keys restored state lacks. */
-    FLUSH_DELETES(Duration.ofHours(1), 3, IgnoringDeletes::new),
+    FLUSH_DELETES(Duration.ofHours(1), 3, IgnoringDeletes::new, 1),
     /** What the erased run staged after the restored checkpoint is discarded. */
-    DISCARD_STAGED(Duration.ofHours(1), 3, KeepingStaged::new),
+    DISCARD_STAGED(Duration.ofHours(1), 3, KeepingStaged::new, 1),
     /** The committed table goes back to the restored checkpoint's values. */
-    COMMITTED_ROLLBACK(Duration.ofHours(1), 3, NotRollingBackCommitted::new),
+    COMMITTED_ROLLBACK(Duration.ofHours(1), 3, NotRollingBackCommitted::new, 1),
     /**
      * A repair first moves what was staged through the restored checkpoint into committed. Its
      * shortest counterexample has five steps: a delete, a checkpoint whose notice is lost, the key
      * written again and sent out by a barrier, then a restore whose first attempt dies after its
      * takeover (issue 73's first history).
      */
-    PROMOTE_STAGED(Duration.ZERO, 5, NotPromoting::new);
+    PROMOTE_STAGED(Duration.ZERO, 5, NotPromoting::new, 1);
 
     private final Duration retention;
     private final int bound;
     private final DelegatingStore.Decoration<String, Long> decoration;
+    private final int parallelism;
 
-    RuleOff(Duration retention, int bound, DelegatingStore.Decoration<String, Long> decoration) {
+    RuleOff(
+            Duration retention,
+            int bound,
+            DelegatingStore.Decoration<String, Long> decoration,
+            int parallelism) {
         this.retention = retention;
         this.bound = bound;
         this.decoration = decoration;
+        this.parallelism = parallelism;
     }
 
     /** The bound within which the walk finds the rule's counterexample. */
@@ -45,9 +62,9 @@ enum RuleOff {
         return bound;
     }
 
-    /** The one-subtask world the rule's counterexample is looked for in. */
+    /** The world the rule's counterexample is looked for in. */
     World world() {
-        return World.of(1, retention);
+        return World.of(parallelism, retention);
     }
 
     /** The explorer of one history over {@code store}, with the rule off. */
@@ -55,6 +72,34 @@ enum RuleOff {
         TakeoverExplorer<String, Long> explorer =
                 new TakeoverExplorer<>(store, decoration == null, false, retention);
         return decoration == null ? explorer : explorer.withRuleOff(decoration);
+    }
+
+    private static final class ForgettingLeases extends DelegatingStore<String, Long> {
+        ForgettingLeases(SinkStore<String, Long> store) {
+            super(store);
+        }
+
+        @Override
+        public Takeover takeOwnership(
+                KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+            // the rule off: the takeover decides as if every owner had closed
+            return super.takeOwnership(span, claim, found -> mayTake.test(withoutLeases(found)));
+        }
+
+        private static RangeRecord withoutLeases(RangeRecord f) {
+            return new RangeRecord(
+                    f.owners(),
+                    f.committedByClaimantRun(),
+                    f.lastCommitted(),
+                    f.durableThrough(),
+                    f.claimantRunSuperseded(),
+                    f.hasRows(),
+                    f.newestDeletion(),
+                    f.committedLineages(),
+                    f.savepointBranchErasedAt(),
+                    f.newestRepair(),
+                    Map.of());
+        }
     }
 
     private static final class KeepingStaged extends DelegatingStore<String, Long> {

@@ -120,6 +120,13 @@ sealed interface Step {
     record RetentionPasses() implements Step {}
 
     /**
+     * An operator deploys the job a second time, without state and without the reset, while it runs
+     * (issue 73's history 6): every attempt of the mistake must be refused and change nothing; then
+     * it is cancelled.
+     */
+    record SecondDeploymentByMistake() implements Step {}
+
+    /**
      * Part of the sink's database goes back to the copy {@code back} copies before the latest: its
      * live, staged and committed rows and the writers' counts, not its progress nor its fences (an
      * operator restored some tables).

@@ -15,6 +15,7 @@ import io.effonce.sink.internal.FencedException;
 import io.effonce.sink.internal.FlushReport;
 import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.internal.LostWritesException;
+import io.effonce.sink.internal.RangeHeldException;
 import io.effonce.sink.internal.StaleAttemptException;
 import io.effonce.sink.testutils.ConnectionCut;
 import io.effonce.sink.testutils.DelegatingStore;
@@ -107,6 +108,20 @@ final class TakeoverExplorer<K, V> {
     private Snapshot completed;
     private long checkpoints;
     private int liveFailures;
+    private int heldByAZombie;
+
+    /**
+     * An attempt of the past woke and may have taken its range (even if its connection failed after
+     * the COMMIT): a start meanwhile may find its lease (row 5a) until it runs out.
+     */
+    private boolean zombieWoke;
+
+    /** Whether the sink's database went back: a lease is only as good as the rows keeping it. */
+    private boolean wentBack;
+
+    /** What a second deployment by mistake did that it must not: a finding, or null. */
+    private String mistakeTook;
+
     private boolean frozeInsideAStep;
     private Map<K, Long> committedSeen = Map.of();
 
@@ -197,7 +212,7 @@ final class TakeoverExplorer<K, V> {
                 if (trace.size() == traced) {
                     skipped++;
                 }
-                String stepped = committedSteppedBack();
+                String stepped = mistakeTook != null ? mistakeTook : committedSteppedBack();
                 if (stepped != null) {
                     return stepped;
                 }
@@ -328,6 +343,8 @@ final class TakeoverExplorer<K, V> {
             }
         } else if (step instanceof Step.OlderSavepoint o) {
             olderSavepoint(o);
+        } else if (step instanceof Step.SecondDeploymentByMistake) {
+            secondDeploymentByMistake();
         } else if (step instanceof Step.CopyDatabase) {
             copyDatabase();
         } else if (step instanceof Step.DatabaseGoesBack b) {
@@ -387,6 +404,7 @@ final class TakeoverExplorer<K, V> {
         if (databaseCopies.isEmpty()) {
             return;
         }
+        wentBack = true;
         for (int i = 0; i < back && databaseCopies.size() > 1; i++) {
             databaseCopies.removeLast().discard();
         }
@@ -517,6 +535,7 @@ final class TakeoverExplorer<K, V> {
                 "an operator deploys a fresh start with the reset at parallelism "
                         + step.parallelism()
                         + (step.cut() ? ", cut after one attempt's takeover" : ""));
+        cancelTheRunningJob();
         run = newRun(true);
         graph = new ExecutionGraphID();
         attemptsOfSubtask.clear();
@@ -532,6 +551,25 @@ final class TakeoverExplorer<K, V> {
             resetsCut++;
             restart(null, live.size());
         }
+    }
+
+    /**
+     * An operator cancels the running job before a fresh start: its open attempts close and release
+     * their ranges. One that froze or crashed since it took its range releases nothing, and the
+     * fresh start would be refused until its lease runs out (row 5a): the operator waits that out,
+     * as the refusal says. (That a cancel releases at once is {@code SecondDeploymentContract}'s.)
+     */
+    private void cancelTheRunningJob() {
+        for (Attempt<K, V> a : live) {
+            if (busy(a)) {
+                a.crash();
+            } else {
+                a.gate.noCut();
+                a.dispose();
+            }
+        }
+        live = new ArrayList<>();
+        store.ageLeases(FlushableSinkOptions.OWNER_LEASE.defaultValue().plusMinutes(1));
     }
 
     /** How many stop-with-savepoints failed after their savepoint, and resets were cut. */
@@ -598,6 +636,7 @@ final class TakeoverExplorer<K, V> {
      */
     private void wake(Attempt<K, V> old) {
         trace.add(old + " wakes up");
+        zombieWoke = true;
         Ended last = Ended.DONE;
         if (old.frozen) {
             last = old.wake();
@@ -645,9 +684,62 @@ final class TakeoverExplorer<K, V> {
         old.crash();
     }
 
+    /**
+     * An operator deploys the job again without state while it runs (row 5a of the start table):
+     * each attempt of the mistake must be refused and change nothing. Applies while every live
+     * attempt is open (the job runs; a restarting job's own earlier attempts hold its ranges too,
+     * but a fresh start an operator raced against would not) and the database never went back.
+     */
+    private void secondDeploymentByMistake() {
+        try {
+            deployByMistake();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void deployByMistake() throws Exception {
+        if (wentBack || live.stream().anyMatch(this::busy)) {
+            return;
+        }
+        trace.add("an operator deploys the job again without state, by mistake, while it runs");
+        String before = store.dump();
+        FlushableSink<K, V> mistake = newRun();
+        ExecutionGraphID mistakeGraph = new ExecutionGraphID();
+        for (int s = 0; s < live.size(); s++) {
+            Attempt<K, V> a =
+                    new Attempt<>(
+                            0,
+                            s,
+                            live.size(),
+                            mistakeGraph,
+                            attempt(
+                                    mistake,
+                                    store.keyType(),
+                                    JOB,
+                                    mistakeGraph,
+                                    live.size(),
+                                    s,
+                                    0));
+            a.run(AbstractStreamOperatorTestHarness::initializeEmptyState);
+            Ended ended = a.run(AbstractStreamOperatorTestHarness::open);
+            trace.add("  its " + a + ": " + (ended == Ended.THREW ? a.thrown() : ended));
+            a.dispose();
+            if (ended != Ended.THREW) {
+                mistakeTook = "a second deployment by mistake took the range of subtask " + s;
+            }
+        }
+        if (mistakeTook == null && !store.dump().equals(before)) {
+            mistakeTook = "a second deployment by mistake changed the store";
+        }
+    }
+
     /** Settles the history and compares the tables with the lineage. */
     private String settle() {
-        trace.add("settle");
+        // Time passes too: a run that is gone (crashed, frozen, or back in the fence rows of a
+        // database that went back) holds no range past its lease.
+        trace.add("settle, after every lease ran out");
+        store.ageLeases(FlushableSinkOptions.OWNER_LEASE.defaultValue().plusMinutes(1));
         for (Attempt<K, V> a : live) {
             a.gate.noCut(); // nor does a cut: the history's faults have stopped
             if (!a.frozen) {
@@ -774,6 +866,8 @@ final class TakeoverExplorer<K, V> {
             } else if (lostWritesDue && noticedGoingBack(a.thrown())) {
                 goingBackNoticed++; // the drawn fault, noticed once: the task fails, Flink restores
                 lostWritesDue = false;
+            } else if (zombieWoke && a.thrown() instanceof RangeHeldException) {
+                heldByAZombie++; // the drawn fault's lease: refused until it runs out
             } else {
                 liveFailures++;
             }

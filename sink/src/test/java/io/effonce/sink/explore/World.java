@@ -58,6 +58,7 @@ record World(String name, int parallelism, Duration retention, List<Step> alphab
         steps.add(new Step.FailedStopWithSavepoint());
         steps.add(new Step.FreshStartWithReset(0, true, parallelism));
         steps.add(new Step.OlderSavepoint(1, 3 - parallelism));
+        steps.add(new Step.SecondDeploymentByMistake());
         if (retains) {
             steps.add(new Step.DatabaseGoesBack(0));
             steps.add(new Step.TablesGoBack(0));

@@ -38,4 +38,12 @@ class InMemoryStartProtocolTest {
             return store;
         }
     }
+
+    @Nested
+    class SecondDeployment extends SecondDeploymentContract<String, Long> {
+        @Override
+        StoreUnderTest<String, Long> store() {
+            return store;
+        }
+    }
 }

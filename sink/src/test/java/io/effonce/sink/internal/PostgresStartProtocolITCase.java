@@ -45,4 +45,12 @@ class PostgresStartProtocolITCase {
             return store;
         }
     }
+
+    @Nested
+    class SecondDeployment extends SecondDeploymentContract<TestKey, TestTotal> {
+        @Override
+        StoreUnderTest<TestKey, TestTotal> store() {
+            return store;
+        }
+    }
 }

@@ -2,6 +2,8 @@ package io.effonce.sink.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -33,11 +35,12 @@ class StartDecisionTest {
                 0,
                 Set.of(),
                 OptionalLong.empty(),
-                0);
+                0,
+                Map.of());
     }
 
     private static StartDecision decide(Claim claim, RangeRecord found) {
-        return StartDecision.decide(claim, found, false);
+        return StartDecision.decide(claim, found, StartRules.DEFAULTS);
     }
 
     @Test
@@ -109,7 +112,9 @@ class StartDecisionTest {
         RangeRecord movedOn = found(Set.of(ownerIn(NEW_GRAPH, 0, 7, 9)), 0, false, true);
         StartDecision atStart = decide(claimIn(OLD_GRAPH, 3, 7, -1), movedOn);
         assertThat(atStart).isEqualTo(StartDecision.AWAIT_FIRST_BARRIER);
-        assertThat(StartPlan.of(claimIn(OLD_GRAPH, 3, 7, -1), movedOn, false, false).takesRange())
+        assertThat(
+                        StartPlan.of(claimIn(OLD_GRAPH, 3, 7, -1), movedOn, StartRules.DEFAULTS)
+                                .takesRange())
                 .isFalse();
         // At the first barrier: newer than the owner's last, the claim is current; not newer,
         // stale.
@@ -148,12 +153,54 @@ class StartDecisionTest {
                 .isEqualTo(StartDecision.FLUSH_ERASED_RUN);
     }
 
+    /** A range another run took or passed a barrier in {@code seenAgo} ago, and did not close. */
+    private static RangeRecord heldFor(Duration seenAgo, boolean hasRows) {
+        RangeRecord f = found(Set.of(owner("job/run-0", 1, 0, 0)), 0, false, hasRows);
+        return new RangeRecord(
+                f.owners(),
+                0,
+                0,
+                0,
+                false,
+                hasRows,
+                0,
+                Set.of(),
+                OptionalLong.empty(),
+                0,
+                Map.of("job/run-0", seenAgo));
+    }
+
+    @Test
+    void row5aAStartWithoutStateThatWouldTakeARangeAnotherRunStillHoldsIsRefused() {
+        StartRules reset = StartRules.DEFAULTS.withResetOnFreshStart(true);
+        Duration lease = StartRules.DEFAULTS.ownerLease();
+        assertThat(decide(claim(0, -1), heldFor(Duration.ofSeconds(3), false)))
+                .as("row 6 would take it")
+                .isEqualTo(StartDecision.REFUSE_RANGE_HELD);
+        assertThat(StartDecision.decide(claim(0, -1), heldFor(Duration.ofSeconds(3), true), reset))
+                .as("row 7 would take it")
+                .isEqualTo(StartDecision.REFUSE_RANGE_HELD);
+        assertThat(decide(claim(0, -1), heldFor(Duration.ofSeconds(3), true)))
+                .as("row 8 refuses anyway, and says where to restore from")
+                .isEqualTo(StartDecision.REFUSE_FRESH_START);
+        assertThat(decide(claim(0, -1), heldFor(lease, false)))
+                .as("the lease ran out")
+                .isEqualTo(StartDecision.BEGIN);
+        assertThat(decide(claim(0, 7), heldFor(Duration.ofSeconds(3), true)))
+                .as("a restore takes over from any run: row 4")
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+    }
+
     @Test
     void rows6To8AFreshStartBeginsOnAnEmptyRangeAndIsRefusedOrResetOnOtherRunsRows() {
         Set<RangeOwner> others = Set.of(owner("job/run-0", 0, 0, 0));
         assertThat(decide(claim(0, -1), found(Set.of(), 0, false, false)))
                 .isEqualTo(StartDecision.BEGIN);
-        assertThat(StartDecision.decide(claim(0, -1), found(others, 0, false, true), true))
+        assertThat(
+                        StartDecision.decide(
+                                claim(0, -1),
+                                found(others, 0, false, true),
+                                StartRules.DEFAULTS.withResetOnFreshStart(true)))
                 .isEqualTo(StartDecision.RESET);
         assertThat(decide(claim(0, -1), found(others, 0, false, true)))
                 .isEqualTo(StartDecision.REFUSE_FRESH_START);

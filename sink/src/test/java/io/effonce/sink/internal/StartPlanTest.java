@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.sink.internal.StartPlan.FlushPlan;
 import io.effonce.sink.internal.StartPlan.FullFlushReason;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -44,7 +45,8 @@ class StartPlanTest {
                 newestDeletion,
                 Set.of(),
                 erasedAt,
-                newestRepair);
+                newestRepair,
+                Map.of());
     }
 
     private static RangeRecord proven() {
@@ -128,7 +130,9 @@ class StartPlanTest {
     @MethodSource("restores")
     void row4EveryRestoreIsOnePlan(
             String row, RangeRecord found, boolean alwaysFull, StartPlan.Restore expected) {
-        StartPlan plan = StartPlan.of(RESTORES_10, found, false, alwaysFull);
+        StartPlan plan =
+                StartPlan.of(
+                        RESTORES_10, found, StartRules.DEFAULTS.withAlwaysFullFlush(alwaysFull));
         assertThat(plan).as(row).isEqualTo(expected);
         assertThat(plan.takesRange()).isTrue();
         assertThat(((StartPlan.Restore) plan).commitsAfterTheFlush())
@@ -150,11 +154,13 @@ class StartPlanTest {
                         0,
                         Set.of(),
                         OptionalLong.empty(),
-                        0);
-        StartPlan refused = StartPlan.of(fresh, othersRows, false, false);
+                        0,
+                        Map.of());
+        StartPlan refused = StartPlan.of(fresh, othersRows, StartRules.DEFAULTS);
         assertThat(refused).isEqualTo(new StartPlan.Refuse(StartDecision.REFUSE_FRESH_START));
         assertThat(refused.takesRange()).isFalse();
-        assertThat(StartPlan.of(fresh, othersRows, true, false)).isEqualTo(new StartPlan.Reset());
+        assertThat(StartPlan.of(fresh, othersRows, StartRules.DEFAULTS.withResetOnFreshStart(true)))
+                .isEqualTo(new StartPlan.Reset());
         assertThat(new StartPlan.AwaitFirstBarrier().takesRange()).isFalse();
         assertThat(new StartPlan.Reset().takesRange()).isTrue();
     }

@@ -219,6 +219,7 @@ abstract class StartProtocolContract<K, V> extends StoreHistories<K, V> {
             PauseGate.unbindThisThread();
         }
         assertThat(live()).as("the cut start deleted the erased run's live row").isEmpty();
+        store().ageLeases(Duration.ofMinutes(11)); // the erased run is gone: its lease runs out
 
         FlushableSink<K, V> next =
                 FlushableSink.<K, V>builder()

@@ -72,6 +72,11 @@ public abstract class DelegatingStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
+    public void releaseLease() {
+        store.releaseLease();
+    }
+
+    @Override
     public void write(List<StoredRow<K, V>> rows) {
         store.write(rows);
     }

@@ -12,6 +12,7 @@ import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -104,6 +105,11 @@ public final class GatedStore<K, V> implements SinkStore<K, V> {
         run(() -> store.recordSavepointBarrier(savepointId));
     }
 
+    @Override
+    public void releaseLease() {
+        run(store::releaseLease);
+    }
+
     /** What the old takeover knew of a range: the runs that owned it and whether it held rows. */
     private static RangeRecord ownersOnly(RangeRecord found) {
         Set<RangeOwner> owners =
@@ -125,7 +131,8 @@ public final class GatedStore<K, V> implements SinkStore<K, V> {
                 found.newestDeletion(),
                 Set.of(),
                 OptionalLong.empty(),
-                0);
+                0,
+                Map.of());
     }
 
     @Override

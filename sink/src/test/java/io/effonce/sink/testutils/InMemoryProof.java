@@ -18,6 +18,9 @@ final class InMemoryProof {
 
     /** See {@code ProofRows.durableThrough}. */
     static long durableThrough(InMemoryTable<?, ?> table, KeyGroupSpan span, Claim claim) {
+        if (writesLost(table, span)) {
+            return 0;
+        }
         long durableThrough = Long.MAX_VALUE;
         for (int g = span.first(); g <= span.last(); g++) {
             durableThrough =
@@ -28,6 +31,18 @@ final class InMemoryProof {
                                     barrierProof(table, g, claim)));
         }
         return durableThrough;
+    }
+
+    /** The rows and counts went back without the fence ({@code ProofRows.writesLost}). */
+    private static boolean writesLost(InMemoryTable<?, ?> table, KeyGroupSpan span) {
+        for (int g = span.first(); g <= span.last(); g++) {
+            InMemoryTable.WriterMark mark = table.fenceWrites.get(g);
+            if (mark != null
+                    && table.writerCounts.getOrDefault(mark.writer(), -1L) < mark.writes()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static long committedProof(InMemoryTable<?, ?> table, int g, Claim claim) {

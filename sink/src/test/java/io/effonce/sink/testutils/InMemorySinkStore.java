@@ -14,9 +14,11 @@ import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
 import io.effonce.sink.testutils.InMemoryTable.ProgressRow;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -102,7 +104,8 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                             newestDeletion,
                             committedLineages,
                             InMemoryProof.savepointBranchErasedAt(table, span, claim),
-                            InMemoryProof.newestRepair(table, span, claim));
+                            InMemoryProof.newestRepair(table, span, claim),
+                            leases(span));
             if (!mayTake.test(found)) {
                 return new Takeover(found, false, -1);
             }
@@ -115,6 +118,8 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             for (int g = span.first(); g <= span.last(); g++) {
                 table.fenceOwners.put(g, RangeOwner.of(claim));
                 table.fenceTokens.put(g, newToken);
+                table.fenceSeenAt.put(g, table.clock);
+                table.fenceWrites.put(g, new InMemoryTable.WriterMark(writer, 0));
             }
             InMemoryProof.takenBy(table, span, claim);
             this.span = span;
@@ -144,8 +149,39 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             checkFence();
             for (int g = span.first(); g <= span.last(); g++) {
                 table.fenceOwners.put(g, table.fenceOwners.get(g).passed(checkpointId));
+                table.fenceSeenAt.put(g, table.clock);
+                table.fenceWrites.put(g, new InMemoryTable.WriterMark(writer, acknowledged));
             }
         }
+    }
+
+    @Override
+    public void releaseLease() {
+        synchronized (table) {
+            if (span == null) {
+                return;
+            }
+            for (int g = span.first(); g <= span.last(); g++) {
+                if (table.fenceTokens.getOrDefault(g, -1L) == token) {
+                    table.fenceSeenAt.remove(g);
+                }
+            }
+        }
+    }
+
+    /** Per run owning key groups of {@code span} and not closed: how long ago it was last seen. */
+    private Map<String, Duration> leases(KeyGroupSpan span) {
+        Map<String, Duration> leases = new HashMap<>();
+        for (int g = span.first(); g <= span.last(); g++) {
+            Long seenAt = table.fenceSeenAt.get(g);
+            if (seenAt != null) {
+                leases.merge(
+                        table.fenceOwners.get(g).id().run(),
+                        Duration.ofMillis(table.clock - seenAt),
+                        (x, y) -> x.compareTo(y) <= 0 ? x : y);
+            }
+        }
+        return leases;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.effonce.sink.testutils;
 
 import io.effonce.sink.SinkStoreFactory;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -43,6 +44,11 @@ public final class InMemoryStoreUnderTest implements StoreUnderTest<String, Long
                     @Override
                     public void discard() {}
                 });
+    }
+
+    @Override
+    public void ageLeases(Duration by) {
+        table.ageLeases(by);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.effonce.sink.testutils;
 import io.effonce.sink.internal.RangeOwner;
 import io.effonce.sink.internal.RunLineage;
 import io.effonce.sink.internal.StoredRow;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,6 +22,19 @@ public final class InMemoryTable<K, V> {
     final Map<K, StoredRow<K, V>> rows = new LinkedHashMap<>();
     final Map<Integer, Long> fenceTokens = new HashMap<>();
     final Map<Integer, RangeOwner> fenceOwners = new HashMap<>();
+
+    /** {@code sink_fences.owner_writer, owner_writes}: the owner's count at its last barrier. */
+    final Map<Integer, WriterMark> fenceWrites = new HashMap<>();
+
+    /** A writer and its count of acknowledged write calls. */
+    record WriterMark(String writer, long writes) {}
+
+    /** {@code sink_fences.owner_seen_at} on {@link #clock}; absent once its owner closed. */
+    final Map<Integer, Long> fenceSeenAt = new HashMap<>();
+
+    /** The database's clock, in milliseconds: it moves only when a test ages the leases. */
+    long clock;
+
     final Set<String> supersededRuns = new HashSet<>();
     final List<StoredRow<K, V>> writeLog = new ArrayList<>();
     final Map<K, String> quarantined = new LinkedHashMap<>();
@@ -109,6 +123,11 @@ public final class InMemoryTable<K, V> {
         copy.restoreRowsAndWritersInto(this);
     }
 
+    /** Time passes for the owners' leases: each was last seen {@code by} longer ago. */
+    public synchronized void ageLeases(Duration by) {
+        clock += by.toMillis();
+    }
+
     /** Everything an {@link InMemoryTable} keeps, at one moment. */
     public static final class Copy {
         private final InMemoryTable<Object, Object> saved = new InMemoryTable<>();
@@ -138,6 +157,8 @@ public final class InMemoryTable<K, V> {
             replace(b.rows, a.rows);
             replace(b.fenceTokens, a.fenceTokens);
             replace(b.fenceOwners, a.fenceOwners);
+            replace(b.fenceSeenAt, a.fenceSeenAt);
+            replace(b.fenceWrites, a.fenceWrites);
             b.supersededRuns.clear();
             b.supersededRuns.addAll(a.supersededRuns);
             replace(b.quarantined, a.quarantined);
@@ -228,7 +249,12 @@ public final class InMemoryTable<K, V> {
                 "rows " + new TreeMap<>(stringKeys(rows)),
                 "staged " + staged,
                 "committed " + new TreeMap<>(stringKeys(committed)),
-                "fence " + new TreeMap<>(fenceTokens) + " " + new TreeMap<>(fenceOwners),
+                "fence "
+                        + new TreeMap<>(fenceTokens)
+                        + " "
+                        + new TreeMap<>(fenceOwners)
+                        + " seen "
+                        + new TreeMap<>(fenceSeenAt),
                 "progress "
                         + new TreeMap<>(progress)
                         + " "

@@ -82,6 +82,14 @@ public final class PostgresStoreUnderTest implements StoreUnderTest<TestKey, Tes
     }
 
     @Override
+    public void ageLeases(Duration by) {
+        table.execute(
+                "UPDATE sink_fences SET owner_seen_at = owner_seen_at - interval '"
+                        + by.toSeconds()
+                        + " seconds'");
+    }
+
+    @Override
     public TypeInformation<TestKey> keyType() {
         return TypeInformation.of(TestKey.class);
     }

@@ -295,7 +295,7 @@ public final class SinkHarnesses {
     }
 
     /** The subtask index that owns {@code key} at {@code parallelism}. */
-    public static int subtaskOf(String key, int parallelism) {
+    public static int subtaskOf(Object key, int parallelism) {
         return KeyGroupRangeAssignment.assignKeyToParallelOperator(
                 key, MAX_PARALLELISM, parallelism);
     }

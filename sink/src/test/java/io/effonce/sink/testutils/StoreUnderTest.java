@@ -1,6 +1,7 @@
 package io.effonce.sink.testutils;
 
 import io.effonce.sink.SinkStoreFactory;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -46,6 +47,12 @@ public interface StoreUnderTest<K, V> {
 
         void discard();
     }
+
+    /**
+     * Time passes for the fence owners' leases ({@code sink_fences.owner_seen_at}): each was last
+     * seen {@code by} longer ago, as after a run that died without closing.
+     */
+    void ageLeases(Duration by);
 
     TypeInformation<K> keyType();
 

@@ -121,7 +121,8 @@ final class FenceRows {
                 newestDeletion,
                 committedLineages,
                 SavepointBarriers.erasedAt(c, table, span, claim),
-                ProofRows.newestRepair(c, table, span, claim));
+                ProofRows.newestRepair(c, table, span, claim),
+                LeaseRows.read(c, table, span));
     }
 
     /**
@@ -154,6 +155,21 @@ final class FenceRows {
         }
         try (PreparedStatement s =
                 c.prepareStatement(
+                        // their other key groups' rows can no longer tell a lost count
+                        "UPDATE sink_fences SET owner_writes = NULL WHERE sink_table = ?"
+                                + " AND key_group NOT BETWEEN ? AND ? AND owner_writer IN"
+                                + " (SELECT owner_writer FROM sink_fences WHERE sink_table = ?"
+                                + " AND key_group BETWEEN ? AND ?)")) {
+            s.setString(1, table);
+            s.setInt(2, span.first());
+            s.setInt(3, span.last());
+            s.setString(4, table);
+            s.setInt(5, span.first());
+            s.setInt(6, span.last());
+            s.executeUpdate();
+        }
+        try (PreparedStatement s =
+                c.prepareStatement(
                         "DELETE FROM sink_writers WHERE sink_table = ? AND writer IN"
                                 + " (SELECT owner_writer FROM sink_fences WHERE sink_table = ?"
                                 + " AND key_group BETWEEN ? AND ?)")) {
@@ -175,8 +191,8 @@ final class FenceRows {
                         "INSERT INTO sink_fences (sink_table, key_group, owner_token, owner_job,"
                                 + " owner_task, owner_subtask, owner_parallelism, owner_attempt,"
                                 + " owner_restored, owner_graph, owner_barrier, owner_writer,"
-                                + " taken_at)"
-                                + " SELECT ?, g, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now()"
+                                + " taken_at, owner_seen_at, owner_writes)"
+                                + " SELECT ?, g, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), 0"
                                 + " FROM generate_series(?, ?) AS g"
                                 + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                 + " SET owner_token = EXCLUDED.owner_token,"
@@ -189,7 +205,9 @@ final class FenceRows {
                                 + " owner_graph = EXCLUDED.owner_graph,"
                                 + " owner_barrier = EXCLUDED.owner_barrier,"
                                 + " owner_writer = EXCLUDED.owner_writer,"
-                                + " taken_at = EXCLUDED.taken_at")) {
+                                + " taken_at = EXCLUDED.taken_at,"
+                                + " owner_seen_at = EXCLUDED.owner_seen_at,"
+                                + " owner_writes = EXCLUDED.owner_writes")) {
             s.setString(1, table);
             s.setLong(2, token);
             s.setString(3, claim.run());

@@ -134,6 +134,15 @@ final class PostgresFence implements RangeFence {
     }
 
     @Override
+    public void releaseLease() {
+        if (span != null) {
+            session.inTransaction(
+                    "Releasing " + span + " of " + table,
+                    c -> LeaseRows.release(c, table, span, writer));
+        }
+    }
+
+    @Override
     public void recordSavepointBarrier(long savepointId) {
         guarded(
                 "Recording savepoint barrier " + savepointId + " in " + span + " of " + table,

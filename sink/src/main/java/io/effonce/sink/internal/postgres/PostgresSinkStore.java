@@ -66,6 +66,11 @@ public final class PostgresSinkStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
+    public void releaseLease() {
+        fence.releaseLease();
+    }
+
+    @Override
     public void write(List<StoredRow<K, V>> rows) {
         live.write(rows);
     }

@@ -28,6 +28,9 @@ final class ProofRows {
      */
     static long durableThrough(Connection c, String table, KeyGroupSpan span, Claim claim)
             throws SQLException {
+        if (writesLost(c, table, span)) {
+            return 0;
+        }
         try (PreparedStatement s =
                 c.prepareStatement(
                         "SELECT coalesce(min(GREATEST("
@@ -60,15 +63,44 @@ final class ProofRows {
     }
 
     /**
+     * Whether the owner of a key group of the range has fewer write transactions in {@code
+     * sink_writers} than its fence row recorded at its last barrier: the writers' counts and the
+     * rows went back without the fence and the progress (an operator's partial restore), and what
+     * those still record of the range proves writes the database no longer holds. Noticed here even
+     * when no writer wrote since to notice it.
+     */
+    private static boolean writesLost(Connection c, String table, KeyGroupSpan span)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT EXISTS (SELECT 1 FROM sink_fences f LEFT JOIN sink_writers w"
+                                + " ON w.sink_table = f.sink_table AND w.writer = f.owner_writer"
+                                + " WHERE f.sink_table = ? AND f.key_group BETWEEN ? AND ?"
+                                + " AND coalesce(w.writes, -1) < f.owner_writes)")) {
+            s.setString(1, table);
+            s.setInt(2, span.first());
+            s.setInt(3, span.last());
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    /**
      * Records that this range's owners passed barrier {@code checkpointId}: every write before it
-     * is in the table, which a restore of it may take for proof.
+     * is in the table, which a restore of it may take for proof, with the writer's count of write
+     * transactions then ({@link #writesLost}); and renews their lease.
      */
     static int recordBarrier(Connection c, String table, KeyGroupSpan span, long checkpointId)
             throws SQLException {
         try (PreparedStatement s =
                 c.prepareStatement(
-                        "UPDATE sink_fences SET owner_barrier = GREATEST(owner_barrier, ?)"
-                                + " WHERE sink_table = ? AND key_group BETWEEN ? AND ?")) {
+                        "UPDATE sink_fences f SET owner_barrier = GREATEST(owner_barrier, ?),"
+                                + " owner_seen_at = now(),"
+                                + " owner_writes = (SELECT w.writes FROM sink_writers w"
+                                + " WHERE w.sink_table = f.sink_table AND w.writer = f.owner_writer)"
+                                + " WHERE f.sink_table = ? AND f.key_group BETWEEN ? AND ?")) {
             s.setLong(1, checkpointId);
             s.setString(2, table);
             s.setInt(3, span.first());
