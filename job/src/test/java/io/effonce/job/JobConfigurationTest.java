@@ -59,6 +59,7 @@ class JobConfigurationTest {
                             Map.entry("sink.owner-lease", "20 min"),
                             Map.entry("sink.table", "totals_eu"),
                             Map.entry("sink.max-retries", "9"),
+                            Map.entry("sink.lost-write-check", "false"),
                             Map.entry("sink.retry-backoff", "300 ms"),
                             Map.entry("sink.idle-in-transaction-timeout", "7 s")));
 

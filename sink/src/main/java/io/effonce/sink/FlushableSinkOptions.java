@@ -75,6 +75,19 @@ public final class FlushableSinkOptions {
                                     + " deletes the other from here. Rows retired longer ago are"
                                     + " rebuilt only by a recount. 0 keeps none.");
 
+    public static final ConfigOption<Boolean> LOST_WRITE_CHECK =
+            ConfigOptions.key("sink.lost-write-check")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether every write transaction also checks that the database still"
+                                    + " holds each write transaction of this writer it acknowledged"
+                                    + " (one more row updated per transaction), so that a database"
+                                    + " that went back in time is noticed and repaired. Turn it off"
+                                    + " only where the sink's database can never go back (a"
+                                    + " synchronous standby, no restores of backups): otherwise"
+                                    + " lost writes stay wrong until a recount.");
+
     public static final ConfigOption<Integer> MAX_RETRIES =
             ConfigOptions.key("sink.max-retries")
                     .intType()

@@ -32,6 +32,7 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
     private final int maxRetries;
     private final Duration retryBackoff;
     private final Duration idleInTransactionTimeout;
+    private final boolean lostWriteCheck;
 
     private PostgresStoreConfig(Builder b) {
         if (b.jdbcUrl == null) {
@@ -45,29 +46,18 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
         }
         SqlIdentifier.requireTable("sink.table", b.table, COMMITTED_SUFFIX);
         PasswordSource.requireOne(b.passwordFile, b.passwordEnv, b.password);
-        if (b.maxRetries < 0) {
-            throw new IllegalArgumentException(
-                    "sink.max-retries must be 0 or more, was " + b.maxRetries);
-        }
+        StoreSessionRules.require(b.maxRetries, b.idleInTransactionTimeout);
         this.passwordEnv = b.passwordEnv;
         this.passwordFile = b.passwordFile;
         this.password = b.password;
         this.table = b.table;
         this.maxRetries = b.maxRetries;
         this.retryBackoff = Objects.requireNonNull(b.retryBackoff, "retryBackoff");
-        if (b.idleInTransactionTimeout == null
-                || b.idleInTransactionTimeout.compareTo(MIN_IDLE_IN_TRANSACTION) < 0) {
-            throw new IllegalArgumentException(
-                    "sink.idle-in-transaction-timeout must be at least 1 s (a shorter bound ends"
-                            + " the transactions of live tasks), was "
-                            + b.idleInTransactionTimeout);
-        }
         this.idleInTransactionTimeout = b.idleInTransactionTimeout;
+        this.lostWriteCheck = b.lostWriteCheck;
     }
 
-    /**
-     * The one way to make a config: the database, the table, the login and the session's bounds.
-     */
+    /** The one way to make a config: the database, the table, the login, the session's bounds. */
     public static Builder builder() {
         return new Builder();
     }
@@ -84,6 +74,7 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
         b.maxRetries = maxRetries;
         b.retryBackoff = retryBackoff;
         b.idleInTransactionTimeout = idleInTransactionTimeout;
+        b.lostWriteCheck = lostWriteCheck;
         return b;
     }
 
@@ -100,6 +91,7 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
         private Duration retryBackoff = FlushableSinkOptions.RETRY_BACKOFF.defaultValue();
         private Duration idleInTransactionTimeout =
                 FlushableSinkOptions.IDLE_IN_TRANSACTION_TIMEOUT.defaultValue();
+        private boolean lostWriteCheck = FlushableSinkOptions.LOST_WRITE_CHECK.defaultValue();
 
         private Builder() {}
 
@@ -157,12 +149,19 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
             return this;
         }
 
-        /** The three session options above, from Flink configuration. */
+        /** {@code sink.lost-write-check}: whether writes check the database kept what it took. */
+        public Builder lostWriteCheck(boolean check) {
+            this.lostWriteCheck = check;
+            return this;
+        }
+
+        /** The four session options above, from Flink configuration. */
         public Builder options(ReadableConfig config) {
             this.maxRetries = config.get(FlushableSinkOptions.MAX_RETRIES);
             this.retryBackoff = config.get(FlushableSinkOptions.RETRY_BACKOFF);
             this.idleInTransactionTimeout =
                     config.get(FlushableSinkOptions.IDLE_IN_TRANSACTION_TIMEOUT);
+            this.lostWriteCheck = config.get(FlushableSinkOptions.LOST_WRITE_CHECK);
             return this;
         }
 
@@ -173,8 +172,6 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
 
     /** The login a config uses unless told otherwise: deploy/sql/roles.sql's. */
     public static final String DEFAULT_USER = "effonce_sink";
-
-    private static final Duration MIN_IDLE_IN_TRANSACTION = Duration.ofSeconds(1);
 
     @Override
     public String jdbcUrl() {
@@ -204,6 +201,11 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
     @Override
     public Duration idleInTransactionTimeout() {
         return idleInTransactionTimeout;
+    }
+
+    /** {@code sink.lost-write-check}: whether each write transaction checks for lost writes. */
+    public boolean lostWriteCheck() {
+        return lostWriteCheck;
     }
 
     /** What the committed table's name adds to the totals table's (the longest suffix). */

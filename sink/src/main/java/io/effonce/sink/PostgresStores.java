@@ -19,8 +19,7 @@ public final class PostgresStores {
      */
     public static <K, V> SinkStoreFactory<K, V> deployed(
             PostgresStoreConfig config, RowMapping<K, V> mapping) {
-        return new PostgresStoreFactory<>(
-                config, mapping, true, PostgresStoreFactory.Tables.DEPLOYED);
+        return new PostgresStoreFactory<>(config, mapping, PostgresStoreFactory.Tables.DEPLOYED);
     }
 
     /**
@@ -34,7 +33,6 @@ public final class PostgresStores {
         return new PostgresStoreFactory<>(
                 config,
                 mapping,
-                true,
                 createTables
                         ? PostgresStoreFactory.Tables.CREATED
                         : PostgresStoreFactory.Tables.FROM_MAPPING);

@@ -7,7 +7,8 @@ import org.apache.flink.configuration.ConfigOptions;
  * The options of {@code 'connector' = 'effonce-postgres'} that are the connector's own; the
  * flushable sink's ({@code sink.batch-size}, {@code sink.flush-interval}, {@code
  * sink.restore-flush}, {@code sink.reset-on-fresh-start}, {@code sink.retired-retention}, {@code
- * sink.owner-lease}, {@code sink.max-retries}, {@code sink.retry-backoff}) are read as they are.
+ * sink.owner-lease}, {@code sink.lost-write-check}, {@code sink.max-retries}, {@code
+ * sink.retry-backoff}) are read as they are.
  */
 public final class EffoncePostgresOptions {
 

@@ -47,6 +47,7 @@ public final class EffoncePostgresTableFactory implements DynamicTableSinkFactor
                 FlushableSinkOptions.RESTORE_FLUSH,
                 FlushableSinkOptions.RETIRED_RETENTION,
                 FlushableSinkOptions.OWNER_LEASE,
+                FlushableSinkOptions.LOST_WRITE_CHECK,
                 FlushableSinkOptions.MAX_RETRIES,
                 FlushableSinkOptions.RETRY_BACKOFF,
                 FlushableSinkOptions.IDLE_IN_TRANSACTION_TIMEOUT);

@@ -42,8 +42,8 @@ import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
  * notices at its next write transaction ({@link LostWritesException}) and, after Flink's restore of
  * the last completed checkpoint, live and committed both hold exactly that checkpoint's values,
  * retired keys included and deleted keys absent; or the database lost nothing of the writer's and
- * the tables are right as they are. With the check switched off ({@code
- * WithoutLostWriteCheck.factory}, a test helper) the property fails: the lost values stay.
+ * the tables are right as they are. With the check switched off ({@code sink.lost-write-check}
+ * false) the property fails: the lost values stay.
  */
 class DatabaseGoesBackPropertiesITCase {
 

@@ -45,11 +45,11 @@ final class PostgresFence implements RangeFence {
 
     private final WriteCount writes;
 
-    PostgresFence(PostgresStoreConfig config, RetryingSession session, boolean checkWrites) {
+    PostgresFence(PostgresStoreConfig config, RetryingSession session) {
         this.table = config.table();
         this.rowTables = List.of(table, config.stagedTable(), config.committedTable());
         this.session = session;
-        this.checkWrites = checkWrites;
+        this.checkWrites = config.lostWriteCheck();
         this.writes = new WriteCount(config.table(), writer);
     }
 

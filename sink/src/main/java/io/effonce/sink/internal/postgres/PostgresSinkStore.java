@@ -38,13 +38,9 @@ public final class PostgresSinkStore<K, V> implements SinkStore<K, V> {
 
     /** The store of {@code config}'s tables, whose key and value columns {@code mapping} gives. */
     public PostgresSinkStore(PostgresStoreConfig config, RowMapping<K, V> mapping) {
-        this(config, mapping, true);
-    }
-
-    PostgresSinkStore(PostgresStoreConfig config, RowMapping<K, V> mapping, boolean checkWrites) {
         this.table = config.table();
         this.session = new RetryingSession(config);
-        this.fence = new PostgresFence(config, session, checkWrites);
+        this.fence = new PostgresFence(config, session);
         RowStatements<K, V> rows = new RowStatements<>(mapping);
         this.live = new PostgresLiveTable<>(table, rows, session, fence);
         this.committed = new PostgresCommittedTable<>(config, rows, session, fence);

@@ -39,17 +39,12 @@ public final class PostgresStoreFactory<K, V> implements SinkStoreFactory<K, V> 
 
     private final PostgresStoreConfig config;
     private final RowMapping<K, V> mapping;
-    private final boolean checkWrites;
     private final Tables tables;
 
     public PostgresStoreFactory(
-            PostgresStoreConfig config,
-            RowMapping<K, V> mapping,
-            boolean checkWrites,
-            Tables tables) {
+            PostgresStoreConfig config, RowMapping<K, V> mapping, Tables tables) {
         this.config = config;
         this.mapping = mapping;
-        this.checkWrites = checkWrites;
         this.tables = tables;
     }
 
@@ -87,7 +82,7 @@ public final class PostgresStoreFactory<K, V> implements SinkStoreFactory<K, V> 
                                     : ""),
                     tablesScript());
         }
-        return new PostgresSinkStore<>(config, mapping, checkWrites);
+        return new PostgresSinkStore<>(config, mapping);
     }
 
     /** Where the job is built the tables come first, so that sink_deployment exists. */

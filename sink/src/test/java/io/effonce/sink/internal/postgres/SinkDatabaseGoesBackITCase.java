@@ -92,7 +92,9 @@ class SinkDatabaseGoesBackITCase {
     @Test
     void withoutTheCheckTheSinkWritesOnAndTheLostRowsStayWrong() throws Exception {
         FlushableSink<TestKey, TestTotal> sink =
-                sink(WithoutLostWriteCheck.factory(config, TestRows.MAPPING)).build();
+                sink(PostgresStores.deployed(
+                                config.toBuilder().lostWriteCheck(false).build(), TestRows.MAPPING))
+                        .build();
         try (var v1 = opened(sink, KEY)) {
             runThenGoBack(v1);
             upsert(v1, M1, 500);
