@@ -49,7 +49,7 @@ final class StartupCheck {
         String where = JdbcUrls.redacted(sink.jdbcUrl());
         String password;
         try {
-            password = sink.resolvePassword();
+            password = sink.session().resolvePassword();
         } catch (RuntimeException e) {
             // The password may be given to the tasks only (a variable or a file on their hosts).
             LOG.warn(

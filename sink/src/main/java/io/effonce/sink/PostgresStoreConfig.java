@@ -19,7 +19,7 @@ import org.apache.flink.configuration.ReadableConfig;
  * embedded databases); it never appears in {@link #toString()}.
  */
 @PublicEvolving
-public final class PostgresStoreConfig implements Serializable, SessionSettings {
+public final class PostgresStoreConfig implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -173,12 +173,10 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
     /** The login a config uses unless told otherwise: deploy/sql/roles.sql's. */
     public static final String DEFAULT_USER = "effonce_sink";
 
-    @Override
     public String jdbcUrl() {
         return jdbcUrl;
     }
 
-    @Override
     public String user() {
         return user;
     }
@@ -188,17 +186,14 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
         return table;
     }
 
-    @Override
     public int maxRetries() {
         return maxRetries;
     }
 
-    @Override
     public Duration retryBackoff() {
         return retryBackoff;
     }
 
-    @Override
     public Duration idleInTransactionTimeout() {
         return idleInTransactionTimeout;
     }
@@ -230,10 +225,13 @@ public final class PostgresStoreConfig implements Serializable, SessionSettings 
         return table + COMMITTED_SUFFIX;
     }
 
-    /** For the sink's sessions only, in the task: not public API. */
+    /** What the sink's sessions connect with, the password resolved in the task: not public API. */
     @Internal
-    @Override
-    public String resolvePassword() {
+    public SessionSettings session() {
+        return new StoreSession(this);
+    }
+
+    String resolvedPassword() {
         return PasswordSource.resolve(passwordFile, passwordEnv, password);
     }
 

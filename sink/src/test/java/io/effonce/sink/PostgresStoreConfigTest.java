@@ -122,14 +122,15 @@ class PostgresStoreConfigTest {
         for (Method m : PostgresStoreConfig.class.getMethods()) {
             if (m.getParameterCount() == 0
                     && !Modifier.isStatic(m.getModifiers())
-                    && !m.getName().equals("resolvePassword")
                     && m.getDeclaringClass() == PostgresStoreConfig.class) {
                 assertThat(String.valueOf(m.invoke(config)))
                         .as(m.getName())
                         .doesNotContain("direct");
             }
         }
-        assertThat(config.resolvePassword()).isEqualTo("direct");
+        assertThat(config.session().resolvePassword())
+                .as("resolved only where the sink's sessions run")
+                .isEqualTo("direct");
     }
 
     @Test
@@ -143,7 +144,10 @@ class PostgresStoreConfigTest {
                         .build();
         TransactionFailedException e =
                 new TransactionFailedException(
-                        "Writing 1 rows", config, new SQLException("refused", "28P01"), 0);
+                        "Writing 1 rows",
+                        config.session(),
+                        new SQLException("refused", "28P01"),
+                        0);
 
         assertThat(e.getMessage()).doesNotContain("s3cr3t", "k3y").contains("db:5432/ledger");
     }
@@ -165,7 +169,7 @@ class PostgresStoreConfigTest {
         TransactionFailedException refused =
                 new TransactionFailedException(
                         "Taking a range",
-                        config,
+                        config.session(),
                         new SQLException("permission denied for table totals", "42501"),
                         0);
         String script = "CREATE TABLE t (k text);\nGRANT SELECT ON totals TO \"sink\";\n";

@@ -105,7 +105,7 @@ public final class TakeoverHolds {
         private void awaitRelease(String task) {
             Properties login = new Properties();
             login.setProperty("user", config.user());
-            login.setProperty("password", config.resolvePassword());
+            login.setProperty("password", config.session().resolvePassword());
             try (Connection c = new org.postgresql.Driver().connect(config.jdbcUrl(), login)) {
                 if (!held(c)) {
                     return;

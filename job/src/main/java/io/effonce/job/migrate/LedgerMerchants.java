@@ -46,7 +46,7 @@ final class LedgerMerchants extends AbstractStreamOperator<MigratedEntry>
     @Override
     public void open() throws Exception {
         super.open();
-        session = new RetryingSession(ledger);
+        session = new RetryingSession(ledger.session());
         pending = new ArrayList<>();
         missing = new ArrayList<>();
         found = new LongCounter();

@@ -82,7 +82,7 @@ public final class SideTableSink<T> implements Sink<T> {
     }
 
     private final class Writer implements SinkWriter<T> {
-        private final RetryingSession session = new RetryingSession(connection);
+        private final RetryingSession session = new RetryingSession(connection.session());
         private final List<T> pending = new ArrayList<>();
         private final Counter written;
         private final Counter refused;

@@ -147,11 +147,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
         live.scheduleWrites(getProcessingTimeService(), settings.flushInterval().toMillis());
     }
 
-    /** What this attempt's restore flush did ({@link FlushReport#NONE} when it ran none). */
-    public FlushReport lastFlush() {
-        return metrics.lastFlush();
-    }
-
     @Override
     public void processElement(StreamRecord<SinkChange<K, V>> element) throws Exception {
         SinkChange<K, V> change = element.getValue();

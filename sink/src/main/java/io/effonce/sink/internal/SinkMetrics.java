@@ -17,6 +17,8 @@ final class SinkMetrics {
     final Counter quarantinedRows;
     final Histogram batchLatencyMillis;
     final Counter committedKeys;
+    private final Counter fullFlushes;
+    private final Counter incrementalFlushes;
     private volatile FlushReport lastFlush = FlushReport.NONE;
     private volatile long lastCommitted = -1;
     private volatile long lastCommitMillis = Long.MIN_VALUE;
@@ -40,6 +42,9 @@ final class SinkMetrics {
         group.gauge(
                 "lastFlushFull",
                 (Gauge<Long>) () -> lastFlush.mode() == RestoreFlush.Mode.FULL ? 1L : 0L);
+        // How this attempt's restore flushes ran: a full one means the range's proof lagged.
+        fullFlushes = group.counter("restoreFlushesFull");
+        incrementalFlushes = group.counter("restoreFlushesIncremental");
         committedKeys = group.counter("committedKeys");
         group.gauge("lastCommittedCheckpoint", (Gauge<Long>) () -> lastCommitted);
         // How far behind the committed view is, read at each scrape (-1 before the first commit):
@@ -72,10 +77,7 @@ final class SinkMetrics {
 
     void flushed(FlushReport report) {
         lastFlush = report;
-    }
-
-    FlushReport lastFlush() {
-        return lastFlush;
+        (report.mode() == RestoreFlush.Mode.FULL ? fullFlushes : incrementalFlushes).inc();
     }
 
     void batchWritten(int rows, long startNanos) {

@@ -1,5 +1,6 @@
 package io.effonce.sink.internal;
 
+import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.Progress;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,9 +99,10 @@ final class StartProtocol<K, V> {
             store.releaseLease();
         } catch (RuntimeException e) {
             LOG.warn(
-                    "{}: could not release its range; it is held until the lease runs out",
+                    "{}: could not release its range ({}); it is held until {} runs out",
                     claim.task(),
-                    e);
+                    e.getMessage(),
+                    FlushableSinkOptions.OWNER_LEASE.key());
         }
     }
 

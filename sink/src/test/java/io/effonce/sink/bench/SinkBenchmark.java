@@ -4,7 +4,6 @@ import io.effonce.sink.FlushableSink;
 import io.effonce.sink.RestoreFlushPolicy;
 import io.effonce.sink.SinkChange;
 import io.effonce.sink.internal.FlushReport;
-import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
@@ -184,7 +183,7 @@ public final class SinkBenchmark {
         long start = System.nanoTime();
         h.open(); // runs the restore flush
         double seconds = (System.nanoTime() - start) / 1e9;
-        FlushReport report = ((FlushableSinkOperator<?, ?>) h.getOperator()).lastFlush();
+        FlushReport report = SinkHarnesses.lastFlush(h);
         h.close();
         long stale =
                 metric(

@@ -13,13 +13,13 @@ import io.effonce.sink.SinkChange;
 import io.effonce.sink.explore.Attempt.Ended;
 import io.effonce.sink.internal.FencedException;
 import io.effonce.sink.internal.FlushReport;
-import io.effonce.sink.internal.FlushableSinkOperator;
 import io.effonce.sink.internal.LostWritesException;
 import io.effonce.sink.internal.RangeHeldException;
 import io.effonce.sink.internal.StaleAttemptException;
 import io.effonce.sink.testutils.ConnectionCut;
 import io.effonce.sink.testutils.DelegatingStore;
 import io.effonce.sink.testutils.GatedStore;
+import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.StoreUnderTest;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -631,8 +631,9 @@ final class TakeoverExplorer<K, V> {
 
     /**
      * A frozen attempt of the past wakes up: it finishes what it froze in, opens if it never did,
-     * and writes a total of its own, for a day still open when it froze. Refusals and fencing are
-     * what must happen to it; any other failure is a finding.
+     * and writes a total of its own, for a day still open when it froze. Refusals (stale, or a
+     * range another run holds: row 5a) and fencing are what must happen to it; any other failure is
+     * a finding.
      */
     private void wake(Attempt<K, V> old) {
         trace.add(old + " wakes up");
@@ -677,6 +678,7 @@ final class TakeoverExplorer<K, V> {
         if (t != null
                 && !(t instanceof FencedException
                         || t instanceof StaleAttemptException
+                        || t instanceof RangeHeldException
                         || causedBy(t, LostWritesException.class))
                 && !old.gate.databaseDown()) {
             throw new AssertionError(old + " failed after waking up", t);
@@ -985,7 +987,7 @@ final class TakeoverExplorer<K, V> {
     private void openAndRecordFlush(
             KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> h) throws Exception {
         h.open();
-        FlushReport flush = ((FlushableSinkOperator<?, ?>) h.getOperator()).lastFlush();
+        FlushReport flush = SinkHarnesses.lastFlush(h);
         if (flush != FlushReport.NONE) {
             flushModes.add(flush.mode().name());
         }

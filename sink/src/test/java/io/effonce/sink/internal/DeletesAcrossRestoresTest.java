@@ -4,6 +4,7 @@ import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
 import static io.effonce.sink.testutils.SinkHarnesses.delete;
 import static io.effonce.sink.testutils.SinkHarnesses.fresh;
 import static io.effonce.sink.testutils.SinkHarnesses.harness;
+import static io.effonce.sink.testutils.SinkHarnesses.lastFlush;
 import static io.effonce.sink.testutils.SinkHarnesses.repartition;
 import static io.effonce.sink.testutils.SinkHarnesses.restored;
 import static io.effonce.sink.testutils.SinkHarnesses.restoredInJob;
@@ -230,10 +231,5 @@ class DeletesAcrossRestoresTest {
         try (var p1 = restored(sink, repartition(checkpointC, 2, 1, 0), C, 1, 0)) {
             assertThat(table.values()).isEqualTo(atC);
         }
-    }
-
-    private static FlushReport lastFlush(
-            KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void> h) {
-        return ((FlushableSinkOperator<?, ?>) h.getOperator()).lastFlush();
     }
 }

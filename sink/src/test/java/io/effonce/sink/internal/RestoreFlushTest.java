@@ -14,6 +14,7 @@ import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.testutils.IgnoringDeletes;
 import io.effonce.sink.testutils.InMemorySinkStore;
 import io.effonce.sink.testutils.InMemoryTable;
+import io.effonce.sink.testutils.SinkHarnesses;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -178,7 +179,7 @@ class RestoreFlushTest {
             Configuration config = new Configuration();
             config.setString(FlushableSinkOptions.RESTORE_FLUSH.key(), policy);
             try (var after = restored(sink(table).options(config).build(), checkpointC, C, 1, 0)) {
-                FlushReport flush = ((FlushableSinkOperator<?, ?>) after.getOperator()).lastFlush();
+                FlushReport flush = SinkHarnesses.lastFlush(after);
                 assertThat(flush.mode())
                         .as(policy)
                         .isEqualTo(

@@ -9,6 +9,7 @@ import io.effonce.sink.FlushableSink;
 import io.effonce.sink.Progress;
 import io.effonce.sink.testutils.GatedStore;
 import io.effonce.sink.testutils.PauseGate;
+import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.StoreUnderTest.DatabaseCopy;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -420,7 +421,7 @@ abstract class RestoreProofContract<K, V> extends StoreHistories<K, V> {
             upgraded.open();
             Map<K, Long> atEleven = Map.of(key("a"), 200L, key("c"), 5L);
             assertLiveAndCommitted(atEleven);
-            assertThat(((FlushableSinkOperator<?, ?>) upgraded.getOperator()).lastFlush().mode())
+            assertThat(SinkHarnesses.lastFlush(upgraded).mode())
                     .isEqualTo(RestoreFlush.Mode.INCREMENTAL);
         }
     }
@@ -449,7 +450,7 @@ abstract class RestoreProofContract<K, V> extends StoreHistories<K, V> {
         try (var restarted = restoredAttempt(run, 1, at11, 11)) {
             restarted.open();
             Map<K, Long> at11Totals = Map.of(key("a"), 200L, key("b"), 10L, key("c"), 5L);
-            assertThat(((FlushableSinkOperator<?, ?>) restarted.getOperator()).lastFlush().mode())
+            assertThat(SinkHarnesses.lastFlush(restarted).mode())
                     .isEqualTo(RestoreFlush.Mode.INCREMENTAL);
             assertLiveAndCommitted(at11Totals);
         }
@@ -479,7 +480,7 @@ abstract class RestoreProofContract<K, V> extends StoreHistories<K, V> {
         }
         try (var restarted = restoredAttempt(run, 1, at11, 11)) {
             restarted.open();
-            assertThat(((FlushableSinkOperator<?, ?>) restarted.getOperator()).lastFlush().mode())
+            assertThat(SinkHarnesses.lastFlush(restarted).mode())
                     .isEqualTo(RestoreFlush.Mode.INCREMENTAL);
             assertLiveAndCommitted(Map.of(key("b"), 10L));
         }

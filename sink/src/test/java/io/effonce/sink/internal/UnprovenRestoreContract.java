@@ -9,6 +9,7 @@ import io.effonce.sink.SinkChange;
 import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.testutils.GatedStore;
 import io.effonce.sink.testutils.PauseGate;
+import io.effonce.sink.testutils.SinkHarnesses;
 import io.effonce.sink.testutils.StoreUnderTest.DatabaseCopy;
 import java.time.Duration;
 import java.util.Map;
@@ -127,7 +128,7 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
         try (var restarted = restoredAttempt(run, 1, at3, 3)) {
             restarted.open();
             assertLiveAndCommitted(Map.of(key("a"), 300L, key("b"), 7L));
-            assertThat(((FlushableSinkOperator<?, ?>) restarted.getOperator()).lastFlush().mode())
+            assertThat(SinkHarnesses.lastFlush(restarted).mode())
                     .as("a proof the database no longer backs proves nothing")
                     .isEqualTo(RestoreFlush.Mode.FULL);
         }
@@ -158,8 +159,7 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
         at5Copy.putBack();
         try (var repairing = restoredAttempt(r, 1, at30, 30)) {
             repairing.open();
-            assertThat(((FlushableSinkOperator<?, ?>) repairing.getOperator()).lastFlush().mode())
-                    .isEqualTo(RestoreFlush.Mode.FULL);
+            assertThat(SinkHarnesses.lastFlush(repairing).mode()).isEqualTo(RestoreFlush.Mode.FULL);
         }
         FlushableSink<K, V> q = newRun();
         OperatorSubtaskState at11;
@@ -173,7 +173,7 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
         try (var restarted = restoredAttempt(q, 1, at11, 11)) {
             restarted.open();
             assertLiveAndCommitted(Map.of(key("x"), 1L, key("b"), 10L, key("c"), 3L));
-            assertThat(((FlushableSinkOperator<?, ?>) restarted.getOperator()).lastFlush().mode())
+            assertThat(SinkHarnesses.lastFlush(restarted).mode())
                     .as("R's repair of its checkpoint 30 says nothing of Q's 11")
                     .isEqualTo(RestoreFlush.Mode.INCREMENTAL);
         }
@@ -226,7 +226,7 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
         new PauseGate().bindToThisThread();
         var h = restoredAttempt(run, attempt, at11, 11);
         h.open();
-        assertThat(((FlushableSinkOperator<?, ?>) h.getOperator()).lastFlush().mode())
+        assertThat(SinkHarnesses.lastFlush(h).mode())
                 .as("the range proves only checkpoint 10")
                 .isEqualTo(RestoreFlush.Mode.FULL);
         return () -> {

@@ -2,6 +2,7 @@ package io.effonce.sink.testutils;
 
 import io.effonce.sink.FlushableSink;
 import io.effonce.sink.SinkChange;
+import io.effonce.sink.internal.FlushReport;
 import java.lang.reflect.Field;
 import java.time.Duration;
 import org.apache.flink.api.common.JobID;
@@ -16,6 +17,7 @@ import org.apache.flink.runtime.executiongraph.ExecutionGraphID;
 import org.apache.flink.runtime.io.disk.iomanager.IOManager;
 import org.apache.flink.runtime.io.disk.iomanager.IOManagerAsync;
 import org.apache.flink.runtime.jobgraph.JobVertexID;
+import org.apache.flink.runtime.metrics.groups.AbstractMetricGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
@@ -174,6 +176,10 @@ public final class SinkHarnesses {
     private static MockEnvironment environment(
             JobID job, ExecutionGraphID graph, int parallelism, int subtask, int attempt)
             throws ReflectiveOperationException {
+        ExecutionAttemptID id =
+                new ExecutionAttemptID(
+                        graph, new ExecutionVertexID(new JobVertexID(), subtask), attempt);
+        CapturedMetrics metrics = new CapturedMetrics();
         MockEnvironment environment =
                 new MockEnvironmentBuilder()
                         .setJobID(job)
@@ -181,13 +187,24 @@ public final class SinkHarnesses {
                         .setParallelism(parallelism)
                         .setSubtaskIndex(subtask)
                         .setIOManager(IO_MANAGER)
+                        .setMetricGroup(metrics.taskGroup(job, id))
                         .build();
         withAttemptNumber(environment, attempt);
-        withAttemptId(
-                environment,
-                new ExecutionAttemptID(
-                        graph, new ExecutionVertexID(new JobVertexID(), subtask), attempt));
+        withAttemptId(environment, id);
         return environment;
+    }
+
+    /**
+     * What the harness's restore flush did, as the sink's metrics report it: read from the registry
+     * its task's metric group registers with (a map beside the harnesses would keep every one of
+     * the exploration's attempts alive through the gauges' references).
+     */
+    public static FlushReport lastFlush(AbstractStreamOperatorTestHarness<?> harness)
+            throws ReflectiveOperationException {
+        Field registry = AbstractMetricGroup.class.getDeclaredField("registry");
+        registry.setAccessible(true);
+        return ((CapturedMetrics) registry.get(harness.getEnvironment().getMetricGroup()))
+                .lastFlush();
     }
 
     /**

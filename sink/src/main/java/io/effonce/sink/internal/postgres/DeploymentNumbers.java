@@ -45,7 +45,8 @@ final class DeploymentNumbers {
                         config.toBuilder()
                                 .maxRetries(1)
                                 .retryBackoff(config.retryBackoff())
-                                .build())) {
+                                .build()
+                                .session())) {
             return OptionalLong.of(
                     session.inTransaction(
                             "Numbering a deployment of " + config.table(),

@@ -39,7 +39,7 @@ public final class PostgresSinkStore<K, V> implements SinkStore<K, V> {
     /** The store of {@code config}'s tables, whose key and value columns {@code mapping} gives. */
     public PostgresSinkStore(PostgresStoreConfig config, RowMapping<K, V> mapping) {
         this.table = config.table();
-        this.session = new RetryingSession(config);
+        this.session = new RetryingSession(config.session());
         this.fence = new PostgresFence(config, session);
         RowStatements<K, V> rows = new RowStatements<>(mapping);
         this.live = new PostgresLiveTable<>(table, rows, session, fence);

@@ -56,7 +56,7 @@ public final class PostgresStoreFactory<K, V> implements SinkStoreFactory<K, V> 
     @Override
     public SinkStore<K, V> create() {
         List<String> missing;
-        try (RetryingSession session = new RetryingSession(config)) {
+        try (RetryingSession session = new RetryingSession(config.session())) {
             missing =
                     session.inTransaction(
                             "Checking the tables of " + config.table(),

@@ -62,7 +62,7 @@ class PostgresLinkCutITCase {
                         .toBuilder()
                         .idleInTransactionTimeout(IDLE_BOUND)
                         .build();
-        try (RetryingSession session = new RetryingSession(config)) {
+        try (RetryingSession session = new RetryingSession(config.session())) {
             String bound =
                     session.inTransaction(
                             "Reading the session's bound",
