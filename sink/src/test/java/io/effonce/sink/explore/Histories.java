@@ -25,7 +25,7 @@ final class Histories {
                                 .list()
                                 .ofMinSize(1)
                                 .ofMaxSize(40)
-                                .filter(World::keepsToTheAssumption))
+                                .filter(World::noticesBeforeTheRetentionRunsOut))
                 .as(History::new);
     }
 
@@ -71,7 +71,7 @@ final class Histories {
                             steps.addAll(after);
                             return new History(parallelism, steps);
                         })
-                .filter(history -> World.keepsToTheAssumption(history.steps()));
+                .filter(history -> World.noticesBeforeTheRetentionRunsOut(history.steps()));
     }
 
     /**
@@ -99,7 +99,7 @@ final class Histories {
                             steps.addAll(after);
                             return new History(parallelism, steps);
                         })
-                .filter(history -> World.keepsToTheAssumption(history.steps()));
+                .filter(history -> World.noticesBeforeTheRetentionRunsOut(history.steps()));
     }
 
     /** Whether to play the histories with the takeover from before the start protocol. */

@@ -400,6 +400,18 @@ final class TakeoverExplorer<K, V> {
      * database's fault, not the sink's: the committed table may step back now and until the
      * attempts live at this moment are replaced, after one of them noticed at its next write.
      */
+    /** Longer than the lease: what an operator waits, and what settling takes. */
+    private static final Duration LEASE_RUNS_OUT =
+            FlushableSinkOptions.OWNER_LEASE.defaultValue().plusMinutes(1);
+
+    /** How long the history's clock moved for the owners' leases. */
+    private Duration leaseTimePassed = Duration.ZERO;
+
+    private void timePassesForLeases() {
+        leaseTimePassed = leaseTimePassed.plus(LEASE_RUNS_OUT);
+        store.ageLeases(LEASE_RUNS_OUT);
+    }
+
     private void databaseGoesBack(int back, boolean rowsAndWritersOnly) {
         if (databaseCopies.isEmpty()) {
             return;
@@ -415,6 +427,9 @@ final class TakeoverExplorer<K, V> {
             copy.putBack();
         }
         copy.discard();
+        // The copy's fence rows were last seen before the time that passed since: a database's
+        // clock does not go back with its rows (the in-memory store's clock never does).
+        store.ageLeases(leaseTimePassed);
         databaseWentBack++;
         lostWritesDue = true;
         rollingBack = true;
@@ -569,7 +584,7 @@ final class TakeoverExplorer<K, V> {
             }
         }
         live = new ArrayList<>();
-        store.ageLeases(FlushableSinkOptions.OWNER_LEASE.defaultValue().plusMinutes(1));
+        timePassesForLeases();
     }
 
     /** How many stop-with-savepoints failed after their savepoint, and resets were cut. */
@@ -741,7 +756,7 @@ final class TakeoverExplorer<K, V> {
         // Time passes too: a run that is gone (crashed, frozen, or back in the fence rows of a
         // database that went back) holds no range past its lease.
         trace.add("settle, after every lease ran out");
-        store.ageLeases(FlushableSinkOptions.OWNER_LEASE.defaultValue().plusMinutes(1));
+        timePassesForLeases();
         for (Attempt<K, V> a : live) {
             a.gate.noCut(); // nor does a cut: the history's faults have stopped
             if (!a.frozen) {

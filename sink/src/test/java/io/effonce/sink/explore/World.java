@@ -84,6 +84,24 @@ record World(String name, int parallelism, Duration retention, List<Step> alphab
         return true;
     }
 
+    /**
+     * Whether the history also keeps the retention from running out after the database went back:
+     * the sink notices at its next barrier (one checkpoint interval), an hour before the retention
+     * runs out; a long sampled history can place the run-out first (a job stuck meanwhile, the
+     * limit sink/DATABASE-GOES-BACK.md states), so the sampler leaves those out. The walk keeps
+     * them: none of its histories up to its bounds reaches that limit.
+     */
+    static boolean noticesBeforeTheRetentionRunsOut(List<Step> history) {
+        boolean wentBack = false;
+        for (Step step : history) {
+            wentBack |= goesBack(step);
+            if (wentBack && step instanceof Step.RetentionPasses) {
+                return false;
+            }
+        }
+        return keepsToTheAssumption(history);
+    }
+
     /** Whether the step puts the sink's database, or some of its tables, back in time. */
     static boolean goesBack(Step step) {
         return step instanceof Step.DatabaseGoesBack || step instanceof Step.TablesGoBack;

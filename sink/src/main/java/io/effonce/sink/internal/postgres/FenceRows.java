@@ -153,39 +153,7 @@ final class FenceRows {
             s.setString(6, claim.run());
             s.executeUpdate();
         }
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        // their other key groups' rows can no longer tell a lost count
-                        "UPDATE sink_fences SET owner_writes = NULL WHERE sink_table = ?"
-                                + " AND key_group NOT BETWEEN ? AND ? AND owner_writer IN"
-                                + " (SELECT owner_writer FROM sink_fences WHERE sink_table = ?"
-                                + " AND key_group BETWEEN ? AND ?)")) {
-            s.setString(1, table);
-            s.setInt(2, span.first());
-            s.setInt(3, span.last());
-            s.setString(4, table);
-            s.setInt(5, span.first());
-            s.setInt(6, span.last());
-            s.executeUpdate();
-        }
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "DELETE FROM sink_writers WHERE sink_table = ? AND writer IN"
-                                + " (SELECT owner_writer FROM sink_fences WHERE sink_table = ?"
-                                + " AND key_group BETWEEN ? AND ?)")) {
-            s.setString(1, table);
-            s.setString(2, table);
-            s.setInt(3, span.first());
-            s.setInt(4, span.last());
-            s.executeUpdate();
-        }
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "INSERT INTO sink_writers (sink_table, writer, writes) VALUES (?, ?, 0)")) {
-            s.setString(1, table);
-            s.setString(2, writer);
-            s.executeUpdate();
-        }
+        WriteCount.takenOver(c, table, span, writer);
         try (PreparedStatement s =
                 c.prepareStatement(
                         "INSERT INTO sink_fences (sink_table, key_group, owner_token, owner_job,"

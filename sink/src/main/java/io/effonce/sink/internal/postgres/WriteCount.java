@@ -1,5 +1,6 @@
 package io.effonce.sink.internal.postgres;
 
+import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.LostWritesException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -82,5 +83,47 @@ final class WriteCount {
                         + " promoted or a restored backup does. The task fails so that Flink"
                         + " restores its last checkpoint; that restore repairs the live and"
                         + " committed tables from state (sink/DATABASE-GOES-BACK.md).");
+    }
+
+    /**
+     * The writers' side of a takeover of {@code span} by {@code writer}, before its fence rows are
+     * written: the counts of the writers it displaces go (a writer that loses one key group is
+     * fenced from all of its range), their other key groups' fence rows stop recording a count they
+     * no longer have, and {@code writer} starts at 0.
+     */
+    static void takenOver(Connection c, String table, KeyGroupSpan span, String writer)
+            throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "UPDATE sink_fences SET owner_writes = NULL WHERE sink_table = ?"
+                                + " AND key_group NOT BETWEEN ? AND ? AND owner_writer IN"
+                                + " (SELECT owner_writer FROM sink_fences WHERE sink_table = ?"
+                                + " AND key_group BETWEEN ? AND ?)")) {
+            s.setString(1, table);
+            s.setInt(2, span.first());
+            s.setInt(3, span.last());
+            s.setString(4, table);
+            s.setInt(5, span.first());
+            s.setInt(6, span.last());
+            s.executeUpdate();
+        }
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "DELETE FROM sink_writers WHERE sink_table = ? AND writer IN"
+                                + " (SELECT owner_writer FROM sink_fences WHERE sink_table = ?"
+                                + " AND key_group BETWEEN ? AND ?)")) {
+            s.setString(1, table);
+            s.setString(2, table);
+            s.setInt(3, span.first());
+            s.setInt(4, span.last());
+            s.executeUpdate();
+        }
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "INSERT INTO sink_writers (sink_table, writer, writes) VALUES (?, ?, 0)")) {
+            s.setString(1, table);
+            s.setString(2, writer);
+            s.executeUpdate();
+        }
     }
 }
