@@ -120,6 +120,10 @@ ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_seen_at     TIMESTAMPTZ;
 -- The owner's count of write transactions (sink_writers) when it recorded its last barrier: fewer
 -- there now means the rows and counts went back without the fence (a partial restore).
 ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_writes      BIGINT;
+-- The oldest tag under which an attempt outside the owner's lineage may have written, as its
+-- takeover found it; NULL when none, and once the owner passed a barrier (its restore flush ended).
+-- An owner that dies before hands it on to the next takeover.
+ALTER TABLE sink_fences ADD COLUMN IF NOT EXISTS owner_suspect_from BIGINT;
 
 -- Each writer's count of write transactions the database acknowledged: every write transaction
 -- advances its writer's count from the one the writer last saw acknowledged, and fails when the

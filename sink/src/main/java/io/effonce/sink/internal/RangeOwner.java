@@ -12,14 +12,28 @@ import org.apache.flink.annotation.Internal;
  * @param restoredCheckpoint what the owner restored, 0 for a start without state
  * @param lastBarrier the newest checkpoint barrier the owner passed in the range, or what it
  *     restored when it passed none since it took the range
+ * @param suspectFrom the oldest tag under which an attempt outside the lineage of what the owner
+ *     restored may have written in the range, as its takeover found it ({@link
+ *     RangeRecord#outsideTheLineageFrom}); {@link #NO_SUSPICION} when none, and once the owner
+ *     passed a barrier: its restore flush, which repairs those rows, ended before. An owner that
+ *     dies first hands the suspicion on to the next takeover, which no longer sees the owner it
+ *     displaced
  */
 @Internal
-public record RangeOwner(AttemptId id, long restoredCheckpoint, long lastBarrier) {
+public record RangeOwner(
+        AttemptId id, long restoredCheckpoint, long lastBarrier, long suspectFrom) {
 
     public static final int UNKNOWN = -1;
 
+    public static final long NO_SUSPICION = Long.MAX_VALUE;
+
     public RangeOwner {
         Objects.requireNonNull(id, "id");
+    }
+
+    /** An owner that suspects no other lineage's writes. */
+    public RangeOwner(AttemptId id, long restoredCheckpoint, long lastBarrier) {
+        this(id, restoredCheckpoint, lastBarrier, NO_SUSPICION);
     }
 
     /** An owner recorded before the fence recorded barriers. */
@@ -27,14 +41,25 @@ public record RangeOwner(AttemptId id, long restoredCheckpoint, long lastBarrier
         this(id, restoredCheckpoint, restoredCheckpoint);
     }
 
-    /** The owner recorded for a claim that took its range. */
-    public static RangeOwner of(Claim claim) {
-        return new RangeOwner(claim.id(), claim.restoredOrZero());
+    /** The owner recorded for a claim that took its range, having found {@code found} there. */
+    public static RangeOwner taking(Claim claim, RangeRecord found) {
+        long restored = claim.restoredOrZero();
+        long suspect =
+                claim.restoredCheckpoint().isPresent()
+                        ? found.outsideTheLineageFrom(restored)
+                        : restored;
+        return new RangeOwner(
+                claim.id(), restored, restored, suspect < restored ? suspect : NO_SUSPICION);
     }
 
-    /** The same owner, having passed barrier {@code barrier}. */
+    /** The same owner, having passed barrier {@code barrier} (its restore flush ended). */
     public RangeOwner passed(long barrier) {
         return new RangeOwner(id, restoredCheckpoint, Math.max(lastBarrier, barrier));
+    }
+
+    /** The same owner, its recorded barrier fallen back to what it restored. */
+    public RangeOwner revoked() {
+        return new RangeOwner(id, restoredCheckpoint, restoredCheckpoint, suspectFrom);
     }
 
     /**

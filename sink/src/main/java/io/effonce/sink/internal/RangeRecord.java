@@ -86,6 +86,26 @@ public record RangeRecord(
     }
 
     /**
+     * The oldest checkpoint restored by an owner of the range that never passed barrier {@code c},
+     * or suspected by one ({@link RangeOwner#suspectFrom}); {@code c} if none: such an owner is
+     * outside {@code c}'s lineage. Checkpoint {@code c} completed, so the range's owner then passed
+     * its barrier, and every later owner restored {@code c} or a later checkpoint; only a database
+     * that went back in time, forgetting the fence, lets an older attempt take the range after
+     * that. A takeover that displaced such an owner and died before its restore flush ended keeps
+     * the suspicion in its own fence row.
+     */
+    public long outsideTheLineageFrom(long c) {
+        long from = c;
+        for (RangeOwner owner : owners) {
+            if (owner.lastBarrier() < c && owner.restoredCheckpoint() >= 0) {
+                from = Math.min(from, owner.restoredCheckpoint());
+            }
+            from = Math.min(from, owner.suspectFrom());
+        }
+        return from;
+    }
+
+    /**
      * A run other than {@code run} that still holds the range: it has not closed, and was seen
      * within {@code lease}.
      */

@@ -19,7 +19,7 @@ final class RestorePlanner {
         // no row for the roll-back to find.
         boolean unproven = !found.provesWritesBefore(c);
         boolean restage = unproven || (found.deletedSince(c) && found.lastCommitted() > c);
-        long suspectFrom = unproven ? outsideTheLineageFrom(c, found) : c;
+        long suspectFrom = unproven ? found.outsideTheLineageFrom(c) : c;
         // The database holds the progress of a run of another lineage (a copy from before a
         // rollback, or from an abandoned branch): it wrote after the fork, and nothing in the
         // tables says which rows.
@@ -68,23 +68,6 @@ final class RestorePlanner {
         long from = c;
         for (RunLineage other : found.committedLineages()) {
             from = Math.min(from, claim.lineage().forkFrom(other).orElse(c));
-        }
-        return from;
-    }
-
-    /**
-     * The oldest checkpoint restored by an owner of the range that never passed barrier {@code c}
-     * ({@code c} if none): such an owner is outside {@code c}'s lineage. Checkpoint {@code c}
-     * completed, so the range's owner then passed its barrier, and every later owner restored
-     * {@code c} or a later checkpoint; only a database that went back in time, forgetting the
-     * fence, lets an older attempt take the range after that.
-     */
-    private static long outsideTheLineageFrom(long c, RangeRecord found) {
-        long from = c;
-        for (RangeOwner owner : found.owners()) {
-            if (owner.lastBarrier() < c && owner.restoredCheckpoint() >= 0) {
-                from = Math.min(from, owner.restoredCheckpoint());
-            }
         }
         return from;
     }

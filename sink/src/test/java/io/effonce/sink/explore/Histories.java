@@ -18,6 +18,33 @@ final class Histories {
     /** A job's first parallelism (1 or 2) and what happens to it. */
     record History(int parallelism, List<Step> steps) {}
 
+    /**
+     * A fresh attempt froze before its takeover, woke after its run restarted, took the range and
+     * wrote a total no lineage holds (tagged 0); the database was copied then. The next attempt
+     * took the range over, checkpoint 1 completed, and the database went back to the copy: the
+     * fence names the woken attempt again. The live attempt notices; the first attempt that
+     * restores checkpoint 1 takes the range (it suspects tags from 0 on: its owner never passed
+     * barrier 1) and dies at its next store call; the attempt after it finds only that one as
+     * owner. Unless the first handed its suspicion on in its fence row, the second's flush reads
+     * tags from 1 on and keeps the woken attempt's total for good (a sampled history's seed,
+     * 9182970688266125865).
+     */
+    static History aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineage() {
+        return new History(
+                1,
+                List.of(
+                        new Step.Fail(0, true),
+                        new Step.Fail(0, false),
+                        new Step.Wake(0),
+                        new Step.CopyDatabase(),
+                        new Step.Open(0),
+                        new Step.Barrier(),
+                        new Step.Complete(true),
+                        new Step.DatabaseGoesBack(1),
+                        new Step.Upsert(1, 49),
+                        new Step.OpenDies(0, 1)));
+    }
+
     static Arbitrary<History> any() {
         return Combinators.combine(
                         Arbitraries.integers().between(1, 2),

@@ -3,6 +3,7 @@ package io.effonce.sink.explore;
 import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import io.effonce.testing.jqwik.SoakTries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -19,6 +20,14 @@ class InMemoryTakeoverPropertiesTest {
     @SoakTries(400)
     void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") Histories.History history) {
         Histories.check(new InMemoryStoreUnderTest(), history);
+    }
+
+    /** See {@link Histories#aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineage}. */
+    @Example
+    void aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineageHandsOnItsSuspicion() {
+        Histories.check(
+                new InMemoryStoreUnderTest(),
+                Histories.aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineage());
     }
 
     @Provide

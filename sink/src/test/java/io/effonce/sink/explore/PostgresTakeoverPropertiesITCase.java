@@ -97,6 +97,14 @@ class PostgresTakeoverPropertiesITCase {
                                 new Step.DatabaseGoesBack(1))));
     }
 
+    /** See {@link Histories#aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineage}. */
+    @Example
+    void aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineageHandsOnItsSuspicion() {
+        Histories.check(
+                new PostgresStoreUnderTest(db),
+                Histories.aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineage());
+    }
+
     @Provide
     Arbitrary<Histories.History> histories() {
         return Histories.any();

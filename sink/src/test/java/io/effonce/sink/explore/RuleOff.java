@@ -87,18 +87,7 @@ enum RuleOff {
         }
 
         private static RangeRecord withoutLeases(RangeRecord f) {
-            return new RangeRecord(
-                    f.owners(),
-                    f.committedByClaimantRun(),
-                    f.lastCommitted(),
-                    f.durableThrough(),
-                    f.claimantRunSuperseded(),
-                    f.hasRows(),
-                    f.newestDeletion(),
-                    f.committedLineages(),
-                    f.savepointBranchErasedAt(),
-                    f.newestRepair(),
-                    Map.of());
+            return FoundRanges.with(f, f.owners(), Map.of());
         }
     }
 

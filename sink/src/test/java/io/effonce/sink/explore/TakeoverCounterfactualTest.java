@@ -9,8 +9,17 @@ import io.effonce.sink.explore.Step.Open;
 import io.effonce.sink.explore.Step.Retire;
 import io.effonce.sink.explore.Step.Upsert;
 import io.effonce.sink.explore.Step.Wake;
+import io.effonce.sink.internal.Claim;
+import io.effonce.sink.internal.KeyGroupSpan;
+import io.effonce.sink.internal.RangeOwner;
+import io.effonce.sink.internal.RangeRecord;
+import io.effonce.sink.internal.SinkStore;
+import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.testutils.DelegatingStore;
 import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import java.util.List;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,6 +67,48 @@ class TakeoverCounterfactualTest {
         assertThat(play(RETIRED_KEY, true))
                 .isEqualTo("committed value of k0 stepped back from checkpoint 2 to 1");
         assertThat(play(RETIRED_KEY, false)).isNull();
+    }
+
+    /**
+     * Without the suspicion a takeover hands on in its fence row ({@code RangeOwner#suspectFrom}),
+     * the attempt after a cut restore reads tags from the restored checkpoint on only, and the
+     * total the woken attempt wrote outside the lineage stays.
+     */
+    @Test
+    void aCutRestoreThatHandsOnNoSuspicionLeavesAnotherLineagesTotal() {
+        Histories.History history = Histories.aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineage();
+        assertThat(
+                        new TakeoverExplorer<>(new InMemoryStoreUnderTest(), false)
+                                .withRuleOff(ForgettingSuspicions::new)
+                                .play(history.parallelism(), history.steps()))
+                .isEqualTo("live table {k0=999999} != lineage {}");
+        assertThat(play(history.steps(), false)).isNull();
+    }
+
+    private static final class ForgettingSuspicions extends DelegatingStore<String, Long> {
+        ForgettingSuspicions(SinkStore<String, Long> store) {
+            super(store);
+        }
+
+        @Override
+        public Takeover takeOwnership(
+                KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+            return super.takeOwnership(span, claim, found -> mayTake.test(unsuspecting(found)));
+        }
+
+        private static RangeRecord unsuspecting(RangeRecord f) {
+            return FoundRanges.with(
+                    f,
+                    f.owners().stream()
+                            .map(
+                                    o ->
+                                            new RangeOwner(
+                                                    o.id(),
+                                                    o.restoredCheckpoint(),
+                                                    o.lastBarrier()))
+                            .collect(Collectors.toSet()),
+                    f.leases());
+        }
     }
 
     private static String play(List<Step> steps, boolean unconditional) {

@@ -84,12 +84,7 @@ final class InMemoryProof {
             }
             RangeOwner owner = table.fenceOwners.get(g);
             if (owner != null) {
-                table.fenceOwners.put(
-                        g,
-                        new RangeOwner(
-                                owner.id(),
-                                owner.restoredCheckpoint(),
-                                owner.restoredCheckpoint()));
+                table.fenceOwners.put(g, owner.revoked());
             }
         }
     }

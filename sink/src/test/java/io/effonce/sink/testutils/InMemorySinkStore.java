@@ -116,7 +116,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                 }
             }
             for (int g = span.first(); g <= span.last(); g++) {
-                table.fenceOwners.put(g, RangeOwner.of(claim));
+                table.fenceOwners.put(g, RangeOwner.taking(claim, found));
                 table.fenceTokens.put(g, newToken);
                 table.fenceSeenAt.put(g, table.clock);
                 table.fenceWrites.put(g, new InMemoryTable.WriterMark(writer, 0));

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -37,8 +38,8 @@ final class FenceRows {
         try (PreparedStatement s =
                 c.prepareStatement(
                         "SELECT owner_job, owner_task, owner_subtask, owner_parallelism,"
-                                + " owner_attempt, owner_restored, owner_graph, owner_barrier"
-                                + " FROM sink_fences"
+                                + " owner_attempt, owner_restored, owner_graph, owner_barrier,"
+                                + " owner_suspect_from FROM sink_fences"
                                 + " WHERE sink_table = ? AND key_group BETWEEN ? AND ? FOR UPDATE")) {
             s.setString(1, table);
             s.setInt(2, span.first());
@@ -56,7 +57,10 @@ final class FenceRows {
                                             intOrUnknown(rs, 5),
                                             rs.getString(7) == null ? "" : rs.getString(7)),
                                     restored,
-                                    rs.getObject(8) == null ? restored : rs.getLong(8)));
+                                    rs.getObject(8) == null ? restored : rs.getLong(8),
+                                    rs.getObject(9) == null
+                                            ? RangeOwner.NO_SUSPICION
+                                            : rs.getLong(9)));
                 }
             }
         }
@@ -131,7 +135,13 @@ final class FenceRows {
      * owned key groups of it as superseded, and drops the counts of the writers it displaces (a
      * writer that loses one key group is fenced from all of its range). Returns the token.
      */
-    static long take(Connection c, String table, KeyGroupSpan span, Claim claim, String writer)
+    static long take(
+            Connection c,
+            String table,
+            KeyGroupSpan span,
+            Claim claim,
+            RangeRecord found,
+            String writer)
             throws SQLException {
         long token;
         try (PreparedStatement s = c.prepareStatement("SELECT nextval('sink_fence_token')");
@@ -159,8 +169,8 @@ final class FenceRows {
                         "INSERT INTO sink_fences (sink_table, key_group, owner_token, owner_job,"
                                 + " owner_task, owner_subtask, owner_parallelism, owner_attempt,"
                                 + " owner_restored, owner_graph, owner_barrier, owner_writer,"
-                                + " taken_at, owner_seen_at, owner_writes)"
-                                + " SELECT ?, g, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), 0"
+                                + " owner_suspect_from, taken_at, owner_seen_at, owner_writes)"
+                                + " SELECT ?, g, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), 0"
                                 + " FROM generate_series(?, ?) AS g"
                                 + " ON CONFLICT (sink_table, key_group) DO UPDATE"
                                 + " SET owner_token = EXCLUDED.owner_token,"
@@ -173,6 +183,7 @@ final class FenceRows {
                                 + " owner_graph = EXCLUDED.owner_graph,"
                                 + " owner_barrier = EXCLUDED.owner_barrier,"
                                 + " owner_writer = EXCLUDED.owner_writer,"
+                                + " owner_suspect_from = EXCLUDED.owner_suspect_from,"
                                 + " taken_at = EXCLUDED.taken_at,"
                                 + " owner_seen_at = EXCLUDED.owner_seen_at,"
                                 + " owner_writes = EXCLUDED.owner_writes")) {
@@ -187,8 +198,14 @@ final class FenceRows {
             s.setString(9, claim.graph());
             s.setLong(10, claim.restoredOrZero());
             s.setString(11, writer);
-            s.setInt(12, span.first());
-            s.setInt(13, span.last());
+            long suspectFrom = RangeOwner.taking(claim, found).suspectFrom();
+            if (suspectFrom == RangeOwner.NO_SUSPICION) {
+                s.setNull(12, Types.BIGINT);
+            } else {
+                s.setLong(12, suspectFrom);
+            }
+            s.setInt(13, span.first());
+            s.setInt(14, span.last());
             s.executeUpdate();
         }
         ProofRows.capOtherRuns(c, table, span, claim);

@@ -113,7 +113,7 @@ final class PostgresFence implements RangeFence {
                             if (!mayTake.test(found)) {
                                 return new Takeover(found, false, -1);
                             }
-                            long newToken = FenceRows.take(c, table, span, claim, writer);
+                            long newToken = FenceRows.take(c, table, span, claim, found, writer);
                             return new Takeover(found, true, newToken);
                         });
         if (takeover.taken()) {

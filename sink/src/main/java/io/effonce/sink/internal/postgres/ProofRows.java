@@ -90,14 +90,15 @@ final class ProofRows {
     /**
      * Records that this range's owners passed barrier {@code checkpointId}: every write before it
      * is in the table, which a restore of it may take for proof, with the writer's count of write
-     * transactions then ({@link #writesLost}); and renews their lease.
+     * transactions then ({@link #writesLost}); and renews their lease. Their restore flush ended
+     * before: what they suspected of another lineage is repaired ({@code RangeOwner#suspectFrom}).
      */
     static int recordBarrier(Connection c, String table, KeyGroupSpan span, long checkpointId)
             throws SQLException {
         try (PreparedStatement s =
                 c.prepareStatement(
                         "UPDATE sink_fences f SET owner_barrier = GREATEST(owner_barrier, ?),"
-                                + " owner_seen_at = now(),"
+                                + " owner_seen_at = now(), owner_suspect_from = NULL,"
                                 + " owner_writes = (SELECT w.writes FROM sink_writers w"
                                 + " WHERE w.sink_table = f.sink_table AND w.writer = f.owner_writer)"
                                 + " WHERE f.sink_table = ? AND f.key_group BETWEEN ? AND ?")) {

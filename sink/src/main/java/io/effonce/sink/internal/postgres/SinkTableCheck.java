@@ -16,17 +16,22 @@ import java.util.stream.Stream;
 /**
  * What a sink's tables lack against its {@link RowMapping}, read from the catalog when a store
  * opens: a missing table, a missing column (the mapping's, or the sink's own {@code barrier_tag},
- * {@code key_group}, {@code checkpoint_id}, {@code deleted}, {@code
- * sink_progress.committed_lineage}), a mapping's column of a type that would change its values
- * ({@link ColumnType#heldBy}), or no index on the live table led by {@code barrier_tag} (the
- * restore flush reads the rows tagged after a checkpoint through it). A sink refused here names
- * them all at once, instead of failing on the first statement that needs one.
+ * {@code key_group}, {@code checkpoint_id}, {@code deleted}, or the newest column of its own
+ * tables), a mapping's column of a type that would change its values ({@link ColumnType#heldBy}),
+ * or no index on the live table led by {@code barrier_tag} (the restore flush reads the rows tagged
+ * after a checkpoint through it). A sink refused here names them all at once, instead of failing on
+ * the first statement that needs one.
  */
 final class SinkTableCheck {
 
     private static final String COLUMNS =
             "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute"
                     + " WHERE attrelid = to_regclass(?) AND attnum > 0 AND NOT attisdropped";
+
+    /** The newest column each of the sink's own tables gained from deploy/sql/sink.sql. */
+    private static final String[][] UPGRADED = {
+        {"sink_progress", "committed_lineage"}, {"sink_fences", "owner_suspect_from"}
+    };
 
     /** An index of the table whose first column is barrier_tag. */
     private static final String TAG_INDEX =
@@ -54,8 +59,10 @@ final class SinkTableCheck {
         if (liveExists && !hasTagIndex(c, table)) {
             missing.add("an index on " + table + " (barrier_tag, key_group)");
         }
-        if (!columns(c, "sink_progress").containsKey("committed_lineage")) {
-            missing.add("column sink_progress.committed_lineage");
+        for (String[] newest : UPGRADED) {
+            if (!columns(c, newest[0]).containsKey(newest[1])) {
+                missing.add("column " + newest[0] + "." + newest[1]);
+            }
         }
         return missing;
     }
