@@ -2,6 +2,7 @@ package io.effonce.job;
 
 import io.effonce.jdbc.JdbcUrls;
 import io.effonce.sink.PostgresStoreConfig;
+import io.effonce.sink.SinkTableDdl;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -111,7 +112,7 @@ final class StartupCheck {
 
     private static List<String> tables(Connection c, PostgresStoreConfig sink, String where)
             throws SQLException {
-        List<String> needed = new ArrayList<>(sink.tablesWritten());
+        List<String> needed = new ArrayList<>(SinkTableDdl.tablesWritten(sink));
         needed.addAll(List.of("late_events", "dead_letters"));
         List<String> missing = new ArrayList<>();
         List<String> notWritable = new ArrayList<>();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.job.backlog.BacklogReportingSource;
+import io.effonce.sink.FlushableSinkOptions;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -52,6 +53,8 @@ class BacklogThresholdTest {
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
         config.set(JobOptions.KAFKA_BOOTSTRAP, "localhost:9");
         config.set(JobOptions.PG_URL, "jdbc:postgresql://localhost:9/ledger");
+        // No database to number the deployment: the graph alone is under test.
+        config.set(FlushableSinkOptions.REQUIRE_DEPLOYMENT_NUMBER, false);
         if (threshold != null) {
             config.setString(JobOptions.BACKLOG_THRESHOLD.key(), threshold);
         }

@@ -3,6 +3,7 @@ package io.effonce.job;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.effonce.sink.FlushableSinkOptions;
 import java.time.Duration;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -18,6 +19,7 @@ class CheckpointingRequiredTest {
         Configuration job = new Configuration();
         job.set(JobOptions.KAFKA_BOOTSTRAP, "localhost:9");
         job.set(JobOptions.PG_URL, "jdbc:postgresql://localhost:9/ledger");
+        job.set(FlushableSinkOptions.REQUIRE_DEPLOYMENT_NUMBER, false);
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(cluster);
         LedgerPipeline.build(env, job, LedgerTotalsJob.endpoints(job));

@@ -57,6 +57,7 @@ class JobConfigurationTest {
                             Map.entry("sink.restore-flush", "FULL"),
                             Map.entry("sink.retired-retention", "30 min"),
                             Map.entry("sink.owner-lease", "20 min"),
+                            Map.entry("sink.require-deployment-number", "false"),
                             Map.entry("sink.table", "totals_eu"),
                             Map.entry("sink.max-retries", "9"),
                             Map.entry("sink.lost-write-check", "false"),

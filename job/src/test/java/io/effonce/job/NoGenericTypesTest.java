@@ -8,6 +8,7 @@ import io.effonce.job.decode.DeadLetter;
 import io.effonce.job.decode.LedgerRecord;
 import io.effonce.job.decode.PaymentChange;
 import io.effonce.job.sidetables.LateEvent;
+import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.SinkChange;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -45,6 +46,8 @@ class NoGenericTypesTest {
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
         config.set(JobOptions.KAFKA_BOOTSTRAP, "localhost:9");
         config.set(JobOptions.PG_URL, "jdbc:postgresql://localhost:9/ledger");
+        // No database to number the deployment: the graph alone is under test.
+        config.set(FlushableSinkOptions.REQUIRE_DEPLOYMENT_NUMBER, false);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         LedgerPipeline.build(env, config, LedgerTotalsJob.endpoints(config));
         assertThat(env.getStreamGraph().getJobGraph().getNumberOfVertices()).isPositive();

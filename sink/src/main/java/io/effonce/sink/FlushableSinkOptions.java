@@ -49,6 +49,19 @@ public final class FlushableSinkOptions {
                                     + " cancel releases them at once. Keep it well above the"
                                     + " checkpoint interval.");
 
+    public static final ConfigOption<Boolean> REQUIRE_DEPLOYMENT_NUMBER =
+            ConfigOptions.key("sink.require-deployment-number")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether building the job's graph fails when the sink's database cannot"
+                                    + " number the deployment (the sequence sink_deployment, where"
+                                    + " the graph is built). The number orders deployments: an"
+                                    + " attempt of an earlier one that wakes up late is refused."
+                                    + " false: a warning, and the deployment runs unordered (for a"
+                                    + " client that builds the graph where the sink's database"
+                                    + " cannot be reached).");
+
     public static final ConfigOption<RestoreFlushPolicy> RESTORE_FLUSH =
             ConfigOptions.key("sink.restore-flush")
                     .enumType(RestoreFlushPolicy.class)

@@ -5,8 +5,6 @@ import io.effonce.jdbc.SessionSettings;
 import io.effonce.sink.internal.postgres.SqlIdentifier;
 import java.io.Serializable;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
@@ -33,18 +31,13 @@ public final class PostgresStoreConfig implements Serializable {
     private final Duration retryBackoff;
     private final Duration idleInTransactionTimeout;
     private final boolean lostWriteCheck;
+    private final boolean requireDeploymentNumber;
 
     private PostgresStoreConfig(Builder b) {
-        if (b.jdbcUrl == null) {
-            throw new IllegalArgumentException(
-                    "url(...) is required: the sink's database, a jdbc:postgresql:// URL");
-        }
+        StoreSessionRules.requireWhere(b.jdbcUrl, b.table);
+        SqlIdentifier.requireTable("sink.table", b.table, COMMITTED_SUFFIX);
         this.jdbcUrl = b.jdbcUrl;
         this.user = Objects.requireNonNull(b.user, "username");
-        if (b.table == null) {
-            throw new IllegalArgumentException("table(...) is required: the table the sink writes");
-        }
-        SqlIdentifier.requireTable("sink.table", b.table, COMMITTED_SUFFIX);
         PasswordSource.requireOne(b.passwordFile, b.passwordEnv, b.password);
         StoreSessionRules.require(b.maxRetries, b.idleInTransactionTimeout);
         this.passwordEnv = b.passwordEnv;
@@ -55,6 +48,7 @@ public final class PostgresStoreConfig implements Serializable {
         this.retryBackoff = Objects.requireNonNull(b.retryBackoff, "retryBackoff");
         this.idleInTransactionTimeout = b.idleInTransactionTimeout;
         this.lostWriteCheck = b.lostWriteCheck;
+        this.requireDeploymentNumber = b.requireDeploymentNumber;
     }
 
     /** The one way to make a config: the database, the table, the login, the session's bounds. */
@@ -75,6 +69,7 @@ public final class PostgresStoreConfig implements Serializable {
         b.retryBackoff = retryBackoff;
         b.idleInTransactionTimeout = idleInTransactionTimeout;
         b.lostWriteCheck = lostWriteCheck;
+        b.requireDeploymentNumber = requireDeploymentNumber;
         return b;
     }
 
@@ -92,6 +87,8 @@ public final class PostgresStoreConfig implements Serializable {
         private Duration idleInTransactionTimeout =
                 FlushableSinkOptions.IDLE_IN_TRANSACTION_TIMEOUT.defaultValue();
         private boolean lostWriteCheck = FlushableSinkOptions.LOST_WRITE_CHECK.defaultValue();
+        private boolean requireDeploymentNumber =
+                FlushableSinkOptions.REQUIRE_DEPLOYMENT_NUMBER.defaultValue();
 
         private Builder() {}
 
@@ -155,13 +152,21 @@ public final class PostgresStoreConfig implements Serializable {
             return this;
         }
 
-        /** The four session options above, from Flink configuration. */
+        /** {@code sink.require-deployment-number}: whether an unnumbered deployment may run. */
+        public Builder requireDeploymentNumber(boolean required) {
+            this.requireDeploymentNumber = required;
+            return this;
+        }
+
+        /** The store's options above, from Flink configuration. */
         public Builder options(ReadableConfig config) {
             this.maxRetries = config.get(FlushableSinkOptions.MAX_RETRIES);
             this.retryBackoff = config.get(FlushableSinkOptions.RETRY_BACKOFF);
             this.idleInTransactionTimeout =
                     config.get(FlushableSinkOptions.IDLE_IN_TRANSACTION_TIMEOUT);
             this.lostWriteCheck = config.get(FlushableSinkOptions.LOST_WRITE_CHECK);
+            this.requireDeploymentNumber =
+                    config.get(FlushableSinkOptions.REQUIRE_DEPLOYMENT_NUMBER);
             return this;
         }
 
@@ -203,6 +208,13 @@ public final class PostgresStoreConfig implements Serializable {
         return lostWriteCheck;
     }
 
+    /**
+     * {@code sink.require-deployment-number}: whether a deployment the store fails to number fails.
+     */
+    public boolean requireDeploymentNumber() {
+        return requireDeploymentNumber;
+    }
+
     /** What the committed table's name adds to the totals table's (the longest suffix). */
     static final String COMMITTED_SUFFIX = "_committed";
 
@@ -210,14 +222,6 @@ public final class PostgresStoreConfig implements Serializable {
     @Internal
     public String stagedTable() {
         return table + "_staged";
-    }
-
-    /** Its own three tables, then sink.sql's shared ones: what a start-up check asks rights on. */
-    @Internal
-    public List<String> tablesWritten() {
-        List<String> all = new ArrayList<>(List.of(table, stagedTable(), committedTable()));
-        all.addAll(SinkTableDdl.sharedTableNames());
-        return all;
     }
 
     /** Each key's value as of the latest completed checkpoint: the committed read contract. */

@@ -172,4 +172,17 @@ public final class SinkTableDdl {
                                         + ",\n")
                 .collect(Collectors.joining());
     }
+
+    /**
+     * The three tables of {@code config}'s table, then sink.sql's shared ones: what a start-up
+     * check asks rights on.
+     */
+    @Internal
+    public static List<String> tablesWritten(PostgresStoreConfig config) {
+        List<String> all =
+                new ArrayList<>(
+                        List.of(config.table(), config.stagedTable(), config.committedTable()));
+        all.addAll(sharedTableNames());
+        return all;
+    }
 }

@@ -2,12 +2,22 @@ package io.effonce.sink;
 
 import java.time.Duration;
 
-/** The bounds {@link PostgresStoreConfig} holds its session options to, naming each option. */
+/** What {@link PostgresStoreConfig} requires of its settings, naming each option. */
 final class StoreSessionRules {
 
     private static final Duration MIN_IDLE_IN_TRANSACTION = Duration.ofSeconds(1);
 
     private StoreSessionRules() {}
+
+    static void requireWhere(String jdbcUrl, String table) {
+        if (jdbcUrl == null) {
+            throw new IllegalArgumentException(
+                    "url(...) is required: the sink's database, a jdbc:postgresql:// URL");
+        }
+        if (table == null) {
+            throw new IllegalArgumentException("table(...) is required: the table the sink writes");
+        }
+    }
 
     static void require(int maxRetries, Duration idleInTransactionTimeout) {
         if (maxRetries < 0) {

@@ -28,7 +28,7 @@ class PostgresStoreConfigTest {
                         .password("p")
                         .table("clicks")
                         .build();
-        assertThat(config.tablesWritten())
+        assertThat(SinkTableDdl.tablesWritten(config))
                 .startsWith("clicks", "clicks_staged", "clicks_committed")
                 .contains(
                         "sink_fences",

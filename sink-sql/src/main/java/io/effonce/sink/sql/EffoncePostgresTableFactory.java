@@ -47,6 +47,7 @@ public final class EffoncePostgresTableFactory implements DynamicTableSinkFactor
                 FlushableSinkOptions.RESTORE_FLUSH,
                 FlushableSinkOptions.RETIRED_RETENTION,
                 FlushableSinkOptions.OWNER_LEASE,
+                FlushableSinkOptions.REQUIRE_DEPLOYMENT_NUMBER,
                 FlushableSinkOptions.LOST_WRITE_CHECK,
                 FlushableSinkOptions.MAX_RETRIES,
                 FlushableSinkOptions.RETRY_BACKOFF,

@@ -64,7 +64,8 @@ class OnConflictPlanningTest {
         tables.executeSql(
                 "CREATE TABLE t (k STRING, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
                         + "'connector' = 'effonce-postgres', 'url' = 'jdbc:postgresql://127.0.0.1:1/none',"
-                        + " 'table-name' = 'totals', 'password-env' = 'P')");
+                        + " 'table-name' = 'totals', 'password-env' = 'P',"
+                        + " 'sink.require-deployment-number' = 'false')");
         // DO ERROR and DO NOTHING need watermarks on every source (Flink resolves by event time).
         tables.executeSql(
                 "CREATE TABLE src (k STRING, v BIGINT, g INT, ts TIMESTAMP(3),"

@@ -135,6 +135,9 @@ final class Attempt<K, V> {
 
     /** Closes the harness on the attempt's thread and ends the thread. */
     void dispose() {
+        if (thread.isShutdown()) {
+            return; // disposed already: a history that failed crashes what it still holds
+        }
         gate.resume();
         thread.execute(
                 () -> {

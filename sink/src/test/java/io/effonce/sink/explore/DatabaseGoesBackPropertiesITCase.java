@@ -26,6 +26,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 import net.jqwik.api.statistics.Statistics;
@@ -80,7 +81,9 @@ class DatabaseGoesBackPropertiesITCase {
     /** Steps; the copy is taken after step {@code copyAt}, put back after step {@code backAt}. */
     record History(List<Op> ops, int copyAt, int backAt) {}
 
-    @Property(tries = 20)
+    // Shrinks on the test's thread (FULL has no time bound): a bounded shrink that runs out goes
+    // on in the background, playing histories against this class's database beside the next test.
+    @Property(tries = 20, shrinking = ShrinkingMode.FULL)
     @SoakTries(40)
     void afterTheRestoreLiveAndCommittedHoldTheLastCompletedCheckpoint(
             @ForAll("histories") History history) throws Exception {

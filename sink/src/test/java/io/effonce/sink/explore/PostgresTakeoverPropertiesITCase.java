@@ -9,6 +9,7 @@ import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
@@ -33,7 +34,9 @@ class PostgresTakeoverPropertiesITCase {
         database.close();
     }
 
-    @Property(tries = 50)
+    // Shrinks on the test's thread (FULL has no time bound): a bounded shrink that runs out goes
+    // on in the background, playing histories against this class's database beside the next test.
+    @Property(tries = 50, shrinking = ShrinkingMode.FULL)
     @SoakTries(100)
     void noPausedAttemptRollsTheTotalsBack(@ForAll("histories") Histories.History history) {
         Histories.check(new PostgresStoreUnderTest(db), history);
@@ -43,7 +46,9 @@ class PostgresTakeoverPropertiesITCase {
      * The sink's database goes back (a standby promoted, a backup restored) at least once: a live
      * attempt notices at its next write, Flink restores, and the tables end equal to the model.
      */
-    @Property(tries = 20)
+    // Shrinks on the test's thread (FULL has no time bound): a bounded shrink that runs out goes
+    // on in the background, playing histories against this class's database beside the next test.
+    @Property(tries = 20, shrinking = ShrinkingMode.FULL)
     @SoakTries(40)
     void aDatabaseThatWentBackIsRepairedByTheRestore(
             @ForAll("goingBack") Histories.History history) {

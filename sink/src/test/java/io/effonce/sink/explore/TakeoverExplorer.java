@@ -696,6 +696,7 @@ final class TakeoverExplorer<K, V> {
                         || t instanceof RangeHeldException
                         || causedBy(t, LostWritesException.class))
                 && !old.gate.databaseDown()) {
+            old.crash();
             throw new AssertionError(old + " failed after waking up", t);
         }
         old.crash();

@@ -31,8 +31,9 @@ final class DeploymentNumbers {
     private DeploymentNumbers() {}
 
     /**
-     * The next number, or empty (with a warning that says what it costs) when the database cannot
-     * be reached from here: a client that submits the job may not see the sink's database.
+     * The next number. When the database cannot be reached from here (a client that builds the job
+     * may not see the sink's database): a failure that says what it would cost and how to go on,
+     * or, with {@code sink.require-deployment-number} false, empty with that warning.
      */
     static OptionalLong next(PostgresStoreConfig config) {
         return next(config, c -> null);
@@ -65,15 +66,26 @@ final class DeploymentNumbers {
                                 }
                             }));
         } catch (RuntimeException e) {
-            LOG.warn(
-                    "Could not number this deployment of {} from {} ({}): it is not ordered against"
-                            + " other deployments, so an attempt of an earlier one that wakes up"
-                            + " after this one took its key groups may be taken for a later one."
-                            + " Build the job where the sink's database can be reached, or apply"
-                            + " deploy/sql/sink.sql (the sequence sink_deployment).",
-                    config.table(),
-                    JdbcUrls.redacted(config.jdbcUrl()),
-                    e.getMessage());
+            String why =
+                    "Could not number this deployment of "
+                            + config.table()
+                            + " from "
+                            + JdbcUrls.redacted(config.jdbcUrl())
+                            + " ("
+                            + e.getMessage()
+                            + "): unnumbered, it is not ordered against other deployments, so an"
+                            + " attempt of an earlier one that wakes up after this one took its"
+                            + " key groups may be taken for a later one. Build the job where the"
+                            + " sink's database can be reached, or apply deploy/sql/sink.sql (the"
+                            + " sequence sink_deployment)";
+            if (config.requireDeploymentNumber()) {
+                throw new IllegalStateException(
+                        why
+                                + "; or set sink.require-deployment-number to false to run it"
+                                + " unordered.",
+                        e);
+            }
+            LOG.warn("{} (sink.require-deployment-number is false: it runs).", why);
             return OptionalLong.empty();
         }
     }

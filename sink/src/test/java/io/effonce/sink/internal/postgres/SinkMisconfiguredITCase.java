@@ -59,6 +59,23 @@ class SinkMisconfiguredITCase {
                                         .isNotEqualTo(ThrowableType.NonRecoverableError));
     }
 
+    /**
+     * Where the job's graph is built, a database that cannot number the deployment stops the build
+     * with the cause and the option that lets it run unordered; with the option false it runs.
+     */
+    @Test
+    void aDeploymentTheDatabaseCannotNumberIsNotBuiltUnlessAllowedToRunUnordered() {
+        PostgresEndpoint down =
+                new PostgresEndpoint("jdbc:postgresql://127.0.0.1:1/ledger", "effonce_sink", "x");
+        FlushableSink<TestKey, TestTotal> required = sink(down, true);
+        assertThatThrownBy(required::createOperator)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Could not number this deployment of merchant_daily_totals")
+                .hasMessageContaining("127.0.0.1:1")
+                .hasMessageContaining("set sink.require-deployment-number to false");
+        assertThat(sink(down).createOperator()).isNotNull();
+    }
+
     private static void notRestarted(Throwable e) {
         assertThat(ThrowableClassifier.getThrowableType(e))
                 .as("Flink's classification: no restart")
@@ -66,6 +83,12 @@ class SinkMisconfiguredITCase {
     }
 
     private static FlushableSink<TestKey, TestTotal> sink(PostgresEndpoint db) {
+        // the operator's open is under test, not the numbering where it is built
+        return sink(db, false);
+    }
+
+    private static FlushableSink<TestKey, TestTotal> sink(
+            PostgresEndpoint db, boolean requireDeploymentNumber) {
         PostgresStoreConfig config =
                 PostgresStoreConfig.builder()
                         .url(db.jdbcUrl())
@@ -76,6 +99,7 @@ class SinkMisconfiguredITCase {
                         .toBuilder()
                         .maxRetries(1)
                         .retryBackoff(Duration.ofMillis(10))
+                        .requireDeploymentNumber(requireDeploymentNumber)
                         .build();
         return FlushableSink.<TestKey, TestTotal>builder()
                 .store(PostgresStores.deployed(config, TestRows.MAPPING))
