@@ -628,18 +628,12 @@ class JobJarOnLocalClusterITCase {
                                             "--postgres.url")))
                     .contains("--postgres.url is required");
 
-            // Not checked in main, but numbered where it is built: a database without the
-            // sink's sequence stops the submission, naming the script and the option.
+            // Not checked in main: the first task's failure ends --wait, in one line. (The
+            // sink's tables missing, the deployment is not numbered; their absence fails it.)
+            String[] failed = {null};
             JobSubmission checked = JobJar.submission(bare, kafka.servers(), TOPIC, DIR);
             List<String> noCheck = new ArrayList<>(checked.args());
             noCheck.addAll(List.of("--startup-check", "false"));
-            assertThat(submitFails(checked.withArgs(noCheck)))
-                    .contains("Could not number this deployment of merchant_daily_totals")
-                    .contains("apply deploy/sql/sink.sql")
-                    .contains("set sink.require-deployment-number to false");
-            // Nothing checked in main: the first task's failure ends --wait, in one line.
-            String[] failed = {null};
-            noCheck.addAll(List.of("--sink.require-deployment-number", "false"));
             JobSubmission unchecked = checked.withArgs(noCheck);
             assertThat(submit(unchecked, true, line -> failed[0] = line)).isEqualTo(1);
             assertThat(failed[0])
@@ -657,13 +651,15 @@ class JobJarOnLocalClusterITCase {
                             "jdbc:postgresql://127.0.0.1:1/ledger", "effonce_sink", "unused");
             JobSubmission unreachable = JobJar.submission(nowhere, kafka.servers(), TOPIC, DIR);
             List<String> unreachableArgs = new ArrayList<>(unreachable.args());
+            unreachableArgs.addAll(List.of("--startup-check", "false"));
+            // Where the graph is built, the sink numbers the deployment: refused in main, with
+            // the cause and the way to run unordered.
+            assertThat(submitFails(unreachable.withArgs(unreachableArgs)))
+                    .contains("Could not number this deployment of merchant_daily_totals")
+                    .contains("127.0.0.1:1")
+                    .contains("set sink.require-deployment-number to false");
             // As from a client that cannot see the database: no checks, no deployment number.
-            unreachableArgs.addAll(
-                    List.of(
-                            "--startup-check",
-                            "false",
-                            "--sink.require-deployment-number",
-                            "false"));
+            unreachableArgs.addAll(List.of("--sink.require-deployment-number", "false"));
             String[] restarting = {null};
             assertThat(submit(unreachable.withArgs(unreachableArgs), true, l -> restarting[0] = l))
                     .isEqualTo(1);

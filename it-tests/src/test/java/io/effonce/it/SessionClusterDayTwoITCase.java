@@ -28,6 +28,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -143,17 +144,30 @@ class SessionClusterDayTwoITCase {
             st.execute("GRANT INSERT, UPDATE, DELETE ON merchant_daily_totals TO effonce_sink");
         }
 
-        // A Kafka that refuses connections, not checked in main: the tasks start, the source's
-        // enumerator (in the JobManager) gives up on the broker after its API timeout (60 s) and
-        // fails the job; meanwhile its client only retries with backoff.
+        // Not checked in main, the right Kafka: --wait returns once the source has its
+        // partitions, and the job runs on.
         List<String> unchecked = new ArrayList<>(job.args());
-        unchecked.set(unchecked.indexOf(kafka.servers()), "127.0.0.1:1");
         unchecked.addAll(List.of("--startup-check", "false"));
         FlinkJobs jobs = CLUSTER.cluster().jobs();
-        String wrongKafka = jobs.submit(job.withArgs(unchecked));
-        assertThat(jobs.awaitFailure(wrongKafka, "TimeoutException", Duration.ofMinutes(3)))
-                .contains("TimeoutException");
-        jobs.cancel(wrongKafka);
+        var before = CLUSTER.cluster().rest().jobs().keySet();
+        lines.clear();
+        assertThat(submit(job.withArgs(unchecked), lines)).as("%s", lines).isZero();
+        String healthy = newJob(before);
+        assertThat(CLUSTER.cluster().rest().jobState(healthy)).isEqualTo("RUNNING");
+        jobs.cancel(healthy);
+
+        // A Kafka that refuses connections, not checked in main: the tasks start, the source's
+        // enumerator (in the JobManager) gives up on the broker after its API timeout (60 s) and
+        // fails the job; meanwhile its client only retries with backoff. --wait waits for the
+        // source's partitions, so it reports that failure in one line and cancels the job.
+        unchecked.set(unchecked.indexOf(kafka.servers()), "127.0.0.1:1");
+        before = CLUSTER.cluster().rest().jobs().keySet();
+        lines.clear();
+        assertThat(submit(job.withArgs(unchecked), lines)).as("%s", lines).isEqualTo(1);
+        assertThat(last(lines)).contains("failed while starting").contains("it is cancelled");
+        String wrongKafka = newJob(before);
+        assertThat(CLUSTER.cluster().rest().failures(wrongKafka))
+                .anyMatch(f -> f.contains("TimeoutException"));
 
         assertThat(CLUSTER.cluster().rest().jobs().values())
                 .as("no job left running or restarting")
@@ -228,6 +242,14 @@ class SessionClusterDayTwoITCase {
         int code = cli.execute(args.toArray(String[]::new));
         err.toString().lines().filter(l -> !l.isBlank()).forEach(lines::add);
         return code;
+    }
+
+    /** The one job the cluster knows now that it did not know {@code before}. */
+    private static String newJob(Set<String> before) {
+        Set<String> now = new HashSet<>(CLUSTER.cluster().rest().jobs().keySet());
+        now.removeAll(before);
+        assertThat(now).as("jobs submitted since").hasSize(1);
+        return now.iterator().next();
     }
 
     private static String last(List<String> lines) {

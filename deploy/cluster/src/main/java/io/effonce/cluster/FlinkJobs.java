@@ -137,6 +137,14 @@ public final class FlinkJobs {
         return new JobStart(rest, jobId).runningOrWhyNot(timeout, every, progress);
     }
 
+    /**
+     * Waits until every Kafka source of the running job was assigned a partition (returns null), or
+     * its first failure (returns it, in one line).
+     */
+    public String awaitKafkaPartitionsOrFirstFailure(String jobId) {
+        return new JobStart(rest, jobId).kafkaPartitionsOrWhyNot(DEFAULT_TIMEOUT);
+    }
+
     /** Cancels every job that is not yet finished, failed or cancelled. */
     public void cancelAll() {
         rest.jobs()

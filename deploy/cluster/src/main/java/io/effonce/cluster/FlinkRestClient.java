@@ -44,6 +44,9 @@ import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
 import org.apache.flink.runtime.rest.messages.job.JobExceptionsMessageParameters;
 import org.apache.flink.runtime.rest.messages.job.JobStatusInfoHeaders;
 import org.apache.flink.runtime.rest.messages.job.SubtaskExecutionAttemptDetailsInfo;
+import org.apache.flink.runtime.rest.messages.job.metrics.JobVertexMetricsHeaders;
+import org.apache.flink.runtime.rest.messages.job.metrics.JobVertexMetricsMessageParameters;
+import org.apache.flink.runtime.rest.messages.job.metrics.Metric;
 import org.apache.flink.runtime.rest.messages.job.savepoints.SavepointInfo;
 import org.apache.flink.runtime.rest.messages.job.savepoints.SavepointStatusHeaders;
 import org.apache.flink.runtime.rest.messages.job.savepoints.SavepointStatusMessageParameters;
@@ -317,6 +320,29 @@ public final class FlinkRestClient implements AutoCloseable {
             all.addAll(calls.send(headers, params, EmptyRequestBody.getInstance()).getSubtasks());
         }
         return all;
+    }
+
+    /**
+     * The ids of the metrics each vertex of the job reports, by vertex name ({@code
+     * <subtask>.<name>} each; as fresh as the JobManager's metric fetcher, some seconds).
+     */
+    public Map<String, List<String>> vertexMetricIds(String jobId) {
+        Map<String, List<String>> ids = new LinkedHashMap<>();
+        for (JobDetailsInfo.JobVertexDetailsInfo vertex : jobDetails(jobId).getJobVertexInfos()) {
+            JobVertexMetricsHeaders headers = JobVertexMetricsHeaders.getInstance();
+            JobVertexMetricsMessageParameters params = headers.getUnresolvedMessageParameters();
+            params.jobPathParameter.resolve(JobID.fromHexString(jobId));
+            params.jobVertexIdPathParameter.resolve(vertex.getJobVertexID());
+            ids.put(
+                    vertex.getName(),
+                    calls
+                            .send(headers, params, EmptyRequestBody.getInstance())
+                            .getMetrics()
+                            .stream()
+                            .map(Metric::getId)
+                            .toList());
+        }
+        return ids;
     }
 
     /** Triggers a savepoint (canonical format) into {@code targetDir}; returns the trigger id. */

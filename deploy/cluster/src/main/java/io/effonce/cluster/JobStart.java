@@ -1,6 +1,8 @@
 package io.effonce.cluster;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.flink.runtime.execution.ExecutionState;
@@ -33,9 +35,7 @@ final class JobStart {
                         timeout)
                 .until(
                         () -> {
-                            rest.failures(jobId).stream()
-                                    .findFirst()
-                                    .ifPresent(f -> failure.set(FailureText.rootMessage(f)));
+                            failure.set(firstFailure());
                             if (failure.get() != null) {
                                 return true;
                             }
@@ -55,6 +55,45 @@ final class JobStart {
                             return false;
                         });
         return failure.get();
+    }
+
+    /**
+     * Waits until each vertex with a Kafka source reader reports a partition of its own (the
+     * reader's {@code KafkaSourceReader.topic.<topic>.partition.<n>} metrics appear when a split is
+     * added; returns null), or the job's first failure (returns it). At least one Kafka source must
+     * have reported: the metrics reach the REST API some seconds after the tasks run.
+     */
+    String kafkaPartitionsOrWhyNot(Duration timeout) {
+        AtomicReference<String> failure = new AtomicReference<>();
+        FlinkJobs.polling(
+                        "every Kafka source of job %s assigned a partition, or its first failure"
+                                .formatted(jobId),
+                        timeout)
+                .until(
+                        () -> {
+                            failure.set(firstFailure());
+                            return failure.get() != null
+                                    || everyKafkaSourceHasAPartition(rest.vertexMetricIds(jobId));
+                        });
+        return failure.get();
+    }
+
+    /** The job's first failure in one line, or null. */
+    private String firstFailure() {
+        return rest.failures(jobId).stream().findFirst().map(FailureText::rootMessage).orElse(null);
+    }
+
+    static boolean everyKafkaSourceHasAPartition(Map<String, List<String>> metricIdsByVertex) {
+        boolean anyKafkaSource = false;
+        for (List<String> ids : metricIdsByVertex.values()) {
+            if (ids.stream().anyMatch(id -> id.contains(".KafkaSourceReader."))) {
+                anyKafkaSource = true;
+                if (ids.stream().noneMatch(id -> id.contains(".KafkaSourceReader.topic."))) {
+                    return false;
+                }
+            }
+        }
+        return anyKafkaSource;
     }
 
     /**

@@ -55,10 +55,17 @@ final class JobCommands {
         @Option(
                 names = "--wait",
                 description =
-                        "Wait until every task is RUNNING; stop at the job's first failure,"
-                                + " print its root message and cancel the job unless it ended"
-                                + " by itself (exit 1).")
+                        "Wait until every task is RUNNING (with the job's --startup-check false,"
+                                + " also until its Kafka sources have their partitions); stop at"
+                                + " the job's first failure, print its root message and cancel the"
+                                + " job unless it ended by itself (exit 1).")
         boolean waitRunning;
+
+        /** Whether the job's args switch its main's checks of Kafka and the database off. */
+        private boolean mainCheckedNothing() {
+            int at = args.indexOf("--startup-check");
+            return at >= 0 && at + 1 < args.size() && args.get(at + 1).equals("false");
+        }
 
         @Override
         public Integer call() throws Exception {
@@ -92,8 +99,11 @@ final class JobCommands {
             }
             out.println(jobId);
             if (waitRunning) {
-                var failure =
-                        new StartWatch(parent.cluster()).failureWhileStarting(jobId, err::println);
+                StartWatch watch = new StartWatch(parent.cluster());
+                var failure = watch.failureWhileStarting(jobId, err::println);
+                if (failure.isEmpty() && mainCheckedNothing()) {
+                    failure = watch.failureBeforeSourcesRead(jobId, err::println);
+                }
                 if (failure.isPresent()) {
                     err.println(failure.get());
                     return 1;

@@ -55,6 +55,35 @@ final class StartWatch {
     }
 
     /**
+     * After every task runs, waits until each of the job's Kafka sources was assigned a partition
+     * (its enumerator, in the JobManager, reached the brokers and found the topic); empty once they
+     * were, else the line that says why not. For a job whose {@code main} did not check its
+     * services ({@code --startup-check false}): its tasks run at once, and a source that cannot
+     * reach Kafka fails the job only after the Kafka clients' API timeout (60 s).
+     */
+    Optional<String> failureBeforeSourcesRead(String jobId, Consumer<String> progress) {
+        progress.accept(
+                "Job "
+                        + jobId
+                        + " runs; main's checks were skipped: waiting until its Kafka sources have"
+                        + " their partitions (the brokers answered), or its first failure");
+        String failure;
+        try {
+            failure = cluster.jobs().awaitKafkaPartitionsOrFirstFailure(jobId);
+        } catch (ConditionTimeoutException e) {
+            failure =
+                    "no Kafka source of the job was assigned a partition within "
+                            + FlinkJobs.DEFAULT_TIMEOUT.toMinutes()
+                            + " min, and no task failed";
+        }
+        if (failure == null) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                "Job " + jobId + " failed while starting: " + failure + cancelUnlessEnded(jobId));
+    }
+
+    /**
      * Cancels another job of the same file when one of them failed: the file runs whole or not at
      * all, as a user reruns it.
      */

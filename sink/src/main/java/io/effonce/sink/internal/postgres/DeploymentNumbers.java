@@ -5,6 +5,7 @@ import io.effonce.jdbc.RetryingSession;
 import io.effonce.sink.PostgresStoreConfig;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,15 +79,27 @@ final class DeploymentNumbers {
                             + " key groups may be taken for a later one. Build the job where the"
                             + " sink's database can be reached, or apply deploy/sql/sink.sql (the"
                             + " sequence sink_deployment)";
-            if (config.requireDeploymentNumber()) {
+            // The sink's tables are not there yet (no sequence): the sink's start fails on them,
+            // naming the script that creates them, which says more than a missing sequence.
+            if (config.requireDeploymentNumber() && !relationMissing(e)) {
                 throw new IllegalStateException(
                         why
                                 + "; or set sink.require-deployment-number to false to run it"
                                 + " unordered.",
                         e);
             }
-            LOG.warn("{} (sink.require-deployment-number is false: it runs).", why);
+            LOG.warn("{}.", why);
             return OptionalLong.empty();
         }
+    }
+
+    /** Whether {@code e} says a relation does not exist (SQLSTATE 42P01). */
+    private static boolean relationMissing(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && "42P01".equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 }
