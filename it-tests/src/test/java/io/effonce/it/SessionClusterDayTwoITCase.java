@@ -57,7 +57,10 @@ class SessionClusterDayTwoITCase {
     private static final int RUNS = 5;
     private static final Path SQL_JAR = Path.of(System.getProperty("effonce.sink-sql.jar"));
 
-    /** Longer than pgjdbc's cleanup thread lives on after the last connection closed (30 s). */
+    /**
+     * Longer than pgjdbc's cleanup thread lives on after the last connection closed (1 s on the
+     * chaos clusters, 30 s by default).
+     */
     private static final Duration RELEASED_WITHIN = Duration.ofMinutes(3);
 
     @RegisterExtension
@@ -96,7 +99,7 @@ class SessionClusterDayTwoITCase {
                                     + process
                                     + " (at most one left)")
                     .atMost(RELEASED_WITHIN)
-                    .pollInterval(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofSeconds(2))
                     .until(() -> UserCodeLoaders.reachable(process) <= 1);
         }
 
@@ -157,10 +160,12 @@ class SessionClusterDayTwoITCase {
         jobs.cancel(healthy);
 
         // A Kafka that refuses connections, not checked in main: the tasks start, the source's
-        // enumerator (in the JobManager) gives up on the broker after its API timeout (60 s) and
-        // fails the job; meanwhile its client only retries with backoff. --wait waits for the
-        // source's partitions, so it reports that failure in one line and cancels the job.
+        // enumerator (in the JobManager) gives up on the broker after its API timeout (here 5 s,
+        // Kafka's default 60 s) and fails the job; meanwhile its client only retries with backoff.
+        // --wait waits for the source's partitions, so it reports that failure in one line and
+        // cancels the job.
         unchecked.set(unchecked.indexOf(kafka.servers()), "127.0.0.1:1");
+        unchecked.addAll(List.of("--kafka.api-timeout", "5 s"));
         before = CLUSTER.cluster().rest().jobs().keySet();
         lines.clear();
         assertThat(submit(job.withArgs(unchecked), lines)).as("%s", lines).isEqualTo(1);
@@ -293,7 +298,7 @@ class SessionClusterDayTwoITCase {
     @Test
     void aSqlFileRunsFromOneCommandAndItsTableIsExactThroughATaskManagerKill(PostgresEndpoint db)
             throws Exception {
-        long rows = 60_000;
+        long rows = 20_000; // ten seconds of data: the kill lands in its first
         int buckets = 7;
         Path password = Files.writeString(DIR.resolve("sql.password"), db.password());
         Path file =

@@ -38,6 +38,17 @@ public final class JobOptions {
                     .withDescription(
                             "Consumer group; offsets live in checkpoints, the group only shows lag.");
 
+    public static final ConfigOption<Duration> KAFKA_API_TIMEOUT =
+            ConfigOptions.key("kafka.api-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(60))
+                    .withDescription(
+                            "How long the source's Kafka clients wait for the brokers before an"
+                                    + " operation fails (Kafka's default.api.timeout.ms): the"
+                                    + " partition discovery in the JobManager and the readers'"
+                                    + " offset lookups. A failure restarts the job; 60 s is Kafka's"
+                                    + " own default.");
+
     /** Where a job without restored state starts reading. */
     public enum StartingOffsets {
         EARLIEST,

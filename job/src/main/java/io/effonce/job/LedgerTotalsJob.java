@@ -93,6 +93,10 @@ public final class LedgerTotalsJob {
                         config.get(JobOptions.EVENT_TIME_TOLERANCE));
         KafkaSourceBuilder<LedgerRecord> builder = KafkaSource.builder();
         KafkaClientDefaults.SETTINGS.forEach(builder::setProperty);
+        long apiTimeout = config.get(JobOptions.KAFKA_API_TIMEOUT).toMillis();
+        builder.setProperty("default.api.timeout.ms", String.valueOf(apiTimeout));
+        // A request may not outlast the operation that sends it (Kafka's default is 30 s).
+        builder.setProperty("request.timeout.ms", String.valueOf(Math.min(apiTimeout, 30_000)));
         return builder.setBootstrapServers(bootstrap)
                 .setTopics(config.get(JobOptions.TOPIC))
                 .setGroupId(config.get(JobOptions.GROUP_ID))

@@ -29,6 +29,7 @@ class JobConfigurationTest {
                             Map.entry("kafka.topic", "ledger.public.payments"),
                             Map.entry("kafka.group-id", "totals-eu"),
                             Map.entry("kafka.starting-offsets", "latest"),
+                            Map.entry("kafka.api-timeout", "20 s"),
                             Map.entry("postgres.url", "jdbc:postgresql://db:5432/ledger"),
                             Map.entry("postgres.user", "sink_eu"),
                             Map.entry("postgres.password-file", "/run/secrets/pg"),

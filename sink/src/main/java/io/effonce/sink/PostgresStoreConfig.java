@@ -208,9 +208,7 @@ public final class PostgresStoreConfig implements Serializable {
         return lostWriteCheck;
     }
 
-    /**
-     * {@code sink.require-deployment-number}: whether a deployment the store fails to number fails.
-     */
+    /** {@code sink.require-deployment-number}: whether an unnumbered deployment fails. */
     public boolean requireDeploymentNumber() {
         return requireDeploymentNumber;
     }

@@ -2,6 +2,7 @@ package io.effonce.k8s;
 
 import io.effonce.job.LedgerPipeline;
 import io.effonce.job.LedgerTotalsJob;
+import io.effonce.sink.FlushableSinkOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -54,6 +55,8 @@ final class JobFacts {
     static Set<String> uids(Map<String, String> cluster, Map<String, String> args) {
         Configuration config = Configuration.fromMap(cluster);
         config.addAll(Configuration.fromMap(args));
+        // The graph alone: no sink database here to number the deployment.
+        config.set(FlushableSinkOptions.REQUIRE_DEPLOYMENT_NUMBER, false);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         LedgerPipeline.build(env, config, LedgerTotalsJob.endpoints(config));
         return env.getStreamGraph().getStreamNodes().stream()

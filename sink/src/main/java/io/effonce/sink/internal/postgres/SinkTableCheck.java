@@ -17,10 +17,10 @@ import java.util.stream.Stream;
  * What a sink's tables lack against its {@link RowMapping}, read from the catalog when a store
  * opens: a missing table, a missing column (the mapping's, or the sink's own {@code barrier_tag},
  * {@code key_group}, {@code checkpoint_id}, {@code deleted}, or the newest column of its own
- * tables), a mapping's column of a type that would change its values ({@link ColumnType#heldBy}),
- * or no index on the live table led by {@code barrier_tag} (the restore flush reads the rows tagged
- * after a checkpoint through it). A sink refused here names them all at once, instead of failing on
- * the first statement that needs one.
+ * tables), the sequence that numbers deployments, a mapping's column of a type that would change
+ * its values ({@link ColumnType#heldBy}), or no index on the live table led by {@code barrier_tag}
+ * (the restore flush reads the rows tagged after a checkpoint through it). A sink refused here
+ * names them all at once, instead of failing on the first statement that needs one.
  */
 final class SinkTableCheck {
 
@@ -63,6 +63,10 @@ final class SinkTableCheck {
             if (!columns(c, newest[0]).containsKey(newest[1])) {
                 missing.add("column " + newest[0] + "." + newest[1]);
             }
+        }
+        // Without it no deployment was numbered where the graph was built (only a warning there).
+        if (!exists(c, "sink_deployment")) {
+            missing.add("the sequence sink_deployment");
         }
         return missing;
     }
@@ -113,6 +117,16 @@ final class SinkTableCheck {
             }
         }
         return columns;
+    }
+
+    private static boolean exists(Connection c, String relation) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+            s.setString(1, relation);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
     }
 
     private static boolean hasTagIndex(Connection c, String table) throws SQLException {

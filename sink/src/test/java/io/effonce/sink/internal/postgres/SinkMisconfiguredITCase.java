@@ -13,7 +13,10 @@ import io.effonce.sink.testutils.TestRows;
 import io.effonce.sink.testutils.TestTotal;
 import io.effonce.testing.LocalServices;
 import io.effonce.testing.PostgresEndpoint;
+import io.effonce.testing.SchemaTool;
 import io.effonce.testing.junit.PostgresExtension;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.throwable.ThrowableClassifier;
@@ -44,6 +47,29 @@ class SinkMisconfiguredITCase {
                 .isInstanceOf(SinkMisconfiguredException.class)
                 .hasMessageContaining("password authentication failed")
                 .hasMessageContaining("Check the user and password")
+                .satisfies(SinkMisconfiguredITCase::notRestarted);
+    }
+
+    /**
+     * Tables made by an earlier release's deploy/sql/sink.sql lack what this one needs: the start
+     * names each thing (the newest column, the sequence that numbers deployments) instead of a
+     * statement failing on it later, or a deployment running unnumbered.
+     */
+    @Test
+    void tablesOfAnEarlierScriptAreRefusedNamingWhatTheyLack(PostgresEndpoint server)
+            throws Exception {
+        PostgresEndpoint db = LocalServices.newDatabase(server, "effonce_old_script");
+        SchemaTool.applyAll(db);
+        try (Connection c = db.connect();
+                Statement st = c.createStatement()) {
+            st.execute("ALTER TABLE sink_fences DROP COLUMN owner_suspect_from");
+            st.execute("DROP SEQUENCE sink_deployment");
+        }
+        assertThatThrownBy(() -> opened(sink(db), TypeInformation.of(TestKey.class)))
+                .isInstanceOf(SinkMisconfiguredException.class)
+                .hasMessageContaining("column sink_fences.owner_suspect_from")
+                .hasMessageContaining("the sequence sink_deployment")
+                .hasMessageContaining("Apply deploy/sql/sink.sql again")
                 .satisfies(SinkMisconfiguredITCase::notRestarted);
     }
 
