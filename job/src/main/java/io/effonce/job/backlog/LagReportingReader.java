@@ -20,11 +20,11 @@ import org.apache.flink.core.io.InputStatus;
 /**
  * A source reader that watches the timestamps of the records its delegate emits (for Kafka, the
  * broker's append time) and tells the enumerator its first verdict as soon as it has emitted a
- * record, then when it falls behind or catches up, and again every {@link #REPEAT} while it stays
- * behind: a reader that stops saying so has gone quiet, with nothing left to catch up on. Its lag
- * is that of its most lagging split (a partition), so one fresh partition does not hide another
- * that is hours behind. It looks every {@link #LOOK_EVERY}, and whenever the delegate has nothing
- * more for now: the moment a backlog ends.
+ * record (or, holding no split, at its first checkpoint), then when it falls behind or catches up,
+ * and again every {@link #REPEAT} while it stays behind: a reader that stops saying so has gone
+ * quiet, with nothing left to catch up on. Its lag is that of its most lagging split (a partition),
+ * so one fresh partition does not hide another that is hours behind. It looks every {@link
+ * #LOOK_EVERY}, and whenever the delegate has nothing more for now: the moment a backlog ends.
  */
 final class LagReportingReader<T, S extends SourceSplit> implements SourceReader<T, S> {
 
@@ -103,9 +103,20 @@ final class LagReportingReader<T, S extends SourceSplit> implements SourceReader
         reader.start();
     }
 
+    /**
+     * A reader that holds no split at a checkpoint and has not given its verdict yet (more subtasks
+     * than partitions) has nothing to catch up on: it says so, rather than leave its enumerator
+     * presuming a backlog until {@link BacklogEnumerator#QUIET} has passed.
+     */
     @Override
     public List<S> snapshotState(long checkpointId) {
-        return reader.snapshotState(checkpointId);
+        List<S> splits = reader.snapshotState(checkpointId);
+        if (!reported && splits.isEmpty()) {
+            reported = true;
+            lastSent = clock.millis();
+            context.sendSourceEventToCoordinator(new ReaderLag(false, 0));
+        }
+        return splits;
     }
 
     @Override
