@@ -186,9 +186,10 @@ public final class JobOptions {
                                     + " works, its tables exist and may be written, and the change"
                                     + " topics exist; a mistake fails the submission with one"
                                     + " sentence that names the fix. Kafka that does not answer"
-                                    + " within 15 s fails it too; a sink database main cannot reach"
-                                    + " is a warning only. false skips the checks (main on a client"
-                                    + " outside the cluster).");
+                                    + " within 15 s fails it too. false skips the checks (main on a"
+                                    + " client outside the cluster; where the sink's database cannot"
+                                    + " be reached from there, sink.require-deployment-number false"
+                                    + " too).");
 
     public static final ConfigOption<Boolean> HOLD_DURING_SNAPSHOT =
             ConfigOptions.key("watermark.hold-during-snapshot")

@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * once, with a sentence that names the fix, instead of a task that restarts forever with the reason
  * in Flink's exception history. Kafka that does not answer is such a mistake (a wrong {@code
  * --kafka.bootstrap-servers} restarted the sources forever); a sink database {@code main} cannot
- * reach, or a password given to the tasks only, is a warning: the tasks connect themselves.
+ * reach, or a password given to the tasks only, is a warning here: the tasks connect themselves
+ * (but the sink's numbering of the deployment, next, needs it unless {@code
+ * sink.require-deployment-number} is false).
  */
 final class StartupCheck {
 
@@ -200,7 +202,9 @@ final class StartupCheck {
                             + " (host:port of brokers the TaskManagers reach). If main runs where"
                             + " Kafka cannot be reached (a client outside the cluster), --"
                             + JobOptions.STARTUP_CHECK.key()
-                            + " false skips the checks.");
+                            + " false skips the checks (and --sink.require-deployment-number false"
+                            + " the deployment's numbering, if the sink's database cannot be"
+                            + " reached either).");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return List.of();

@@ -106,7 +106,9 @@ final class LagReportingReader<T, S extends SourceSplit> implements SourceReader
     /**
      * A reader that holds no split at a checkpoint and has not given its verdict yet (more subtasks
      * than partitions) has nothing to catch up on: it says so, rather than leave its enumerator
-     * presuming a backlog until {@link BacklogEnumerator#QUIET} has passed.
+     * presuming a backlog until {@link BacklogEnumerator#QUIET} has passed. (A checkpoint before
+     * the enumerator's first assignment finds no split either: the reader then says so too early,
+     * and says it is behind with its first old records.)
      */
     @Override
     public List<S> snapshotState(long checkpointId) {

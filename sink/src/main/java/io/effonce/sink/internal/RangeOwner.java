@@ -70,6 +70,19 @@ public record RangeOwner(
         return id.otherGraphThan(claim.id());
     }
 
+    /** For the start's log line: the suspicion only where there is one. */
+    @Override
+    public String toString() {
+        return "RangeOwner[id="
+                + id
+                + ", restoredCheckpoint="
+                + restoredCheckpoint
+                + ", lastBarrier="
+                + lastBarrier
+                + (suspectFrom == NO_SUSPICION ? "" : ", suspectFrom=" + suspectFrom)
+                + "]";
+    }
+
     /** Whether this owner and {@code claim} are attempts of the same subtask of the same run. */
     public boolean sameSubtaskAs(Claim claim) {
         return id.sameSubtaskAs(claim.id());

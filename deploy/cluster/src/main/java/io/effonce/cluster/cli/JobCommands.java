@@ -61,10 +61,21 @@ final class JobCommands {
                                 + " job unless it ended by itself (exit 1).")
         boolean waitRunning;
 
-        /** Whether the job's args switch its main's checks of Kafka and the database off. */
-        private boolean mainCheckedNothing() {
-            int at = args.indexOf("--startup-check");
-            return at >= 0 && at + 1 < args.size() && args.get(at + 1).equals("false");
+        /**
+         * Whether the job's args switch its main's checks of Kafka and the database off ({@code
+         * --startup-check false} or {@code --startup-check=false}; the last one counts).
+         */
+        boolean mainCheckedNothing() {
+            String value = null;
+            for (int i = 0; i < args.size(); i++) {
+                String arg = args.get(i);
+                if (arg.equals("--startup-check") && i + 1 < args.size()) {
+                    value = args.get(i + 1);
+                } else if (arg.startsWith("--startup-check=")) {
+                    value = arg.substring("--startup-check=".length());
+                }
+            }
+            return "false".equalsIgnoreCase(value);
         }
 
         @Override

@@ -56,8 +56,9 @@ final class StartWatch {
 
     /**
      * After every task runs, waits until each of the job's Kafka sources was assigned a partition
-     * (its enumerator, in the JobManager, reached the brokers and found the topic); empty once they
-     * were, else the line that says why not. For a job whose {@code main} did not check its
+     * (on a start without a savepoint, its enumerator in the JobManager reached the brokers and
+     * found the topic; a restore takes the partitions from its state, and proves less); empty once
+     * they were, else the line that says why not. For a job whose {@code main} did not check its
      * services ({@code --startup-check false}): its tasks run at once, and a source that cannot
      * reach Kafka fails the job only after the Kafka clients' API timeout (60 s).
      */
@@ -66,7 +67,7 @@ final class StartWatch {
                 "Job "
                         + jobId
                         + " runs; main's checks were skipped: waiting until its Kafka sources have"
-                        + " their partitions (the brokers answered), or its first failure");
+                        + " their partitions, or its first failure");
         String failure;
         try {
             failure = cluster.jobs().awaitKafkaPartitionsOrFirstFailure(jobId);

@@ -64,7 +64,8 @@ final class SinkTableCheck {
                 missing.add("column " + newest[0] + "." + newest[1]);
             }
         }
-        // Without it no deployment was numbered where the graph was built (only a warning there).
+        // Without it no deployment was numbered where the graph was built (a warning there: the
+        // script was not applied, which this refusal names).
         if (!exists(c, "sink_deployment")) {
             missing.add("the sequence sink_deployment");
         }
