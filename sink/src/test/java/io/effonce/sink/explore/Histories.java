@@ -45,6 +45,51 @@ final class Histories {
                         new Step.OpenDies(0, 1)));
     }
 
+    /**
+     * The sink's rows and writers go back to a copy taken before anything was written, its progress
+     * and fence do not (an operator's partial restore); the writer's count is short of what its
+     * fence row recorded, so the restore of checkpoint 1 is unproven. Its first attempt dies right
+     * after its takeover, which starts the writer's count anew: unless the takeover revoked the
+     * range's proof, the next attempt found checkpoint 1 proven, flushed incrementally and left the
+     * live table empty (a sampled history's seed, -5163878570563584159).
+     */
+    static History aPartialRestoreNoticedByARestoreCutAfterItsTakeover() {
+        return new History(
+                1,
+                List.of(
+                        new Step.CopyDatabase(),
+                        new Step.Open(0),
+                        new Step.Upsert(0, 10),
+                        new Step.Upsert(1, 10),
+                        new Step.Barrier(),
+                        new Step.Complete(true),
+                        new Step.TablesGoBack(1),
+                        new Step.OpenDies(0, 1)));
+    }
+
+    /**
+     * An operator's fresh start with the reset dies after its takeover; the JobManager fails over
+     * while the restarted attempt is frozen, and the new leader's attempt finds the range held by
+     * that attempt of another JobManager: it starts, and carries out the reset, at its first
+     * barrier. The committed table empties there, as the operator asked (a sampled history's seed,
+     * -6611027471714742897, that the model once took for a committed value stepping back).
+     */
+    static History aResetCutThenCarriedOutAtTheNewLeadersFirstBarrier() {
+        return new History(
+                1,
+                List.of(
+                        new Step.Open(0),
+                        new Step.Upsert(0, 10),
+                        new Step.Upsert(1, 10),
+                        new Step.Barrier(),
+                        new Step.Complete(true),
+                        new Step.Delete(0),
+                        new Step.FreshStartWithReset(0, true, 1),
+                        new Step.JobManagerFailover(0, true),
+                        new Step.Open(0),
+                        new Step.Barrier()));
+    }
+
     static Arbitrary<History> any() {
         return Combinators.combine(
                         Arbitraries.integers().between(1, 2),

@@ -30,6 +30,14 @@ class InMemoryTakeoverPropertiesTest {
                 Histories.aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineage());
     }
 
+    /** See {@link Histories#aPartialRestoreNoticedByARestoreCutAfterItsTakeover}. */
+    @Example
+    void aRestoreCutAfterItsTakeoverLeavesThePartialRestoreItNoticedUnproven() {
+        Histories.check(
+                new InMemoryStoreUnderTest(),
+                Histories.aPartialRestoreNoticedByARestoreCutAfterItsTakeover());
+    }
+
     @Provide
     Arbitrary<Histories.History> histories() {
         return Histories.any();

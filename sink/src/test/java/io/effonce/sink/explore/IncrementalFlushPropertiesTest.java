@@ -6,6 +6,7 @@ import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import io.effonce.testing.jqwik.SoakTries;
 import java.time.Duration;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -52,6 +53,12 @@ class IncrementalFlushPropertiesTest {
     void withoutRetentionTheIncrementalFlushLeavesTheSameTablesAsTheFullOne(
             @ForAll("notGoingBack") Histories.History history) {
         playBoth(history, Duration.ZERO);
+    }
+
+    /** See {@link Histories#aResetCutThenCarriedOutAtTheNewLeadersFirstBarrier}. */
+    @Example
+    void aResetCarriedOutAtAFirstBarrierIsTheOperatorsRollback() {
+        playBoth(Histories.aResetCutThenCarriedOutAtTheNewLeadersFirstBarrier());
     }
 
     private static void playBoth(Histories.History history) {

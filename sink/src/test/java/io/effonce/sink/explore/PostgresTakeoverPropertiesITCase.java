@@ -110,6 +110,14 @@ class PostgresTakeoverPropertiesITCase {
                 Histories.aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineage());
     }
 
+    /** See {@link Histories#aPartialRestoreNoticedByARestoreCutAfterItsTakeover}. */
+    @Example
+    void aRestoreCutAfterItsTakeoverLeavesThePartialRestoreItNoticedUnproven() {
+        Histories.check(
+                new PostgresStoreUnderTest(db),
+                Histories.aPartialRestoreNoticedByARestoreCutAfterItsTakeover());
+    }
+
     @Provide
     Arbitrary<Histories.History> histories() {
         return Histories.any();

@@ -491,6 +491,7 @@ final class TakeoverExplorer<K, V> {
                 return Optional.empty();
             }
             a.lastBarrier = id;
+            a.barrierPassed = true;
             states.add(state[0]);
         }
         return Optional.of(new Snapshot(id, states, atBarrier));
@@ -826,7 +827,9 @@ final class TakeoverExplorer<K, V> {
 
     /**
      * A committed value replaced by one of an older checkpoint, or gone: none may be, except while
-     * an operator's rollback is under way.
+     * an operator's rollback is under way: until every live attempt has opened and passed a barrier
+     * (an attempt that found the range held by another JobManager's attempt starts, and may reset,
+     * at its first barrier).
      */
     private String committedSteppedBack() {
         Map<K, Long> now = store.committedCheckpoints();
@@ -834,7 +837,12 @@ final class TakeoverExplorer<K, V> {
             committedSeen = now;
             rollingBack =
                     !live.stream()
-                            .allMatch(a -> a.opened && !a.frozen && !wentBackUnder.contains(a));
+                            .allMatch(
+                                    a ->
+                                            a.opened
+                                                    && a.barrierPassed
+                                                    && !a.frozen
+                                                    && !wentBackUnder.contains(a));
             return null;
         }
         for (Map.Entry<K, Long> seen : committedSeen.entrySet()) {

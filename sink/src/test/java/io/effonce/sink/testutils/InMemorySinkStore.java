@@ -109,6 +109,9 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             if (!mayTake.test(found)) {
                 return new Takeover(found, false, -1);
             }
+            if (found.takingRevokesProof(claim)) {
+                InMemoryProof.revoke(table, span);
+            }
             long newToken = ++table.lastToken;
             for (RangeOwner owner : owners) {
                 if (!owner.id().run().equals(claim.run())) {

@@ -163,6 +163,9 @@ final class FenceRows {
             s.setString(6, claim.run());
             s.executeUpdate();
         }
+        if (found.takingRevokesProof(claim)) {
+            ProofRows.revoke(c, table, span);
+        }
         WriteCount.takenOver(c, table, span, writer);
         try (PreparedStatement s =
                 c.prepareStatement(
