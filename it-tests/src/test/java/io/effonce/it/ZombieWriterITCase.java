@@ -21,6 +21,7 @@ import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.FencedException;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.StoredRow;
+import io.effonce.sink.internal.TakeoverTerms;
 import io.effonce.sink.internal.postgres.PostgresSinkStore;
 import io.effonce.testing.PostgresEndpoint;
 import io.effonce.testing.flink.MiniClusters;
@@ -92,7 +93,7 @@ class ZombieWriterITCase {
                 zombie.takeOwnership(
                         new KeyGroupSpan(0, 127),
                         new Claim(AttemptId.of(run, "sink 1/2 #0", 0, 2, 0), OptionalLong.empty()),
-                        found -> true);
+                        found -> TakeoverTerms.TAKE);
                 faults.awaitRestoredAndRunning(restoresBefore, MiniClusterFaults.TIMEOUT);
 
                 // It resumes after the takeover and writes a wrong total over a live key.

@@ -10,6 +10,7 @@ import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TakeoverTerms;
 import io.effonce.sink.testutils.DelegatingStore;
 import io.effonce.testing.PostgresEndpoint;
 import java.sql.Connection;
@@ -20,7 +21,7 @@ import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
  * The sink's takeovers held at the nemesis' word: while {@value #HOLD} has a row, a sink subtask
@@ -93,9 +94,9 @@ public final class TakeoverHolds {
 
         @Override
         public Takeover takeOwnership(
-                KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+                KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
             awaitRelease(claim.task());
-            return store.takeOwnership(span, claim, mayTake);
+            return store.takeOwnership(span, claim, terms);
         }
 
         /**

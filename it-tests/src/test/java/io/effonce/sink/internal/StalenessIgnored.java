@@ -4,7 +4,7 @@ import io.effonce.job.DailyTotal;
 import io.effonce.job.MerchantDayKey;
 import io.effonce.sink.testutils.DelegatingStore;
 import java.util.Set;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -21,9 +21,10 @@ public final class StalenessIgnored extends DelegatingStore<MerchantDayKey, Dail
     }
 
     @Override
-    public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+    public Takeover takeOwnership(
+            KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
         Takeover taken =
-                store.takeOwnership(span, claim, found -> mayTake.test(notNewer(claim, found)));
+                store.takeOwnership(span, claim, found -> terms.apply(notNewer(claim, found)));
         return new Takeover(notNewer(claim, taken.found()), taken.taken(), taken.token());
     }
 

@@ -1,6 +1,6 @@
 package io.effonce.sink.internal;
 
-import java.util.function.Predicate;
+import java.util.function.Function;
 import org.apache.flink.annotation.Internal;
 
 /** The fence of a sink table: who owns which key groups, decided by the database. */
@@ -8,14 +8,15 @@ import org.apache.flink.annotation.Internal;
 public interface RangeFence {
 
     /**
-     * Takes {@code span} for {@code claim} if {@code mayTake} accepts what the range holds, read
-     * inside the takeover's own transaction (takeovers of one table are serialized, and the fence
-     * rows stay locked until it ends): the database, not the caller's memory, decides who is newer.
-     * When taken, the claimant gets a token bigger than any before, the fence records the claim, a
-     * run it took key groups from is marked superseded, and from now on the previous owners' writes
-     * are refused. When not taken, nothing is written.
+     * Takes {@code span} for {@code claim} on the {@code terms} given for what the range holds,
+     * read inside the takeover's own transaction (takeovers of one table are serialized, and the
+     * fence rows stay locked until it ends): the database, not the caller's memory, decides who is
+     * newer. When taken, the claimant gets a token bigger than any before, the fence records the
+     * claim, a run it took key groups from is marked superseded, and from now on the previous
+     * owners' writes are refused. When not taken, nothing is written.
      */
-    Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake);
+    Takeover takeOwnership(
+            KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms);
 
     /**
      * Records that this writer passed checkpoint barrier {@code checkpointId} in its range, before

@@ -86,18 +86,6 @@ public record RangeRecord(
     }
 
     /**
-     * Whether taking the range for {@code claim} revokes what its rows prove ({@code
-     * ProofRows.revoke}): the claim restores a checkpoint they do not prove, and the takeover
-     * resets the writers' counts that may be what showed it (writes lost in a partial restore). Cut
-     * before its flush ended, the next restore of that checkpoint must not find the range proven;
-     * its own first barrier proves it again. More full flushes, never fewer.
-     */
-    public boolean takingRevokesProof(Claim claim) {
-        return claim.restoredCheckpoint().isPresent()
-                && !provesWritesBefore(claim.restoredOrZero());
-    }
-
-    /**
      * The oldest checkpoint restored by an owner of the range that never passed barrier {@code c},
      * or suspected by one ({@link RangeOwner#suspectFrom}); {@code c} if none: such an owner is
      * outside {@code c}'s lineage. Checkpoint {@code c} completed, so the range's owner then passed

@@ -10,9 +10,18 @@ import java.util.OptionalLong;
  */
 sealed interface StartPlan {
 
-    /** Whether the takeover takes the range for this plan; a refused plan writes nothing. */
-    default boolean takesRange() {
-        return !(this instanceof Refuse || this instanceof AwaitFirstBarrier);
+    /**
+     * What the takeover does for this plan: a refused plan writes nothing; a restore the range does
+     * not prove revokes the proof as it takes the range ({@link
+     * TakeoverTerms#TAKE_REVOKING_PROOF}).
+     */
+    default TakeoverTerms terms() {
+        if (this instanceof Refuse || this instanceof AwaitFirstBarrier) {
+            return TakeoverTerms.LEAVE;
+        }
+        return this instanceof Restore restore && restore.repair()
+                ? TakeoverTerms.TAKE_REVOKING_PROOF
+                : TakeoverTerms.TAKE;
     }
 
     /** Rows 1–3, 3a, 5a and 8: nothing is written; {@code why} names the row. */

@@ -59,7 +59,7 @@ final class StartProtocol<K, V> {
                         found -> {
                             StartPlan plan = StartPlan.of(claim, found, settings.startRules());
                             decided.set(plan);
-                            return plan.takesRange();
+                            return plan.terms();
                         });
         RangeRecord found = takeover.found();
         StartPlan plan = decided.get();

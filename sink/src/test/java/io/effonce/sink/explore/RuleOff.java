@@ -6,6 +6,7 @@ import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TakeoverTerms;
 import io.effonce.sink.testutils.DelegatingStore;
 import io.effonce.sink.testutils.IgnoringDeletes;
 import io.effonce.sink.testutils.InMemoryStoreUnderTest;
@@ -13,7 +14,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
  * A rule of the sink switched off on the test side, at the store or in the takeover: the walk over
@@ -81,9 +82,9 @@ enum RuleOff {
 
         @Override
         public Takeover takeOwnership(
-                KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+                KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
             // the rule off: the takeover decides as if every owner had closed
-            return super.takeOwnership(span, claim, found -> mayTake.test(withoutLeases(found)));
+            return super.takeOwnership(span, claim, found -> terms.apply(withoutLeases(found)));
         }
 
         private static RangeRecord withoutLeases(RangeRecord f) {

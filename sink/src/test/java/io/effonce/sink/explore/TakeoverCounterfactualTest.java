@@ -15,10 +15,11 @@ import io.effonce.sink.internal.RangeOwner;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TakeoverTerms;
 import io.effonce.sink.testutils.DelegatingStore;
 import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import java.util.List;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -85,6 +86,37 @@ class TakeoverCounterfactualTest {
         assertThat(play(history.steps(), false)).isNull();
     }
 
+    /**
+     * Without the revocation a takeover for an unproven restore carries out ({@link
+     * TakeoverTerms#TAKE_REVOKING_PROOF}), the restore after one cut right after its takeover finds
+     * the partially restored range proven, flushes incrementally and repairs nothing.
+     */
+    @Test
+    void aCutRestoreThatLeavesTheProofStandingLeavesAPartialRestoreUnrepaired() {
+        Histories.History history = Histories.aPartialRestoreNoticedByARestoreCutAfterItsTakeover();
+        assertThat(
+                        new TakeoverExplorer<>(new InMemoryStoreUnderTest(), false)
+                                .withRuleOff(KeepingProofs::new)
+                                .play(history.parallelism(), history.steps()))
+                .isEqualTo("live table {} != lineage {k0=10, k1=10}");
+        assertThat(play(history.steps(), false)).isNull();
+    }
+
+    private static final class KeepingProofs extends DelegatingStore<String, Long> {
+        KeepingProofs(SinkStore<String, Long> store) {
+            super(store);
+        }
+
+        @Override
+        public Takeover takeOwnership(
+                KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
+            return super.takeOwnership(
+                    span,
+                    claim,
+                    found -> terms.apply(found).takes() ? TakeoverTerms.TAKE : TakeoverTerms.LEAVE);
+        }
+    }
+
     private static final class ForgettingSuspicions extends DelegatingStore<String, Long> {
         ForgettingSuspicions(SinkStore<String, Long> store) {
             super(store);
@@ -92,8 +124,8 @@ class TakeoverCounterfactualTest {
 
         @Override
         public Takeover takeOwnership(
-                KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
-            return super.takeOwnership(span, claim, found -> mayTake.test(unsuspecting(found)));
+                KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
+            return super.takeOwnership(span, claim, found -> terms.apply(unsuspecting(found)));
         }
 
         private static RangeRecord unsuspecting(RangeRecord f) {

@@ -384,7 +384,7 @@ abstract class RestoreProofContract<K, V> extends StoreHistories<K, V> {
             earlier.takeOwnership(
                     span,
                     new Claim(AttemptId.of("d1-r2", "sink", 0, 1, 0), OptionalLong.of(8)),
-                    found -> true);
+                    found -> TakeoverTerms.TAKE);
             earlier.commit(15, Progress.UNKNOWN);
         }
         try (SinkStore<K, V> later = stores().create()) {
@@ -392,7 +392,7 @@ abstract class RestoreProofContract<K, V> extends StoreHistories<K, V> {
                     later.takeOwnership(
                             span,
                             new Claim(AttemptId.of("d2-r3", "sink", 0, 1, 0), OptionalLong.of(10)),
-                            found -> false);
+                            found -> TakeoverTerms.LEAVE);
             assertThat(takeover.found().durableThrough())
                     .as("the commit of 15 by a run that named its lineage")
                     .isZero();

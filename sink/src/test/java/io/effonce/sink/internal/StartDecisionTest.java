@@ -114,7 +114,8 @@ class StartDecisionTest {
         assertThat(atStart).isEqualTo(StartDecision.AWAIT_FIRST_BARRIER);
         assertThat(
                         StartPlan.of(claimIn(OLD_GRAPH, 3, 7, -1), movedOn, StartRules.DEFAULTS)
-                                .takesRange())
+                                .terms()
+                                .takes())
                 .isFalse();
         // At the first barrier: newer than the owner's last, the claim is current; not newer,
         // stale.
@@ -133,7 +134,7 @@ class StartDecisionTest {
         RangeOwner atFour = new RangeOwner(AttemptId.of(RUN, "sink#0", 0, 4, 0), 7);
         assertThat(decide(claim(3, 7), found(Set.of(atFour), 0, false, true)))
                 .isEqualTo(StartDecision.REFUSE_RESCALE_IN_RUN);
-        assertThat(new StartPlan.Refuse(StartDecision.REFUSE_RESCALE_IN_RUN).takesRange())
+        assertThat(new StartPlan.Refuse(StartDecision.REFUSE_RESCALE_IN_RUN).terms().takes())
                 .isFalse();
         // Another run at another parallelism: a rescale through a savepoint, a new run.
         RangeOwner otherRun = new RangeOwner(AttemptId.of("job/run-0", "sink#0", 0, 4, 0), 7);
@@ -204,6 +205,7 @@ class StartDecisionTest {
                 .isEqualTo(StartDecision.RESET);
         assertThat(decide(claim(0, -1), found(others, 0, false, true)))
                 .isEqualTo(StartDecision.REFUSE_FRESH_START);
-        assertThat(new StartPlan.Refuse(StartDecision.REFUSE_FRESH_START).takesRange()).isFalse();
+        assertThat(new StartPlan.Refuse(StartDecision.REFUSE_FRESH_START).terms().takes())
+                .isFalse();
     }
 }

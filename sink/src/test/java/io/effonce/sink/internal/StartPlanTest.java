@@ -134,7 +134,10 @@ class StartPlanTest {
                 StartPlan.of(
                         RESTORES_10, found, StartRules.DEFAULTS.withAlwaysFullFlush(alwaysFull));
         assertThat(plan).as(row).isEqualTo(expected);
-        assertThat(plan.takesRange()).isTrue();
+        assertThat(plan.terms())
+                .as("an unproven restore revokes the range's proof as it takes the range")
+                .isEqualTo(
+                        expected.repair() ? TakeoverTerms.TAKE_REVOKING_PROOF : TakeoverTerms.TAKE);
         assertThat(((StartPlan.Restore) plan).commitsAfterTheFlush())
                 .as("a restaging flush comes before the commit, every other after it")
                 .isEqualTo(expected.flush().restage());
@@ -158,10 +161,10 @@ class StartPlanTest {
                         Map.of());
         StartPlan refused = StartPlan.of(fresh, othersRows, StartRules.DEFAULTS);
         assertThat(refused).isEqualTo(new StartPlan.Refuse(StartDecision.REFUSE_FRESH_START));
-        assertThat(refused.takesRange()).isFalse();
+        assertThat(refused.terms()).isEqualTo(TakeoverTerms.LEAVE);
         assertThat(StartPlan.of(fresh, othersRows, StartRules.DEFAULTS.withResetOnFreshStart(true)))
                 .isEqualTo(new StartPlan.Reset());
-        assertThat(new StartPlan.AwaitFirstBarrier().takesRange()).isFalse();
-        assertThat(new StartPlan.Reset().takesRange()).isTrue();
+        assertThat(new StartPlan.AwaitFirstBarrier().terms()).isEqualTo(TakeoverTerms.LEAVE);
+        assertThat(new StartPlan.Reset().terms()).isEqualTo(TakeoverTerms.TAKE);
     }
 }

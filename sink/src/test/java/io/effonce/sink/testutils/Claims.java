@@ -4,6 +4,7 @@ import io.effonce.sink.internal.AttemptId;
 import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.SinkStore;
+import io.effonce.sink.internal.TakeoverTerms;
 import java.util.OptionalLong;
 
 /** Claims for store-level tests that drive a store without the operator's start protocol. */
@@ -21,6 +22,7 @@ public final class Claims {
      * protocol let in; returns the token.
      */
     public static long take(SinkStore<?, ?> store, KeyGroupSpan span, String run, String task) {
-        return store.takeOwnership(span, firstAttempt(run, task), found -> true).token();
+        return store.takeOwnership(span, firstAttempt(run, task), found -> TakeoverTerms.TAKE)
+                .token();
     }
 }

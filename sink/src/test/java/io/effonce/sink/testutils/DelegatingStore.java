@@ -8,12 +8,13 @@ import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TakeoverTerms;
 import java.io.Serializable;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
  * A store with every call passed on: a fault or a rule switched off overrides the call it changes.
@@ -57,8 +58,9 @@ public abstract class DelegatingStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
-    public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
-        return store.takeOwnership(span, claim, mayTake);
+    public Takeover takeOwnership(
+            KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
+        return store.takeOwnership(span, claim, terms);
     }
 
     @Override

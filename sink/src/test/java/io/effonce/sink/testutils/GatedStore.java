@@ -10,12 +10,13 @@ import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TakeoverTerms;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -83,15 +84,16 @@ public final class GatedStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
-    public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+    public Takeover takeOwnership(
+            KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
         if (!unconditional) {
-            return call(() -> store.takeOwnership(span, claim, mayTake));
+            return call(() -> store.takeOwnership(span, claim, terms));
         }
         Takeover taken =
                 call(
                         () ->
                                 store.takeOwnership(
-                                        span, claim, found -> mayTake.test(ownersOnly(found))));
+                                        span, claim, found -> terms.apply(ownersOnly(found))));
         return new Takeover(ownersOnly(taken.found()), taken.taken(), taken.token());
     }
 

@@ -13,6 +13,7 @@ import io.effonce.sink.internal.RunLineage;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TakeoverTerms;
 import io.effonce.sink.testutils.InMemoryTable.ProgressRow;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -26,7 +27,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /** A {@link SinkStore} over an {@link InMemoryTable}, with the same fencing rules. */
 public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
@@ -64,7 +65,8 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
-    public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+    public Takeover takeOwnership(
+            KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
         synchronized (table) {
             Set<RangeOwner> owners = new HashSet<>();
             long committedByRun = 0;
@@ -106,10 +108,11 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                             InMemoryProof.savepointBranchErasedAt(table, span, claim),
                             InMemoryProof.newestRepair(table, span, claim),
                             leases(span));
-            if (!mayTake.test(found)) {
+            TakeoverTerms decided = terms.apply(found);
+            if (!decided.takes()) {
                 return new Takeover(found, false, -1);
             }
-            if (found.takingRevokesProof(claim)) {
+            if (decided.revokesProof()) {
                 InMemoryProof.revoke(table, span);
             }
             long newToken = ++table.lastToken;

@@ -6,6 +6,7 @@ import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeOwner;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.RunLineage;
+import io.effonce.sink.internal.TakeoverTerms;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -141,6 +142,7 @@ final class FenceRows {
             KeyGroupSpan span,
             Claim claim,
             RangeRecord found,
+            TakeoverTerms terms,
             String writer)
             throws SQLException {
         long token;
@@ -163,7 +165,7 @@ final class FenceRows {
             s.setString(6, claim.run());
             s.executeUpdate();
         }
-        if (found.takingRevokesProof(claim)) {
+        if (terms.revokesProof()) {
             ProofRows.revoke(c, table, span);
         }
         WriteCount.takenOver(c, table, span, writer);

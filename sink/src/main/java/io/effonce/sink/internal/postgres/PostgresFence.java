@@ -10,13 +10,14 @@ import io.effonce.sink.internal.RangeFence;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.RunLineage;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TakeoverTerms;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
  * The fence rows ({@code sink_fences}) of one table, as one writer holds them: taking a range, and
@@ -94,11 +95,12 @@ final class PostgresFence implements RangeFence {
 
     /**
      * One transaction: serialize with every other takeover of this table, lock the range's fence
-     * rows, read the range's record, let {@code mayTake} decide, and only then take the range and
+     * rows, read the range's record, let {@code terms} decide, and only then take the range and
      * mark the runs it took key groups from as superseded.
      */
     @Override
-    public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
+    public Takeover takeOwnership(
+            KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
         Takeover takeover =
                 session.inTransaction(
                         "Taking " + span + " of " + table + " for " + claim.task(),
@@ -110,10 +112,12 @@ final class PostgresFence implements RangeFence {
                                 s.execute();
                             }
                             RangeRecord found = FenceRows.read(c, table, rowTables, span, claim);
-                            if (!mayTake.test(found)) {
+                            TakeoverTerms decided = terms.apply(found);
+                            if (!decided.takes()) {
                                 return new Takeover(found, false, -1);
                             }
-                            long newToken = FenceRows.take(c, table, span, claim, found, writer);
+                            long newToken =
+                                    FenceRows.take(c, table, span, claim, found, decided, writer);
                             return new Takeover(found, true, newToken);
                         });
         if (takeover.taken()) {

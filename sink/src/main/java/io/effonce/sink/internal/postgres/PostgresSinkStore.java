@@ -10,9 +10,10 @@ import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TakeoverTerms;
 import java.util.Collection;
 import java.util.List;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import org.apache.flink.annotation.Internal;
 
 /**
@@ -47,8 +48,9 @@ public final class PostgresSinkStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
-    public Takeover takeOwnership(KeyGroupSpan span, Claim claim, Predicate<RangeRecord> mayTake) {
-        return fence.takeOwnership(span, claim, mayTake);
+    public Takeover takeOwnership(
+            KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
+        return fence.takeOwnership(span, claim, terms);
     }
 
     @Override

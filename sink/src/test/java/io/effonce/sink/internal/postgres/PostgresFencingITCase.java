@@ -10,6 +10,7 @@ import io.effonce.sink.internal.FencedException;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TakeoverTerms;
 import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
@@ -78,7 +79,7 @@ class PostgresFencingITCase {
                             new Claim(
                                     AttemptId.of("job-1", "attempt 1", 0, 1, 1),
                                     OptionalLong.empty()),
-                            found -> true);
+                            found -> TakeoverTerms.TAKE);
             atTakeover = table.totals();
             assertThat(takeover.found().ownerRuns()).containsExactly("job-1");
 

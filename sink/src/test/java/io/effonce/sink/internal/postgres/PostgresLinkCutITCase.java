@@ -11,6 +11,7 @@ import io.effonce.sink.internal.FencedException;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
+import io.effonce.sink.internal.TakeoverTerms;
 import io.effonce.sink.testutils.Claims;
 import io.effonce.sink.testutils.TestKey;
 import io.effonce.sink.testutils.TestRows;
@@ -126,7 +127,7 @@ class PostgresLinkCutITCase {
                                                 new Claim(
                                                         AttemptId.of("run", "attempt 1", 0, 1, 1),
                                                         OptionalLong.empty()),
-                                                found -> true));
+                                                found -> TakeoverTerms.TAKE));
                 await("the next attempt's takeover, behind the cut-off writer's locks")
                         .atMost(AWAIT)
                         .until(takeover::isDone);
