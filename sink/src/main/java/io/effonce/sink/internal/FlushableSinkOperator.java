@@ -140,6 +140,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                             claim,
                             keyedState.restored(),
                             deployment.checkpointsDir());
+            metrics.startWaits(start::awaitingFirstBarrier);
             start.atOpen();
         } catch (TransactionFailedException e) {
             throw SinkMisconfiguredException.atStart(e, storeFactory.tablesScript());

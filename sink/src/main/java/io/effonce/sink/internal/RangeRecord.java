@@ -27,7 +27,8 @@ import org.apache.flink.annotation.Internal;
  *     another run's checkpoint ids are another timeline and prove nothing. A commit proves no more
  *     than the checkpoint a later takeover by another run restored ({@code
  *     sink_progress.proof_capped_at}): that run wrote from there on before its first commit
- * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
+ * @param claimantRunSuperseded whether a later deployment took over from the claimant's run, or
+ *     owns key groups anywhere in the table
  * @param hasRows whether the live, staged or committed table holds a row in the range
  * @param newestDeletion the newest barrier tag under which a live row of the range was deleted (a
  *     delete, or a flush's stale key), 0 when none

@@ -1,6 +1,7 @@
 package io.effonce.sink.internal;
 
 import io.effonce.sink.Progress;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -55,6 +56,16 @@ final class SinkMetrics {
         group.gauge(
                 "committedWatermarkLagSeconds",
                 (Gauge<Double>) () -> secondsBefore(lastCommittedWatermark));
+    }
+
+    /**
+     * 1 while the attempt holds its output until its first barrier (row 3b of {@link
+     * StartDecision}: its range is owned by an attempt of another JobManager), 0 once it started.
+     */
+    void startWaits(BooleanSupplier awaitingFirstBarrier) {
+        group.gauge(
+                "awaitingFirstBarrier",
+                (Gauge<Long>) () -> awaitingFirstBarrier.getAsBoolean() ? 1L : 0L);
     }
 
     /** The tag of the sink's writes now, once the checkpoint cycle runs. */

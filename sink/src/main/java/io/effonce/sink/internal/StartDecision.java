@@ -11,7 +11,8 @@ import java.util.Optional;
  * <table>
  *   <caption>The start decision</caption>
  *   <tr><th>#</th><th>what the takeover reads</th><th>start</th><th>what it does</th></tr>
- *   <tr><td>1</td><td>a later deployment took over from the claimant's run</td>
+ *   <tr><td>1</td><td>a later deployment took over from the claimant's run, or owns key groups
+ *       anywhere in the table (a database that went back may have forgotten the first)</td>
  *       <td>{@link #REFUSE_STALE}</td><td>nothing: fence, live, committed, progress as found</td></tr>
  *   <tr><td>1b</td><td>a later deployment owns key groups of the range: both were numbered when
  *       their graphs were built ({@link DeploymentOrder}), the owner's number is larger</td>
@@ -135,7 +136,8 @@ enum StartDecision {
         if (found.claimantRunSuperseded()) {
             return Optional.of(
                     "a later deployment of the job took the sink's key groups over from run "
-                            + claim.run());
+                            + claim.run()
+                            + ", or owns key groups of the table");
         }
         for (RangeOwner owner : found.owners()) {
             if (DeploymentOrder.later(owner.id().run(), claim.run())) {

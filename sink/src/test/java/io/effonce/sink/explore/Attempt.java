@@ -49,12 +49,6 @@ final class Attempt<K, V> {
     boolean frozen;
     long lastBarrier;
 
-    /**
-     * Whether a barrier went through it: a start that waited for its first barrier (row 3b) is done
-     * only then, and an operator's reset or rollback may be carried out there.
-     */
-    boolean barrierPassed;
-
     /** The keys whose day was closed when the JobManager gave up on this frozen attempt. */
     Set<Integer> closedWhenFrozen = Set.of();
 

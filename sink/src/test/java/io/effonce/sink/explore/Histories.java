@@ -54,17 +54,22 @@ final class Histories {
      * live table empty (a sampled history's seed, -5163878570563584159).
      */
     static History aPartialRestoreNoticedByARestoreCutAfterItsTakeover() {
-        return new History(
-                1,
-                List.of(
-                        new Step.CopyDatabase(),
-                        new Step.Open(0),
-                        new Step.Upsert(0, 10),
-                        new Step.Upsert(1, 10),
-                        new Step.Barrier(),
-                        new Step.Complete(true),
-                        new Step.TablesGoBack(1),
-                        new Step.OpenDies(0, 1)));
+        return new History(1, afterAPartialRestore(2, new Step.OpenDies(0, 1)));
+    }
+
+    /**
+     * {@code keys} keys written and committed at checkpoint 1 by one subtask, then the rows and
+     * writers put back to a copy from before, the progress and fence not; then {@code next}.
+     */
+    private static List<Step> afterAPartialRestore(int keys, Step... next) {
+        List<Step> steps = new ArrayList<>(List.of(new Step.CopyDatabase(), new Step.Open(0)));
+        for (int key = 0; key < keys; key++) {
+            steps.add(new Step.Upsert(key, 10));
+        }
+        steps.addAll(
+                List.of(new Step.Barrier(), new Step.Complete(true), new Step.TablesGoBack(1)));
+        steps.addAll(List.of(next));
+        return steps;
     }
 
     /**
@@ -88,6 +93,46 @@ final class Histories {
                         new Step.JobManagerFailover(0, true),
                         new Step.Open(0),
                         new Step.Barrier()));
+    }
+
+    /**
+     * An attempt of the first deployment freezes before its takeover; an operator deploys a fresh
+     * start with the reset, whose subtask 0 takes its range and dies; the database is copied; the
+     * new deployment's subtask 1 takes its range, a JobManager failover leaves that attempt frozen
+     * and its successor waiting for its first barrier; the database goes back to the copy, which
+     * forgot subtask 1's takeover but not subtask 0's. The first deployment's attempt wakes and
+     * finds its range empty: unless a later deployment owning key groups anywhere in the table
+     * supersedes its run, it began there, wrote a total no lineage holds and held the range against
+     * the new deployment (a sampled history, the soak's tries, 2026-12-07).
+     */
+    static History aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot() {
+        return new History(
+                2,
+                List.of(
+                        new Step.Fail(1, true),
+                        new Step.Upsert(0, 1),
+                        new Step.FreshStartWithReset(0, true, 2),
+                        new Step.CopyDatabase(),
+                        new Step.Open(1),
+                        new Step.JobManagerFailover(1, true),
+                        new Step.Open(1),
+                        new Step.DatabaseGoesBack(0)));
+    }
+
+    /**
+     * The sink's rows and writers go back to a copy taken before anything was written, its progress
+     * and fence do not; an operator redeploys checkpoint 1 at parallelism 2. Subtask 0's takeover
+     * displaces the writer that held the whole range: unless it revokes the proof of the key groups
+     * outside its span where that writer's count falls short, dropping the writer's count erases
+     * the evidence, and subtask 1 finds checkpoint 1 proven and flushes incrementally (found by
+     * review, 2026-12-07, on PostgreSQL's store; the in-memory one drops a displaced writer's marks
+     * and count the same way since).
+     */
+    static History aRescaleAfterAPartialRestoreDisplacesTheWriterThatLostWrites() {
+        return new History(
+                1,
+                afterAPartialRestore(
+                        4, new Step.OlderSavepoint(0, 2), new Step.Open(0), new Step.Open(1)));
     }
 
     static Arbitrary<History> any() {

@@ -38,6 +38,22 @@ class InMemoryTakeoverPropertiesTest {
                 Histories.aPartialRestoreNoticedByARestoreCutAfterItsTakeover());
     }
 
+    /** See {@link Histories#aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot}. */
+    @Example
+    void aWokenAttemptOfAnEarlierDeploymentIsRefusedWhereTheDatabaseForgotTheLaterOne() {
+        Histories.check(
+                new InMemoryStoreUnderTest(),
+                Histories.aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot());
+    }
+
+    /** See {@link Histories#aRescaleAfterAPartialRestoreDisplacesTheWriterThatLostWrites}. */
+    @Example
+    void aTakeoverThatDisplacesAWriterWithLostWritesLeavesItsOtherKeyGroupsUnproven() {
+        Histories.check(
+                new InMemoryStoreUnderTest(),
+                Histories.aRescaleAfterAPartialRestoreDisplacesTheWriterThatLostWrites());
+    }
+
     @Provide
     Arbitrary<Histories.History> histories() {
         return Histories.any();

@@ -118,6 +118,22 @@ class PostgresTakeoverPropertiesITCase {
                 Histories.aPartialRestoreNoticedByARestoreCutAfterItsTakeover());
     }
 
+    /** See {@link Histories#aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot}. */
+    @Example
+    void aWokenAttemptOfAnEarlierDeploymentIsRefusedWhereTheDatabaseForgotTheLaterOne() {
+        Histories.check(
+                new PostgresStoreUnderTest(db),
+                Histories.aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot());
+    }
+
+    /** See {@link Histories#aRescaleAfterAPartialRestoreDisplacesTheWriterThatLostWrites}. */
+    @Example
+    void aTakeoverThatDisplacesAWriterWithLostWritesLeavesItsOtherKeyGroupsUnproven() {
+        Histories.check(
+                new PostgresStoreUnderTest(db),
+                Histories.aRescaleAfterAPartialRestoreDisplacesTheWriterThatLostWrites());
+    }
+
     @Provide
     Arbitrary<Histories.History> histories() {
         return Histories.any();

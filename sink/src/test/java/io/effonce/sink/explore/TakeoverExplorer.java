@@ -491,7 +491,6 @@ final class TakeoverExplorer<K, V> {
                 return Optional.empty();
             }
             a.lastBarrier = id;
-            a.barrierPassed = true;
             states.add(state[0]);
         }
         return Optional.of(new Snapshot(id, states, atBarrier));
@@ -827,9 +826,9 @@ final class TakeoverExplorer<K, V> {
 
     /**
      * A committed value replaced by one of an older checkpoint, or gone: none may be, except while
-     * an operator's rollback is under way: until every live attempt has opened and passed a barrier
-     * (an attempt that found the range held by another JobManager's attempt starts, and may reset,
-     * at its first barrier).
+     * an operator's rollback is under way: until every live attempt has opened and started (an
+     * attempt that found the range held by another JobManager's attempt starts, and may reset, at
+     * its first barrier: the sink's {@code awaitingFirstBarrier}).
      */
     private String committedSteppedBack() {
         Map<K, Long> now = store.committedCheckpoints();
@@ -840,7 +839,7 @@ final class TakeoverExplorer<K, V> {
                             .allMatch(
                                     a ->
                                             a.opened
-                                                    && a.barrierPassed
+                                                    && !awaitsFirstBarrier(a)
                                                     && !a.frozen
                                                     && !wentBackUnder.contains(a));
             return null;
@@ -861,6 +860,14 @@ final class TakeoverExplorer<K, V> {
         }
         committedSeen = now;
         return null;
+    }
+
+    private static boolean awaitsFirstBarrier(Attempt<?, ?> a) {
+        try {
+            return SinkHarnesses.awaitingFirstBarrier(a.harness);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**

@@ -55,6 +55,14 @@ public final class CapturedMetrics extends NoOpMetricRegistry {
                 gauge("lastFlushDurationMillis"));
     }
 
+    /**
+     * Whether the attempt holds its output until its first barrier ({@code awaitingFirstBarrier}).
+     */
+    public boolean awaitingFirstBarrier() {
+        Metric m = metrics.get("awaitingFirstBarrier");
+        return m != null && gauge("awaitingFirstBarrier") == 1;
+    }
+
     private long count(String name) {
         Metric m = metrics.get(name);
         return m == null ? 0 : ((Counter) m).getCount();

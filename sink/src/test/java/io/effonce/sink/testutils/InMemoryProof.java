@@ -1,12 +1,15 @@
 package io.effonce.sink.testutils;
 
 import io.effonce.sink.internal.Claim;
+import io.effonce.sink.internal.DeploymentOrder;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeOwner;
 import io.effonce.sink.internal.RunLineage;
 import io.effonce.sink.testutils.InMemoryTable.ProgressRow;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * What an {@link InMemoryTable}'s range proves about the writes before a barrier, by the rules of
@@ -74,6 +77,39 @@ final class InMemoryProof {
                         && ofClaimOrItsRestoredRun(owner.id().run(), claim)
                 ? owner.lastBarrier()
                 : 0;
+    }
+
+    /** See {@code SupersededRuns.superseded}. */
+    static boolean superseded(InMemoryTable<?, ?> table, String run) {
+        return table.supersededRuns.contains(run)
+                || table.fenceOwners.values().stream()
+                        .anyMatch(owner -> DeploymentOrder.later(owner.id().run(), run));
+    }
+
+    /**
+     * See {@code WriteCount.takenOver}: the counts of the writers a takeover of {@code span}
+     * displaces go, and their other key groups' marks with them; where such a count fell short of a
+     * mark (writes lost), that key group's proof is revoked first.
+     */
+    static void writersDisplaced(InMemoryTable<?, ?> table, KeyGroupSpan span) {
+        Set<String> displaced = new HashSet<>();
+        for (int g = span.first(); g <= span.last(); g++) {
+            InMemoryTable.WriterMark mark = table.fenceWrites.get(g);
+            if (mark != null) {
+                displaced.add(mark.writer());
+            }
+        }
+        for (int g : Set.copyOf(table.fenceWrites.keySet())) {
+            InMemoryTable.WriterMark mark = table.fenceWrites.get(g);
+            if (span.contains(g) || !displaced.contains(mark.writer())) {
+                continue;
+            }
+            if (table.writerCounts.getOrDefault(mark.writer(), -1L) < mark.writes()) {
+                revoke(table, new KeyGroupSpan(g, g));
+            }
+            table.fenceWrites.remove(g);
+        }
+        displaced.forEach(table.writerCounts::remove);
     }
 
     /** See {@code ProofRows.revoke}. */

@@ -97,7 +97,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                             committedByRun,
                             lastCommitted,
                             InMemoryProof.durableThrough(table, span, claim),
-                            table.supersededRuns.contains(claim.run()),
+                            InMemoryProof.superseded(table, claim.run()),
                             table.rows.values().stream().anyMatch(r -> span.contains(r.keyGroup()))
                                     || table.staged.stream()
                                             .anyMatch(r -> span.contains(r.keyGroup()))
@@ -115,6 +115,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             if (decided.revokesProof()) {
                 InMemoryProof.revoke(table, span);
             }
+            InMemoryProof.writersDisplaced(table, span);
             long newToken = ++table.lastToken;
             for (RangeOwner owner : owners) {
                 if (!owner.id().run().equals(claim.run())) {

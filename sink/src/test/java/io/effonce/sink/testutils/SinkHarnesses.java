@@ -201,10 +201,20 @@ public final class SinkHarnesses {
      */
     public static FlushReport lastFlush(AbstractStreamOperatorTestHarness<?> harness)
             throws ReflectiveOperationException {
+        return metricsOf(harness).lastFlush();
+    }
+
+    /** Whether the harness's sink holds its output until its first barrier (row 3b). */
+    public static boolean awaitingFirstBarrier(AbstractStreamOperatorTestHarness<?> harness)
+            throws ReflectiveOperationException {
+        return metricsOf(harness).awaitingFirstBarrier();
+    }
+
+    private static CapturedMetrics metricsOf(AbstractStreamOperatorTestHarness<?> harness)
+            throws ReflectiveOperationException {
         Field registry = AbstractMetricGroup.class.getDeclaredField("registry");
         registry.setAccessible(true);
-        return ((CapturedMetrics) registry.get(harness.getEnvironment().getMetricGroup()))
-                .lastFlush();
+        return (CapturedMetrics) registry.get(harness.getEnvironment().getMetricGroup());
     }
 
     /**

@@ -19,8 +19,9 @@ import java.util.Set;
 /**
  * The SQL of a conditional takeover, run inside its transaction: {@code sink_fences} (who owns each
  * key group, with the attempt that took it), {@code sink_progress} (what each run committed),
- * {@code sink_superseded_runs} (runs a later deployment took over from) and {@code
- * sink_live_deletes}; what the range proves is {@link ProofRows}' and {@link SavepointBarriers}'.
+ * {@code sink_live_deletes}; what the range proves is {@link ProofRows}' and {@link
+ * SavepointBarriers}', and whether a later deployment superseded the claimant's run {@link
+ * SupersededRuns}'.
  */
 final class FenceRows {
 
@@ -90,18 +91,7 @@ final class FenceRows {
             }
         }
         long durableThrough = ProofRows.durableThrough(c, table, span, claim);
-        boolean superseded;
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "SELECT EXISTS (SELECT 1 FROM sink_superseded_runs"
-                                + " WHERE sink_table = ? AND run = ?)")) {
-            s.setString(1, table);
-            s.setString(2, run);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                superseded = rs.getBoolean(1);
-            }
-        }
+        boolean superseded = SupersededRuns.superseded(c, table, run);
         boolean hasRows = anyRowIn(c, rowTables, span);
         long newestDeletion;
         try (PreparedStatement s =

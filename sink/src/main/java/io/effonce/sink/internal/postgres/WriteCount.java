@@ -89,23 +89,41 @@ final class WriteCount {
      * The writers' side of a takeover of {@code span} by {@code writer}, before its fence rows are
      * written: the counts of the writers it displaces go (a writer that loses one key group is
      * fenced from all of its range), their other key groups' fence rows stop recording a count they
-     * no longer have, and {@code writer} starts at 0.
+     * no longer have, and {@code writer} starts at 0. Where such a count fell short of what a fence
+     * row recorded (writes lost, {@code ProofRows.writesLost}), that evidence would go with it: the
+     * key group's proof is revoked first.
      */
     static void takenOver(Connection c, String table, KeyGroupSpan span, String writer)
             throws SQLException {
-        try (PreparedStatement s =
-                c.prepareStatement(
-                        "UPDATE sink_fences SET owner_writes = NULL WHERE sink_table = ?"
-                                + " AND key_group NOT BETWEEN ? AND ? AND owner_writer IN"
-                                + " (SELECT owner_writer FROM sink_fences WHERE sink_table = ?"
-                                + " AND key_group BETWEEN ? AND ?)")) {
-            s.setString(1, table);
-            s.setInt(2, span.first());
-            s.setInt(3, span.last());
-            s.setString(4, table);
-            s.setInt(5, span.first());
-            s.setInt(6, span.last());
-            s.executeUpdate();
+        // The fence rows outside the span of the writers it displaces, and of those the ones
+        // whose writer's count fell short of what they recorded.
+        String displacedOutside =
+                " f.sink_table = ? AND f.key_group NOT BETWEEN ? AND ? AND f.owner_writer IN"
+                        + " (SELECT owner_writer FROM sink_fences WHERE sink_table = ?"
+                        + " AND key_group BETWEEN ? AND ?)";
+        String lostOutside =
+                displacedOutside
+                        + " AND coalesce((SELECT w.writes FROM sink_writers w"
+                        + " WHERE w.sink_table = f.sink_table AND w.writer = f.owner_writer), -1)"
+                        + " < f.owner_writes";
+        for (String update :
+                new String[] {
+                    "UPDATE sink_progress p SET proof_capped_at = 0 FROM sink_fences f"
+                            + " WHERE p.sink_table = f.sink_table AND p.key_group = f.key_group"
+                            + " AND"
+                            + lostOutside,
+                    "UPDATE sink_fences f SET owner_barrier = f.owner_restored WHERE" + lostOutside,
+                    "UPDATE sink_fences f SET owner_writes = NULL WHERE" + displacedOutside
+                }) {
+            try (PreparedStatement s = c.prepareStatement(update)) {
+                s.setString(1, table);
+                s.setInt(2, span.first());
+                s.setInt(3, span.last());
+                s.setString(4, table);
+                s.setInt(5, span.first());
+                s.setInt(6, span.last());
+                s.executeUpdate();
+            }
         }
         try (PreparedStatement s =
                 c.prepareStatement(

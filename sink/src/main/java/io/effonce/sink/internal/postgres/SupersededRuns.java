@@ -1,0 +1,51 @@
+package io.effonce.sink.internal.postgres;
+
+import io.effonce.sink.internal.DeploymentOrder;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * Whether a later deployment superseded a run in a table: it took key groups over from the run
+ * ({@code sink_superseded_runs}), or it owns key groups anywhere in the table. The second holds
+ * where the first cannot: a database that went back may have forgotten the ranges a later
+ * deployment took from the run, but not every key group it took, and an attempt of the earlier
+ * deployment that wakes then must not begin on a range it finds empty (row 1 of {@code
+ * StartDecision}).
+ */
+final class SupersededRuns {
+
+    private SupersededRuns() {}
+
+    static boolean superseded(Connection c, String table, String run) throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT EXISTS (SELECT 1 FROM sink_superseded_runs"
+                                + " WHERE sink_table = ? AND run = ?)")) {
+            s.setString(1, table);
+            s.setString(2, run);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                if (rs.getBoolean(1)) {
+                    return true;
+                }
+            }
+        }
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "SELECT DISTINCT owner_job FROM sink_fences"
+                                + " WHERE sink_table = ? AND owner_job <> ?")) {
+            s.setString(1, table);
+            s.setString(2, run);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    if (DeploymentOrder.later(rs.getString(1), run)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+}
