@@ -3,6 +3,7 @@ package io.effonce.sink.internal;
 import io.effonce.job.DailyTotal;
 import io.effonce.job.MerchantDayKey;
 import io.effonce.sink.testutils.DelegatingStore;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -59,6 +60,7 @@ public final class StalenessIgnored extends DelegatingStore<MerchantDayKey, Dail
                 found.committedLineages(),
                 found.savepointBranchErasedAt(),
                 found.newestRepair(),
-                found.leases());
+                found.leases(),
+                Optional.empty());
     }
 }

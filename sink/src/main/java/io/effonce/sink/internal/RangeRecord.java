@@ -27,8 +27,7 @@ import org.apache.flink.annotation.Internal;
  *     another run's checkpoint ids are another timeline and prove nothing. A commit proves no more
  *     than the checkpoint a later takeover by another run restored ({@code
  *     sink_progress.proof_capped_at}): that run wrote from there on before its first commit
- * @param claimantRunSuperseded whether a later deployment took over from the claimant's run, or
- *     owns key groups anywhere in the table
+ * @param claimantRunSuperseded whether a later deployment took over from the claimant's run
  * @param hasRows whether the live, staged or committed table holds a row in the range
  * @param newestDeletion the newest barrier tag under which a live row of the range was deleted (a
  *     delete, or a flush's stale key), 0 when none
@@ -46,6 +45,9 @@ import org.apache.flink.annotation.Internal;
  * @param leases each run that owns key groups of the range and has not closed its writer, with how
  *     long ago, by the database's clock, it last took them or passed a barrier in them: a run seen
  *     recently still runs ({@link StartDecision}'s row 5a)
+ * @param laterDeployment a run deployed after the claimant's that owns key groups anywhere in the
+ *     table, if any: a database that went back may have forgotten its takeover of this range, but
+ *     not of every range ({@link StartDecision}'s row 1c)
  */
 @Internal
 public record RangeRecord(
@@ -59,13 +61,15 @@ public record RangeRecord(
         Set<RunLineage> committedLineages,
         OptionalLong savepointBranchErasedAt,
         long newestRepair,
-        Map<String, Duration> leases) {
+        Map<String, Duration> leases,
+        Optional<String> laterDeployment) {
 
     public RangeRecord {
         owners = Set.copyOf(owners);
         leases = Map.copyOf(leases);
         committedLineages = Set.copyOf(committedLineages);
         Objects.requireNonNull(savepointBranchErasedAt, "savepointBranchErasedAt");
+        Objects.requireNonNull(laterDeployment, "laterDeployment");
     }
 
     /**

@@ -11,11 +11,14 @@ import java.util.Optional;
  * <table>
  *   <caption>The start decision</caption>
  *   <tr><th>#</th><th>what the takeover reads</th><th>start</th><th>what it does</th></tr>
- *   <tr><td>1</td><td>a later deployment took over from the claimant's run, or owns key groups
- *       anywhere in the table (a database that went back may have forgotten the first)</td>
+ *   <tr><td>1</td><td>a later deployment took over from the claimant's run</td>
  *       <td>{@link #REFUSE_STALE}</td><td>nothing: fence, live, committed, progress as found</td></tr>
  *   <tr><td>1b</td><td>a later deployment owns key groups of the range: both were numbered when
  *       their graphs were built ({@link DeploymentOrder}), the owner's number is larger</td>
+ *       <td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
+ *   <tr><td>1c</td><td>no state; the claimant's run does not own the range; a later deployment owns
+ *       key groups anywhere in the table: an attempt of an earlier deployment woke after a database
+ *       that went back forgot the later one's takeover of this range</td>
  *       <td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
  *   <tr><td>2</td><td>the claimant's run committed a checkpoint in the range newer than the one the
  *       claimant restored (0 without state): Flink restores only the latest completed checkpoint,
@@ -136,8 +139,7 @@ enum StartDecision {
         if (found.claimantRunSuperseded()) {
             return Optional.of(
                     "a later deployment of the job took the sink's key groups over from run "
-                            + claim.run()
-                            + ", or owns key groups of the table");
+                            + claim.run());
         }
         for (RangeOwner owner : found.owners()) {
             if (DeploymentOrder.later(owner.id().run(), claim.run())) {
@@ -148,6 +150,16 @@ enum StartDecision {
                                 + claim.run()
                                 + ") was built before it");
             }
+        }
+        if (claim.restoredCheckpoint().isEmpty()
+                && !found.ownerRuns().contains(claim.run())
+                && found.laterDeployment().isPresent()) {
+            return Optional.of(
+                    "a later deployment of the job ("
+                            + found.laterDeployment().get()
+                            + ") owns key groups of the table, and this attempt of an earlier one ("
+                            + claim.run()
+                            + ") would start without state on a range its run does not own");
         }
         long restored = claim.restoredOrZero();
         if (found.committedByClaimantRun() > restored) {

@@ -25,6 +25,7 @@ final class FoundRanges {
                 found.committedLineages(),
                 found.savepointBranchErasedAt(),
                 found.newestRepair(),
-                leases);
+                leases,
+                found.laterDeployment());
     }
 }

@@ -102,8 +102,9 @@ final class Histories {
      * and its successor waiting for its first barrier; the database goes back to the copy, which
      * forgot subtask 1's takeover but not subtask 0's. The first deployment's attempt wakes and
      * finds its range empty: unless a later deployment owning key groups anywhere in the table
-     * supersedes its run, it began there, wrote a total no lineage holds and held the range against
-     * the new deployment (a sampled history, the soak's tries, 2026-12-07).
+     * makes its start without state stale (row 1c), it began there, wrote a total no lineage holds
+     * and held the range against the new deployment (a sampled history, the soak's tries,
+     * 2026-12-07).
      */
     static History aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot() {
         return new History(

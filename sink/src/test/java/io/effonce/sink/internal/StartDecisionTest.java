@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,8 @@ class StartDecisionTest {
                 Set.of(),
                 OptionalLong.empty(),
                 0,
-                Map.of());
+                Map.of(),
+                Optional.empty());
     }
 
     private static StartDecision decide(Claim claim, RangeRecord found) {
@@ -49,6 +51,47 @@ class StartDecisionTest {
         assertThat(decide(claim(3, 7), superseded)).isEqualTo(StartDecision.REFUSE_STALE);
         assertThat(StartDecision.staleness(claim(3, 7), superseded).orElseThrow())
                 .contains("a later deployment");
+    }
+
+    /**
+     * Row 1c: a later deployment's key groups elsewhere in the table make a start without state on
+     * a range the claimant's run does not own stale; a restore, and a restart of a run that owns
+     * the range (row 5), are not asked: a mistaken later deployment's rows elsewhere do not lock a
+     * running job out.
+     */
+    @Test
+    void row1cALaterDeploymentElsewhereMakesOnlyAStartWithoutStateOnAnUnownedRangeStale() {
+        Optional<String> later = Optional.of("job/d9-" + java.util.UUID.randomUUID());
+        RangeRecord empty = withLater(found(Set.of(), 0, false, false), later);
+        assertThat(decide(claim(0, -1), empty)).isEqualTo(StartDecision.REFUSE_STALE);
+        assertThat(StartDecision.staleness(claim(0, -1), empty).orElseThrow())
+                .contains("owns key groups of the table");
+        assertThat(decide(claim(0, -1), found(Set.of(), 0, false, false)))
+                .isEqualTo(StartDecision.BEGIN);
+        assertThat(decide(claim(3, 7), withLater(found(Set.of(), 7, false, true), later)))
+                .isEqualTo(StartDecision.FLUSH_RESTORED);
+        assertThat(
+                        decide(
+                                claim(1, -1),
+                                withLater(
+                                        found(Set.of(owner(RUN, 0, 0, 0)), 0, false, true), later)))
+                .isEqualTo(StartDecision.FLUSH_ERASED_RUN);
+    }
+
+    private static RangeRecord withLater(RangeRecord f, Optional<String> later) {
+        return new RangeRecord(
+                f.owners(),
+                f.committedByClaimantRun(),
+                f.lastCommitted(),
+                f.durableThrough(),
+                f.claimantRunSuperseded(),
+                f.hasRows(),
+                f.newestDeletion(),
+                f.committedLineages(),
+                f.savepointBranchErasedAt(),
+                f.newestRepair(),
+                f.leases(),
+                later);
     }
 
     @Test
@@ -168,7 +211,8 @@ class StartDecisionTest {
                 Set.of(),
                 OptionalLong.empty(),
                 0,
-                Map.of("job/run-0", seenAgo));
+                Map.of("job/run-0", seenAgo),
+                Optional.empty());
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.effonce.sink.internal.StartPlan.FlushPlan;
 import io.effonce.sink.internal.StartPlan.FullFlushReason;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -46,7 +47,8 @@ class StartPlanTest {
                 Set.of(),
                 erasedAt,
                 newestRepair,
-                Map.of());
+                Map.of(),
+                Optional.empty());
     }
 
     private static RangeRecord proven() {
@@ -158,7 +160,8 @@ class StartPlanTest {
                         Set.of(),
                         OptionalLong.empty(),
                         0,
-                        Map.of());
+                        Map.of(),
+                        Optional.empty());
         StartPlan refused = StartPlan.of(fresh, othersRows, StartRules.DEFAULTS);
         assertThat(refused).isEqualTo(new StartPlan.Refuse(StartDecision.REFUSE_FRESH_START));
         assertThat(refused.terms()).isEqualTo(TakeoverTerms.LEAVE);

@@ -14,6 +14,7 @@ import io.effonce.sink.internal.TakeoverTerms;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
@@ -134,7 +135,8 @@ public final class GatedStore<K, V> implements SinkStore<K, V> {
                 Set.of(),
                 OptionalLong.empty(),
                 0,
-                Map.of());
+                Map.of(),
+                Optional.empty());
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.effonce.sink.internal.RunLineage;
 import io.effonce.sink.testutils.InMemoryTable.ProgressRow;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -79,11 +80,12 @@ final class InMemoryProof {
                 : 0;
     }
 
-    /** See {@code SupersededRuns.superseded}. */
-    static boolean superseded(InMemoryTable<?, ?> table, String run) {
-        return table.supersededRuns.contains(run)
-                || table.fenceOwners.values().stream()
-                        .anyMatch(owner -> DeploymentOrder.later(owner.id().run(), run));
+    /** See {@code SupersededRuns.laterDeployment}. */
+    static Optional<String> laterDeployment(InMemoryTable<?, ?> table, String run) {
+        return table.fenceOwners.values().stream()
+                .map(owner -> owner.id().run())
+                .filter(owner -> DeploymentOrder.later(owner, run))
+                .findFirst();
     }
 
     /**

@@ -97,7 +97,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                             committedByRun,
                             lastCommitted,
                             InMemoryProof.durableThrough(table, span, claim),
-                            InMemoryProof.superseded(table, claim.run()),
+                            table.supersededRuns.contains(claim.run()),
                             table.rows.values().stream().anyMatch(r -> span.contains(r.keyGroup()))
                                     || table.staged.stream()
                                             .anyMatch(r -> span.contains(r.keyGroup()))
@@ -107,7 +107,8 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                             committedLineages,
                             InMemoryProof.savepointBranchErasedAt(table, span, claim),
                             InMemoryProof.newestRepair(table, span, claim),
-                            leases(span));
+                            leases(span),
+                            InMemoryProof.laterDeployment(table, claim.run()));
             TakeoverTerms decided = terms.apply(found);
             if (!decided.takes()) {
                 return new Takeover(found, false, -1);

@@ -117,7 +117,8 @@ final class FenceRows {
                 committedLineages,
                 SavepointBarriers.erasedAt(c, table, span, claim),
                 ProofRows.newestRepair(c, table, span, claim),
-                LeaseRows.read(c, table, span));
+                LeaseRows.read(c, table, span),
+                SupersededRuns.laterDeployment(c, table, run));
     }
 
     /**

@@ -5,19 +5,20 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Optional;
 
 /**
  * Whether a later deployment superseded a run in a table: it took key groups over from the run
  * ({@code sink_superseded_runs}), or it owns key groups anywhere in the table. The second holds
  * where the first cannot: a database that went back may have forgotten the ranges a later
- * deployment took from the run, but not every key group it took, and an attempt of the earlier
- * deployment that wakes then must not begin on a range it finds empty (row 1 of {@code
- * StartDecision}).
+ * deployment took, but not every one, and an attempt of the earlier deployment that wakes then must
+ * not begin on a range it finds empty ({@code StartDecision}'s row 1c).
  */
 final class SupersededRuns {
 
     private SupersededRuns() {}
 
+    /** Whether a later deployment took key groups over from {@code run}. */
     static boolean superseded(Connection c, String table, String run) throws SQLException {
         try (PreparedStatement s =
                 c.prepareStatement(
@@ -27,11 +28,14 @@ final class SupersededRuns {
             s.setString(2, run);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
-                if (rs.getBoolean(1)) {
-                    return true;
-                }
+                return rs.getBoolean(1);
             }
         }
+    }
+
+    /** A run deployed after {@code run} that owns key groups anywhere in the table, if any. */
+    static Optional<String> laterDeployment(Connection c, String table, String run)
+            throws SQLException {
         try (PreparedStatement s =
                 c.prepareStatement(
                         "SELECT DISTINCT owner_job FROM sink_fences"
@@ -41,11 +45,11 @@ final class SupersededRuns {
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     if (DeploymentOrder.later(rs.getString(1), run)) {
-                        return true;
+                        return Optional.of(rs.getString(1));
                     }
                 }
             }
         }
-        return false;
+        return Optional.empty();
     }
 }
