@@ -8,11 +8,11 @@ import java.sql.SQLException;
 import java.util.Optional;
 
 /**
- * Whether a later deployment superseded a run in a table: it took key groups over from the run
- * ({@code sink_superseded_runs}), or it owns key groups anywhere in the table. The second holds
- * where the first cannot: a database that went back may have forgotten the ranges a later
- * deployment took, but not every one, and an attempt of the earlier deployment that wakes then must
- * not begin on a range it finds empty ({@code StartDecision}'s row 1c).
+ * What a takeover reads of later deployments: whether one took key groups over from the claimant's
+ * run ({@code sink_superseded_runs}, row 1), and whether one owns key groups anywhere in the table
+ * (row 1c). The second holds where the first cannot: a database that went back may have forgotten
+ * the ranges a later deployment took, but not every one, and an attempt of the earlier deployment
+ * that wakes then must not start without state on a range it finds unowned.
  */
 final class SupersededRuns {
 
