@@ -28,13 +28,19 @@ final class FenceRows {
     private FenceRows() {}
 
     /**
-     * Locks the range's fence rows and reads the range's record for {@code claim}; {@code
-     * rowTables} are the live, staged and committed tables, any of which can hold another run's
-     * rows; the live table comes first, so a range with live rows costs one query, as before.
+     * Serializes with every other takeover of the table, locks the range's fence rows and reads the
+     * range's record for {@code claim}; {@code rowTables} are the live, staged and committed
+     * tables, any of which can hold another run's rows; the live table comes first, so a range with
+     * live rows costs one query, as before.
      */
     static RangeRecord read(
             Connection c, String table, List<String> rowTables, KeyGroupSpan span, Claim claim)
             throws SQLException {
+        try (PreparedStatement s =
+                c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
+            s.setString(1, "sink_fences:" + table);
+            s.execute();
+        }
         String run = claim.run();
         Set<RangeOwner> owners = new HashSet<>();
         try (PreparedStatement s =

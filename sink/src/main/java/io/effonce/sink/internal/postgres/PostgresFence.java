@@ -105,12 +105,6 @@ final class PostgresFence implements RangeFence {
                 session.inTransaction(
                         "Taking " + span + " of " + table + " for " + claim.task(),
                         c -> {
-                            try (PreparedStatement s =
-                                    c.prepareStatement(
-                                            "SELECT pg_advisory_xact_lock(hashtext(?))")) {
-                                s.setString(1, "sink_fences:" + table);
-                                s.execute();
-                            }
                             RangeRecord found = FenceRows.read(c, table, rowTables, span, claim);
                             TakeoverTerms decided = terms.apply(found);
                             if (!decided.takes()) {
