@@ -3,12 +3,15 @@ package io.effonce.sink.internal;
 import java.util.Objects;
 import java.util.OptionalLong;
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 /**
  * A task attempt asking for its key-group range. The takeover compares it with what the fence and
  * the progress rows hold, inside the takeover transaction.
  *
  * @param id which attempt
+ * @param maxParallelism the job's maximum parallelism: its state's key groups are those below it,
+ *     so only fence rows below it speak of deployments of this job's shape (row 1c)
  * @param restoredCheckpoint the checkpoint or savepoint the attempt restored; empty on a start
  *     without state
  * @param firstBarrier the first checkpoint barrier the attempt passed, when it asks for its range
@@ -22,25 +25,36 @@ import org.apache.flink.annotation.Internal;
 @Internal
 public record Claim(
         AttemptId id,
+        int maxParallelism,
         OptionalLong restoredCheckpoint,
         OptionalLong firstBarrier,
         RunLineage restoredLineage) {
 
     public Claim {
         Objects.requireNonNull(id, "id");
+        if (maxParallelism < 1) {
+            throw new IllegalArgumentException("maxParallelism " + maxParallelism + " < 1");
+        }
         Objects.requireNonNull(restoredCheckpoint, "restoredCheckpoint");
         Objects.requireNonNull(firstBarrier, "firstBarrier");
         Objects.requireNonNull(restoredLineage, "restoredLineage");
     }
 
-    /** A claim made at the attempt's start, by an attempt whose restored lineage is not known. */
+    /** Flink's upper bound of a maximum parallelism: every key group a job can have. */
+    public static final int EVERY_KEY_GROUP = KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM;
+
+    /**
+     * A claim made at the attempt's start, by an attempt whose restored lineage and maximum
+     * parallelism are not known (every key group of the table then speaks of its job).
+     */
     public Claim(AttemptId id, OptionalLong restoredCheckpoint) {
-        this(id, restoredCheckpoint, OptionalLong.empty(), RunLineage.UNKNOWN);
+        this(id, EVERY_KEY_GROUP, restoredCheckpoint, OptionalLong.empty(), RunLineage.UNKNOWN);
     }
 
     /** The same claim, made again at the attempt's first barrier {@code barrier}. */
     public Claim atFirstBarrier(long barrier) {
-        return new Claim(id, restoredCheckpoint, OptionalLong.of(barrier), restoredLineage);
+        return new Claim(
+                id, maxParallelism, restoredCheckpoint, OptionalLong.of(barrier), restoredLineage);
     }
 
     public String run() {

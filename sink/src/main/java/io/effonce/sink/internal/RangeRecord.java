@@ -46,8 +46,8 @@ import org.apache.flink.annotation.Internal;
  *     long ago, by the database's clock, it last took them or passed a barrier in them: a run seen
  *     recently still runs ({@link StartDecision}'s row 5a)
  * @param laterDeployment a run deployed after the claimant's that owns key groups anywhere in the
- *     table, if any: a database that went back may have forgotten its takeover of this range, but
- *     not of every range ({@link StartDecision}'s row 1c)
+ *     table below the claimant's maximum parallelism, if any: a database that went back may have
+ *     forgotten its takeover of this range, but not of every range ({@link StartDecision}'s row 1c)
  */
 @Internal
 public record RangeRecord(

@@ -16,8 +16,8 @@ import java.util.Optional;
  *   <tr><td>1b</td><td>a later deployment owns key groups of the range: both were numbered when
  *       their graphs were built ({@link DeploymentOrder}), the owner's number is larger</td>
  *       <td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
- *   <tr><td>1c</td><td>no state; the claimant's run does not own the range; a later deployment owns
- *       key groups anywhere in the table: an attempt of an earlier deployment woke after a database
+ *   <tr><td>1c</td><td>a later deployment owns key groups anywhere in the table below the
+ *       claimant's maximum parallelism: an attempt of an earlier deployment woke after a database
  *       that went back forgot the later one's takeover of this range</td>
  *       <td>{@link #REFUSE_STALE}</td><td>nothing</td></tr>
  *   <tr><td>2</td><td>the claimant's run committed a checkpoint in the range newer than the one the
@@ -151,15 +151,15 @@ enum StartDecision {
                                 + ") was built before it");
             }
         }
-        if (claim.restoredCheckpoint().isEmpty()
-                && !found.ownerRuns().contains(claim.run())
-                && found.laterDeployment().isPresent()) {
+        if (found.laterDeployment().isPresent()) {
             return Optional.of(
                     "a later deployment of the job ("
                             + found.laterDeployment().get()
-                            + ") owns key groups of the table, and this attempt of an earlier one ("
+                            + ") owns key groups of the table below this job's maximum parallelism ("
+                            + claim.maxParallelism()
+                            + "); this attempt's ("
                             + claim.run()
-                            + ") would start without state on a range its run does not own");
+                            + ") was built before it");
         }
         long restored = claim.restoredOrZero();
         if (found.committedByClaimantRun() > restored) {

@@ -42,6 +42,11 @@ final class TaskClaim {
                         task.getNumberOfParallelSubtasks(),
                         task.getAttemptNumber(),
                         ExecutionGraphOf.attempt(execution));
-        return new Claim(id, restoredCheckpoint, OptionalLong.empty(), restoredLineage);
+        return new Claim(
+                id,
+                task.getMaxNumberOfParallelSubtasks(),
+                restoredCheckpoint,
+                OptionalLong.empty(),
+                restoredLineage);
     }
 }

@@ -46,6 +46,19 @@ final class Histories {
     }
 
     /**
+     * As {@link #aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot}, but the
+     * frozen attempt of the first deployment is a restart of a subtask whose run owns its range
+     * (row 5): the range it wakes on is its own run's again once the database forgot the later
+     * deployment's takeover, so row 1c must ask every claim, not only a start without state on a
+     * range its run does not own (found by review, 2026-12-07).
+     */
+    static History aFrozenRestartOfACancelledDeploymentWakesOnItsOwnRangeTheDatabaseForgot() {
+        List<Step> steps = new ArrayList<>(List.of(new Step.Open(1), new Step.Fail(1, false)));
+        steps.addAll(aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot().steps());
+        return new History(2, steps);
+    }
+
+    /**
      * The sink's rows and writers go back to a copy taken before anything was written, its progress
      * and fence do not (an operator's partial restore); the writer's count is short of what its
      * fence row recorded, so the restore of checkpoint 1 is unproven. Its first attempt dies right

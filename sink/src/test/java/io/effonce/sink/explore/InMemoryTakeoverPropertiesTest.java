@@ -46,6 +46,19 @@ class InMemoryTakeoverPropertiesTest {
                 Histories.aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot());
     }
 
+    /**
+     * See {@link
+     * Histories#aFrozenRestartOfACancelledDeploymentWakesOnItsOwnRangeTheDatabaseForgot}.
+     */
+    @Example
+    void
+            aWokenRestartOfAnEarlierDeploymentIsRefusedOnItsOwnRangeWhereTheDatabaseForgotTheLaterOne() {
+        Histories.check(
+                new InMemoryStoreUnderTest(),
+                Histories
+                        .aFrozenRestartOfACancelledDeploymentWakesOnItsOwnRangeTheDatabaseForgot());
+    }
+
     /** See {@link Histories#aRescaleAfterAPartialRestoreDisplacesTheWriterThatLostWrites}. */
     @Example
     void aTakeoverThatDisplacesAWriterWithLostWritesLeavesItsOtherKeyGroupsUnproven() {

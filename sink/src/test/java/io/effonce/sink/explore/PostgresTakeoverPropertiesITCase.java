@@ -126,6 +126,19 @@ class PostgresTakeoverPropertiesITCase {
                 Histories.aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot());
     }
 
+    /**
+     * See {@link
+     * Histories#aFrozenRestartOfACancelledDeploymentWakesOnItsOwnRangeTheDatabaseForgot}.
+     */
+    @Example
+    void
+            aWokenRestartOfAnEarlierDeploymentIsRefusedOnItsOwnRangeWhereTheDatabaseForgotTheLaterOne() {
+        Histories.check(
+                new PostgresStoreUnderTest(db),
+                Histories
+                        .aFrozenRestartOfACancelledDeploymentWakesOnItsOwnRangeTheDatabaseForgot());
+    }
+
     /** See {@link Histories#aRescaleAfterAPartialRestoreDisplacesTheWriterThatLostWrites}. */
     @Example
     void aTakeoverThatDisplacesAWriterWithLostWritesLeavesItsOtherKeyGroupsUnproven() {

@@ -9,6 +9,8 @@ import io.effonce.sink.SinkChange;
 import io.effonce.sink.testutils.SinkHarnesses;
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.UUID;
 import java.util.stream.IntStream;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -160,6 +162,59 @@ abstract class SecondDeploymentContract<K, V> extends StoreHistories<K, V> {
             assertLiveAndCommitted(Map.of(key(nameOn(1)), 9L));
         } finally {
             gone.close();
+        }
+    }
+
+    /**
+     * Row 1c asks every claim whether a later deployment owns key groups of the table, but only
+     * below the claimant's maximum parallelism: a mistaken deployment with a larger one owns key
+     * groups the running job never has, and must not lock its restores out (found by review,
+     * 2026-12-07); below it, the same owner makes the earlier deployment's restore stale.
+     */
+    @Test
+    void aLaterDeploymentOwningKeyGroupsBeyondTheJobsMaximumParallelismDoesNotLockItOut()
+            throws Exception {
+        String running = "job/" + DeploymentOrder.runId(1, UUID.randomUUID());
+        String mistake = "job/" + DeploymentOrder.runId(2, UUID.randomUUID());
+        try (SinkStore<K, V> beyond = stores().create()) {
+            beyond.takeOwnership(
+                    new KeyGroupSpan(128, 255),
+                    new Claim(
+                            AttemptId.of(mistake, "sink 2/2", 1, 2, 0),
+                            256,
+                            OptionalLong.empty(),
+                            OptionalLong.empty(),
+                            RunLineage.UNKNOWN),
+                    found -> TakeoverTerms.TAKE);
+        }
+        Claim restore =
+                new Claim(
+                        AttemptId.of(running, "sink 1/1", 0, 1, 3),
+                        128,
+                        OptionalLong.of(7),
+                        OptionalLong.empty(),
+                        RunLineage.UNKNOWN);
+        try (SinkStore<K, V> store = stores().create()) {
+            RangeRecord found =
+                    store.takeOwnership(new KeyGroupSpan(0, 127), restore, f -> TakeoverTerms.LEAVE)
+                            .found();
+            assertThat(found.laterDeployment()).isEmpty();
+            assertThat(StartDecision.staleness(restore, found)).isEmpty();
+        }
+        Claim wider =
+                new Claim(
+                        restore.id(),
+                        256,
+                        restore.restoredCheckpoint(),
+                        restore.firstBarrier(),
+                        restore.restoredLineage());
+        try (SinkStore<K, V> store = stores().create()) {
+            RangeRecord found =
+                    store.takeOwnership(new KeyGroupSpan(0, 127), wider, f -> TakeoverTerms.LEAVE)
+                            .found();
+            assertThat(found.laterDeployment()).contains(mistake);
+            assertThat(StartDecision.staleness(wider, found).orElseThrow())
+                    .contains("later deployment");
         }
     }
 }

@@ -81,10 +81,11 @@ final class InMemoryProof {
     }
 
     /** See {@code SupersededRuns.laterDeployment}. */
-    static Optional<String> laterDeployment(InMemoryTable<?, ?> table, String run) {
-        return table.fenceOwners.values().stream()
-                .map(owner -> owner.id().run())
-                .filter(owner -> DeploymentOrder.later(owner, run))
+    static Optional<String> laterDeployment(InMemoryTable<?, ?> table, Claim claim) {
+        return table.fenceOwners.entrySet().stream()
+                .filter(owner -> owner.getKey() < claim.maxParallelism())
+                .map(owner -> owner.getValue().id().run())
+                .filter(owner -> DeploymentOrder.later(owner, claim.run()))
                 .findFirst();
     }
 

@@ -108,7 +108,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                             InMemoryProof.savepointBranchErasedAt(table, span, claim),
                             InMemoryProof.newestRepair(table, span, claim),
                             leases(span),
-                            InMemoryProof.laterDeployment(table, claim.run()));
+                            InMemoryProof.laterDeployment(table, claim));
             TakeoverTerms decided = terms.apply(found);
             if (!decided.takes()) {
                 return new Takeover(found, false, -1);

@@ -124,7 +124,7 @@ final class FenceRows {
                 SavepointBarriers.erasedAt(c, table, span, claim),
                 ProofRows.newestRepair(c, table, span, claim),
                 LeaseRows.read(c, table, span),
-                SupersededRuns.laterDeployment(c, table, run));
+                SupersededRuns.laterDeployment(c, table, claim));
     }
 
     /**
