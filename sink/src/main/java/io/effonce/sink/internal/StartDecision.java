@@ -206,6 +206,17 @@ enum StartDecision {
     }
 
     /**
+     * Whether a later deployment makes {@code claim} stale (rows 1–1c): then the claimant's job may
+     * be the one that should run, and a new submission of it from its checkpoint is the way out.
+     */
+    static boolean laterDeploymentOwns(Claim claim, RangeRecord found) {
+        return found.claimantRunSuperseded()
+                || found.laterDeployment().isPresent()
+                || found.owners().stream()
+                        .anyMatch(o -> DeploymentOrder.later(o.id().run(), claim.run()));
+    }
+
+    /**
      * Whether {@code owner} is an attempt of the claimant's run at another parallelism: the default
      * scheduler keeps a run's parallelism; only the adaptive one (or reactive mode) changes it.
      */

@@ -37,8 +37,14 @@ final class StartRefusals {
                         + table
                         + ", but "
                         + StartDecision.staleness(claim, found).orElseThrow()
-                        + ". It was paused while the job moved on; it leaves the fence and"
-                        + " every table as they are.");
+                        + (StartDecision.laterDeploymentOwns(claim, found)
+                                ? ". If that deployment was started by mistake and this job is"
+                                        + " the one that should run, cancel the later one and"
+                                        + " submit this job again from its newest retained"
+                                        + " checkpoint: a new submission is a later deployment"
+                                        + " still, and restores. This attempt"
+                                : ". It was paused while the job moved on; it")
+                        + " leaves the fence and every table as they are.");
     }
 
     /** Row 3a. */

@@ -87,11 +87,12 @@ abstract class SecondDeploymentContract<K, V> extends StoreHistories<K, V> {
     void withoutTheLeaseTheMistakeTakesTheEmptyRangeAndTheRunningJobIsRefusedForGood()
             throws Exception {
         FlushableSink<K, V> running = newRun();
+        OperatorSubtaskState first0At1;
         OperatorSubtaskState first1At1;
         try (var first0 = opened(running, 0);
                 var first1 = opened(running, 1)) {
             upsert(first0, nameOn(0), 100);
-            completed(first0, 1);
+            first0At1 = completed(first0, 1);
             first1At1 = completed(first1, 1);
 
             FlushableSink<K, V> mistake =
@@ -119,8 +120,29 @@ abstract class SecondDeploymentContract<K, V> extends StoreHistories<K, V> {
             restart.initializeState(first1At1);
             assertThatThrownBy(restart::open)
                     .isInstanceOf(StaleAttemptException.class)
-                    .hasMessageContaining("later deployment");
+                    .hasMessageContaining("later deployment")
+                    .hasMessageContaining(
+                            "submit this job again from its newest retained checkpoint");
         }
+        // The way out the refusal names: the job submitted again from its checkpoint restores.
+        FlushableSink<K, V> resubmitted = newRun();
+        try (var again0 = restoredAt(resubmitted, 0, first0At1, 1);
+                var again1 = restoredAt(resubmitted, 1, first1At1, 1)) {
+            again0.open();
+            again1.open();
+            completed(again0, 2);
+            completed(again1, 2);
+        }
+        assertLiveAndCommitted(Map.of(key(nameOn(0)), 100L));
+    }
+
+    private KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> restoredAt(
+            FlushableSink<K, V> run, int subtask, OperatorSubtaskState state, long checkpoint)
+            throws Exception {
+        var h = SinkHarnesses.attempt(run, store().keyType(), JOB, 2, subtask, 0);
+        h.setRestoredCheckpointId(checkpoint);
+        h.initializeState(state);
+        return h;
     }
 
     @Test

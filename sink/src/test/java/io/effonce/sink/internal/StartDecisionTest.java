@@ -62,6 +62,7 @@ class StartDecisionTest {
         Optional<String> later = Optional.of("job/d9-" + java.util.UUID.randomUUID());
         RangeRecord empty = withLater(found(Set.of(), 0, false, false), later);
         assertThat(decide(claim(0, -1), empty)).isEqualTo(StartDecision.REFUSE_STALE);
+        assertThat(StartDecision.laterDeploymentOwns(claim(0, -1), empty)).isTrue();
         assertThat(StartDecision.staleness(claim(0, -1), empty).orElseThrow())
                 .contains("owns key groups of the table below this job's maximum parallelism");
         assertThat(decide(claim(0, -1), found(Set.of(), 0, false, false)))
@@ -98,6 +99,9 @@ class StartDecisionTest {
     void row2ACheckpointOfItsRunNewerThanTheRestoredOneMakesTheClaimStale() {
         assertThat(decide(claim(3, 7), found(Set.of(), 9, false, true)))
                 .isEqualTo(StartDecision.REFUSE_STALE);
+        assertThat(StartDecision.laterDeploymentOwns(claim(3, 7), found(Set.of(), 9, false, true)))
+                .as("a newer attempt of its own run: no new submission is the way out")
+                .isFalse();
         // Committed exactly what it restored: the latest checkpoint, a normal restore.
         assertThat(decide(claim(3, 7), found(Set.of(), 7, false, true)))
                 .isEqualTo(StartDecision.FLUSH_RESTORED);
