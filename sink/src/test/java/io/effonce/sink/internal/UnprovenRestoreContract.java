@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.effonce.sink.FlushableSink;
+import io.effonce.sink.FlushableSinkOptions;
 import io.effonce.sink.SinkChange;
-import io.effonce.sink.SinkStoreFactory;
 import io.effonce.sink.testutils.GatedStore;
 import io.effonce.sink.testutils.PauseGate;
 import io.effonce.sink.testutils.SinkHarnesses;
@@ -36,9 +36,11 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
      * committed {b=10}. State keeps no tombstone with {@code sink.retired-retention} 0, nor with
      * the default retention once its time to live has run out.
      */
-    @Test
-    void aKeyDeletedBeforeALostNoticeStaysDeletedThoughTheFirstRestoreIsCut() throws Exception {
-        FlushableSink<K, V> run = keepingNoRetiredValue(GatedStore.gated(stores(), false));
+    @ParameterizedTest(name = "retention: {0}")
+    @ValueSource(strings = {"none", "the default, run out"})
+    void aKeyDeletedBeforeALostNoticeStaysDeletedThoughTheFirstRestoreIsCut(String retention)
+            throws Exception {
+        FlushableSink<K, V> run = withRetention(retention);
         OperatorSubtaskState at11 = lostNoticeOf11(run, h -> delete(h, "a"));
         restoreCutAfterItsTakeover(run, at11);
         try (var next = restoredInItsOwnGate(run, 2, at11)) {
@@ -52,10 +54,11 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
      * commit of 11 then made committed a 200: live {a=100, b=10}, committed {a=200, b=10}, apart
      * for good.
      */
-    @Test
-    void aKeyRetiredBeforeALostNoticeKeepsItsFinalValueThoughTheFirstRestoreIsCut()
+    @ParameterizedTest(name = "retention: {0}")
+    @ValueSource(strings = {"none", "the default, run out"})
+    void aKeyRetiredBeforeALostNoticeKeepsItsFinalValueThoughTheFirstRestoreIsCut(String retention)
             throws Exception {
-        FlushableSink<K, V> run = keepingNoRetiredValue(GatedStore.gated(stores(), false));
+        FlushableSink<K, V> run = withRetention(retention);
         OperatorSubtaskState at11 =
                 lostNoticeOf11(
                         run,
@@ -214,6 +217,7 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
         dies.bindToThisThread();
         dies.crashAfter(1);
         try (var cut = restoredAttempt(run, 1, at11, 11)) {
+            cut.setStateTtlProcessingTime(restoresReadStateAt);
             assertThatThrownBy(cut::open).hasMessageContaining("process is gone");
         } finally {
             PauseGate.unbindThisThread();
@@ -225,6 +229,7 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
             FlushableSink<K, V> run, int attempt, OperatorSubtaskState at11) throws Exception {
         new PauseGate().bindToThisThread();
         var h = restoredAttempt(run, attempt, at11, 11);
+        h.setStateTtlProcessingTime(restoresReadStateAt);
         h.open();
         assertThat(SinkHarnesses.lastFlush(h).mode())
                 .as("the range proves only checkpoint 10")
@@ -238,11 +243,24 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
         };
     }
 
-    private FlushableSink<K, V> keepingNoRetiredValue(SinkStoreFactory<K, V> factory) {
-        return FlushableSink.<K, V>builder()
-                .store(factory)
-                .valueType(valueType())
-                .retiredRetention(Duration.ZERO)
-                .build();
+    /**
+     * The state's clock when the restores read it: past the default retention's time to live where
+     * the history runs with the default (a restore hours later, say after a database outage), so
+     * state keeps no tombstone or final value either way.
+     */
+    private long restoresReadStateAt;
+
+    private FlushableSink<K, V> withRetention(String retention) {
+        var builder =
+                FlushableSink.<K, V>builder()
+                        .store(GatedStore.gated(stores(), false))
+                        .valueType(valueType());
+        if (retention.equals("none")) {
+            restoresReadStateAt = 0;
+            return builder.retiredRetention(Duration.ZERO).build();
+        }
+        restoresReadStateAt =
+                FlushableSinkOptions.RETIRED_RETENTION.defaultValue().plusHours(1).toMillis();
+        return builder.build();
     }
 }
