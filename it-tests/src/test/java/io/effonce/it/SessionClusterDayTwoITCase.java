@@ -10,6 +10,7 @@ import io.effonce.cluster.cli.ClusterCli;
 import io.effonce.it.testutils.ChaosClusterExtension;
 import io.effonce.it.testutils.ChaosReport;
 import io.effonce.it.testutils.JobJar;
+import io.effonce.it.testutils.ShellWords;
 import io.effonce.it.testutils.TaskManagerKill;
 import io.effonce.it.testutils.UserCodeLoaders;
 import io.effonce.it.testutils.WorkDirs;
@@ -212,11 +213,26 @@ class SessionClusterDayTwoITCase {
                 .isZero();
         String said = out.toString();
         String marker = "Its newest retained checkpoint is ";
-        assertThat(said).contains("Cancelled " + jobId).contains(marker).contains("-s ");
+        assertThat(said).contains("Cancelled " + jobId).contains(marker).contains(" -s ");
         int from = said.indexOf(marker) + marker.length();
         String checkpoint = said.substring(from, said.indexOf(';', from));
 
-        String resumed = jobs.submit(job.fromSavepoint(checkpoint));
+        // Follow the printed command, word for word, through a shell (the program aside).
+        String command =
+                said.lines()
+                        .filter(line -> line.startsWith("  "))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("no command in: " + said))
+                        .strip();
+        List<String> words = ShellWords.of(command);
+        StringWriter resumedOut = new StringWriter();
+        CommandLine again = new CommandLine(new ClusterCli());
+        again.setOut(new PrintWriter(resumedOut, true));
+        again.setErr(new PrintWriter(new StringWriter(), true));
+        assertThat(again.execute(words.subList(1, words.size()).toArray(String[]::new)))
+                .as("the printed command: " + command)
+                .isZero();
+        String resumed = resumedOut.toString().strip();
         jobs.awaitAllTasksRunning(resumed);
         assertThat(CLUSTER.cluster().rest().checkpoints(resumed).latestRestoredPath())
                 .as("the job restored the checkpoint cancel printed")

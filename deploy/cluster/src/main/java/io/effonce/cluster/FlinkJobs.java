@@ -3,6 +3,7 @@ package io.effonce.cluster;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -281,6 +282,11 @@ public final class FlinkJobs {
     public String rescale(String jobId, JobSubmission next) {
         String savepoint = stopWithSavepoint(jobId);
         return submit(next.fromSavepoint(savepoint));
+    }
+
+    /** How {@code jobId} was submitted through this cluster, if it was. */
+    public Optional<JobSubmission> submissionOf(String jobId) {
+        return ClusterState.submission(cluster.workDir(), jobId);
     }
 
     /** Cancels the job and waits until it is CANCELED. */

@@ -94,4 +94,36 @@ public record JobSubmission(
     public JobSubmission allowNonRestoredState(boolean allow) {
         return new JobSubmission(jar, entryClass, args, parallelism, savepointPath, allow);
     }
+
+    /**
+     * The {@code flink-local} command line that submits this (its words, each a shell word: run
+     * through {@code sh}, it submits exactly this), against the cluster in {@code workDir}.
+     */
+    public String asCommand(String program, Path workDir) {
+        List<String> words = new ArrayList<>();
+        Collections.addAll(
+                words, program, "--work-dir", workDir.toString(), "submit", jar.toString());
+        Collections.addAll(words, "--class", entryClass);
+        if (parallelism > 0) {
+            Collections.addAll(words, "--parallelism", Integer.toString(parallelism));
+        }
+        if (savepointPath != null) {
+            Collections.addAll(words, "-s", savepointPath);
+        }
+        if (allowNonRestoredState) {
+            words.add("--allow-non-restored-state");
+        }
+        words.add("--wait");
+        words.add("--");
+        words.addAll(args);
+        return String.join(" ", words.stream().map(JobSubmission::shellWord).toList());
+    }
+
+    /** {@code word} as one shell word: quoted unless it is made of characters no shell reads. */
+    static String shellWord(String word) {
+        if (!word.isEmpty() && word.matches("[A-Za-z0-9_./:=@%+,-]+")) {
+            return word;
+        }
+        return "'" + word.replace("'", "'\\''") + "'";
+    }
 }

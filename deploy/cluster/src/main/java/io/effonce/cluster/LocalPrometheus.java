@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 
 /**
@@ -55,11 +54,18 @@ public final class LocalPrometheus implements AutoCloseable {
      */
     public static LocalPrometheus start(Path dir, List<String> relays, List<Path> ruleFiles)
             throws IOException {
+        return start(dir, PrometheusPages.defaultPorts(), relays, ruleFiles);
+    }
+
+    /** The same, scraping the Flink reporters on {@code flinkPorts} alone. */
+    public static LocalPrometheus start(
+            Path dir, List<Integer> flinkPorts, List<String> relays, List<Path> ruleFiles)
+            throws IOException {
         Files.createDirectories(dir);
         int port = FreePorts.take(1)[0];
         String flinkTargets =
-                IntStream.rangeClosed(PrometheusPages.FIRST_PORT, PrometheusPages.LAST_PORT)
-                        .mapToObj(p -> "'127.0.0.1:" + p + "'")
+                flinkPorts.stream()
+                        .map(p -> "'127.0.0.1:" + p + "'")
                         .collect(Collectors.joining(", "));
         String relayTargets =
                 relays.stream().map(r -> "'" + r + "'").collect(Collectors.joining(", "));

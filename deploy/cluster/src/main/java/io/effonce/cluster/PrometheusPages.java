@@ -7,8 +7,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalDouble;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * The {@code /metrics} pages the Prometheus reporters of a local cluster's processes serve on this
@@ -23,11 +26,32 @@ public final class PrometheusPages {
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+    /**
+     * The reporter's port option: a cluster given ports of its own (a test's, beside other clusters
+     * on the same machine) serves its pages there and nowhere else.
+     */
+    public static final String PORT_OPTION = "metrics.reporter.prom.port";
+
     private PrometheusPages() {}
+
+    /** config.yaml's range, {@link #FIRST_PORT} to {@link #LAST_PORT}. */
+    public static List<Integer> defaultPorts() {
+        return IntStream.rangeClosed(FIRST_PORT, LAST_PORT).boxed().toList();
+    }
+
+    /** {@code n} free ports for a cluster's reporters of its own. */
+    public static List<Integer> freePorts(int n) {
+        return Arrays.stream(FreePorts.take(n)).boxed().toList();
+    }
+
+    /** {@code ports} as {@link #PORT_OPTION}'s value lists them. */
+    public static String asOption(List<Integer> ports) {
+        return ports.stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
 
     /** The page of every port of config.yaml's range that answers. */
     public static List<String> scrape() throws InterruptedException {
-        return scrape(FIRST_PORT, LAST_PORT);
+        return scrape(defaultPorts());
     }
 
     /**
@@ -46,10 +70,10 @@ public final class PrometheusPages {
         return OptionalDouble.empty();
     }
 
-    /** The page of every port from {@code first} to {@code last} that answers 200. */
-    public static List<String> scrape(int first, int last) throws InterruptedException {
+    /** The page of every port of {@code ports} that answers 200. */
+    public static List<String> scrape(List<Integer> ports) throws InterruptedException {
         List<String> pages = new ArrayList<>();
-        for (int port = first; port <= last; port++) {
+        for (int port : ports) {
             try {
                 HttpResponse<String> response =
                         HTTP.send(

@@ -73,7 +73,9 @@ final class StartRefusals {
                         + span
                         + ", written by "
                         + found.ownerRuns()
-                        + ", and this job has no restored state to flush them against. "
+                        + ", and this job has no restored state to flush them against: a submit"
+                        + " without a savepoint or checkpoint is a fresh start, and a new submit"
+                        + " of the job that wrote them (after a cancel, say) is a restore. "
                         + whereToRestoreFrom(found, checkpointsDir)
                         + " Or set "
                         + FlushableSinkOptions.RESET_ON_FRESH_START.key()

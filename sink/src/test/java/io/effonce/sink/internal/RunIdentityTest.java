@@ -52,6 +52,8 @@ class RunIdentityTest {
 
         assertThatThrownBy(() -> freshInJob(redeployed, APPLICATION_MODE_WITH_HA).close())
                 .hasMessageContaining("Refusing a fresh start")
+                .hasMessageContaining("a new submit of the job that wrote them")
+                .hasMessageContaining("is a restore")
                 .hasMessageContaining("sink.reset-on-fresh-start");
         assertThat(table.values())
                 .as("a job id alone would have read this as a restart and deleted the totals")

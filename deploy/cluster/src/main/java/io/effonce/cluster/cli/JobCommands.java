@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -173,14 +174,28 @@ final class JobCommands {
 
         @Override
         public Integer call() {
-            String newest = parent.cluster().rest().checkpoints(jobId).latestCompletedPath();
-            parent.cluster().jobs().cancel(jobId);
+            var cluster = parent.cluster();
+            String newest = cluster.rest().checkpoints(jobId).latestCompletedPath();
+            Optional<JobSubmission> submitted = cluster.jobs().submissionOf(jobId);
+            cluster.jobs().cancel(jobId);
             PrintWriter out = spec.commandLine().getOut();
             out.println("Cancelled " + jobId);
             out.println(resumeAdvice(newest));
+            submitted.ifPresent(
+                    job -> {
+                        JobSubmission again = newest == null ? job : job.fromSavepoint(newest);
+                        out.println(
+                                "  "
+                                        + again.asCommand(
+                                                PROGRAM, cluster.workDir().toAbsolutePath()));
+                    });
             out.flush();
             return 0;
         }
+
+        /** The command line's own path, as its launcher gives it. */
+        private static final String PROGRAM =
+                System.getProperty("flink-local.program", "deploy/cluster/bin/flink-local");
 
         /**
          * What a submit of the same job after a cancel is: a restore, from the newest retained
@@ -189,14 +204,13 @@ final class JobCommands {
          */
         static String resumeAdvice(String newestCheckpoint) {
             if (newestCheckpoint == null) {
-                return "It completed no checkpoint: submit it again as before to start it afresh.";
+                return "It completed no checkpoint: submit it again as before to start it afresh:";
             }
             return "Its newest retained checkpoint is "
                     + newestCheckpoint
-                    + "; resume the job by submitting it again as before with -s "
-                    + newestCheckpoint
-                    + " (without -s a submit is a fresh start, which the sink refuses on a table"
-                    + " that holds the job's rows).";
+                    + "; a new submit of the job is a restore from it (without -s a submit is a"
+                    + " fresh start, which the sink refuses on a table that holds the job's rows)."
+                    + " To resume it as it was submitted:";
         }
     }
 
