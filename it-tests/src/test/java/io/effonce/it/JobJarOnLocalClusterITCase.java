@@ -80,7 +80,8 @@ class JobJarOnLocalClusterITCase {
     private static final Path DIR = WorkDirs.fresh("local-cluster");
 
     @RegisterExtension
-    static final ChaosClusterExtension CLUSTER = new ChaosClusterExtension(DIR, TASK_MANAGERS);
+    static final ChaosClusterExtension CLUSTER =
+            new ChaosClusterExtension(DIR, TASK_MANAGERS).withPrometheusPortsOfItsOwn();
 
     private static JobSubmission job(PostgresEndpoint db, KafkaBootstrap kafka, Relays relays) {
         return JobJar.submission(db, kafka.servers(), relays.topic(), DIR);
@@ -202,7 +203,7 @@ class JobJarOnLocalClusterITCase {
      */
     private static void theAlertRulesMetricsAreServed(String jobId, int kills)
             throws InterruptedException {
-        List<String> pages = PrometheusPages.scrape();
+        List<String> pages = PrometheusPages.scrape(CLUSTER.prometheusPorts());
         String all = String.join("\n", pages);
         assertThat(all)
                 .contains(
@@ -260,7 +261,10 @@ class JobJarOnLocalClusterITCase {
             LedgerRelay relay = relays.start(relayArgs);
             try (LocalPrometheus prometheus =
                             LocalPrometheus.start(
-                                    dir, List.of("127.0.0.1:" + relayPort), List.of(testRules));
+                                    dir,
+                                    CLUSTER.prometheusPorts(),
+                                    List.of("127.0.0.1:" + relayPort),
+                                    List.of(testRules));
                     RunningWorkload workload =
                             RunningWorkload.start(
                                     Workloads.unbounded("prom", 200)

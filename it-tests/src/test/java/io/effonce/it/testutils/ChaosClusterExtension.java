@@ -2,7 +2,9 @@ package io.effonce.it.testutils;
 
 import io.effonce.cluster.ClusterSpec;
 import io.effonce.cluster.LocalFlinkCluster;
+import io.effonce.cluster.PrometheusPages;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -20,6 +22,7 @@ public final class ChaosClusterExtension
     private final Path dir;
     private final int taskManagers;
     private final boolean highAvailability;
+    private final List<Integer> prometheusPorts;
     private LocalFlinkCluster cluster;
     private ClusterChaos chaos;
     private int jobManagers;
@@ -29,10 +32,32 @@ public final class ChaosClusterExtension
         this(dir, taskManagers, false);
     }
 
-    private ChaosClusterExtension(Path dir, int taskManagers, boolean highAvailability) {
+    private ChaosClusterExtension(
+            Path dir, int taskManagers, boolean highAvailability, List<Integer> prometheusPorts) {
         this.dir = dir;
         this.taskManagers = taskManagers;
         this.highAvailability = highAvailability;
+        this.prometheusPorts = List.copyOf(prometheusPorts);
+    }
+
+    private ChaosClusterExtension(Path dir, int taskManagers, boolean highAvailability) {
+        this(dir, taskManagers, highAvailability, PrometheusPages.defaultPorts());
+    }
+
+    /**
+     * The same cluster, its Prometheus reporters on free ports of its own: a Prometheus that
+     * scrapes {@link #prometheusPorts()} sees this cluster alone, not the clusters of test classes
+     * running beside it on config.yaml's range (whose alerts it would otherwise evaluate too).
+     */
+    public ChaosClusterExtension withPrometheusPortsOfItsOwn() {
+        // Room for every process of the cluster, and for those its faults start again.
+        return new ChaosClusterExtension(
+                dir, taskManagers, highAvailability, PrometheusPages.freePorts(12));
+    }
+
+    /** The ports its processes' Prometheus reporters serve on. */
+    public List<Integer> prometheusPorts() {
+        return prometheusPorts;
     }
 
     /** The same, highly available: ZooKeeper, a leading and a standby JobManager. */
@@ -44,7 +69,10 @@ public final class ChaosClusterExtension
     public void beforeAll(ExtensionContext context) {
         if (cluster == null) {
             ClusterSpec.Builder builder =
-                    ClusterChaos.chaosCluster(dir.resolve("flink"), taskManagers);
+                    ClusterChaos.chaosCluster(dir.resolve("flink"), taskManagers)
+                            .config(
+                                    PrometheusPages.PORT_OPTION,
+                                    PrometheusPages.asOption(prometheusPorts));
             ClusterSpec spec = (highAvailability ? builder.highAvailability() : builder).build();
             cluster = LocalFlinkCluster.start(spec);
             chaos = new ClusterChaos(cluster, taskManagers);
