@@ -63,6 +63,9 @@ final class ClusterState {
         p.setProperty("entryClass", job.entryClass());
         p.setProperty("parallelism", Integer.toString(job.parallelism()));
         p.setProperty("allowNonRestoredState", Boolean.toString(job.allowNonRestoredState()));
+        if (job.savepointPath() != null) {
+            p.setProperty("savepoint", job.savepointPath());
+        }
         for (int i = 0; i < job.args().size(); i++) {
             p.setProperty("arg." + i, job.args().get(i));
         }
@@ -85,7 +88,7 @@ final class ClusterState {
                         p.getProperty("entryClass"),
                         new ArrayList<>(args.values()),
                         Integer.parseInt(p.getProperty("parallelism", "0")),
-                        null,
+                        p.getProperty("savepoint"),
                         Boolean.parseBoolean(p.getProperty("allowNonRestoredState"))));
     }
 

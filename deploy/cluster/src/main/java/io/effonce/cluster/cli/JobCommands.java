@@ -180,15 +180,20 @@ final class JobCommands {
             cluster.jobs().cancel(jobId);
             PrintWriter out = spec.commandLine().getOut();
             out.println("Cancelled " + jobId);
-            out.println(resumeAdvice(newest));
+            // Without a checkpoint of its own, a job submitted from a savepoint resumes from it.
+            String from =
+                    newest != null
+                            ? newest
+                            : submitted.map(JobSubmission::savepointPath).orElse(null);
+            out.println(resumeAdvice(from, submitted.isPresent()));
             submitted.ifPresent(
-                    job -> {
-                        JobSubmission again = newest == null ? job : job.fromSavepoint(newest);
-                        out.println(
-                                "  "
-                                        + again.asCommand(
-                                                PROGRAM, cluster.workDir().toAbsolutePath()));
-                    });
+                    job ->
+                            out.println(
+                                    "  "
+                                            + (from == null ? job : job.fromSavepoint(from))
+                                                    .asCommand(
+                                                            PROGRAM,
+                                                            cluster.workDir().toAbsolutePath())));
             out.flush();
             return 0;
         }
@@ -198,19 +203,23 @@ final class JobCommands {
                 System.getProperty("flink-local.program", "deploy/cluster/bin/flink-local");
 
         /**
-         * What a submit of the same job after a cancel is: a restore, from the newest retained
-         * checkpoint; without {@code -s} it is a fresh start, which the sink refuses on a table
-         * that holds the job's rows.
+         * What a submit of the same job after a cancel is: a restore, from {@code from} (its newest
+         * retained checkpoint, or the savepoint it was submitted from); without {@code -s} it is a
+         * fresh start, which the sink refuses on a table that holds the job's rows. With {@code
+         * command}, the command that does it follows on the next line.
          */
-        static String resumeAdvice(String newestCheckpoint) {
-            if (newestCheckpoint == null) {
-                return "It completed no checkpoint: submit it again as before to start it afresh:";
+        static String resumeAdvice(String from, boolean command) {
+            if (from == null) {
+                return "It completed no checkpoint: submit it again as before to start it afresh"
+                        + (command ? ":" : ".");
             }
             return "Its newest retained checkpoint is "
-                    + newestCheckpoint
+                    + from
                     + "; a new submit of the job is a restore from it (without -s a submit is a"
                     + " fresh start, which the sink refuses on a table that holds the job's rows)."
-                    + " To resume it as it was submitted:";
+                    + (command
+                            ? " To resume it as it was submitted:"
+                            : " Resume it by submitting it again as before with -s " + from + ".");
         }
     }
 
