@@ -87,7 +87,7 @@ CREATE TABLE IF NOT EXISTS dead_letters (
 -- The sink's fence: which writer owns each key group of a sink table. A writer takes its key
 -- groups with a token from the sequence (bigger than any before); every write transaction
 -- locks its key groups' rows FOR SHARE and fails unless they all still carry its token.
--- The takeover is conditional (sink/README.md, "Fencing"): it reads these rows, the progress and
+-- The takeover is conditional (docs/flushable-sink.md, "The protocol in detail"): it reads these rows, the progress and
 -- the superseded runs in its own transaction and refuses an attempt older than what they record.
 CREATE SEQUENCE IF NOT EXISTS sink_fence_token;
 -- A number for each deployment of a job, taken where its graph is built (the run id starts with

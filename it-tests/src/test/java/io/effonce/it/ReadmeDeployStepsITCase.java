@@ -49,11 +49,11 @@ class ReadmeDeployStepsITCase {
      */
     private static final Map<String, String> PORT_GIVEN_ONCE =
             Map.of(
-                    "effonce-local postgres", "effonce-local postgres --port 54339",
+                    "effonce-local postgres", "effonce-local postgres --port 15439",
                     "effonce-local kafka", "effonce-local kafka --port 19093",
                     "feed/bin/effonce-page", "feed/bin/effonce-page --port 0");
 
-    private static final List<Integer> PORTS = List.of(54339, 19093);
+    private static final List<Integer> PORTS = List.of(15439, 19093);
     private static final List<String> DEFAULT_PORTS = List.of("54329", "19092");
 
     @Test

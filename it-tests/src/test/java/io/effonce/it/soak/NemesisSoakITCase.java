@@ -162,6 +162,7 @@ class NemesisSoakITCase {
                     for (SoakFault fault : schedule) {
                         workload.awaitMore(BETWEEN_FAULTS);
                         history.add(fault.name());
+                        report.nameFaults(fault.shortName());
                         try {
                             List<ChaosReport.Recovery> recoveries = nemesis.apply(fault);
                             workload.whilePaused(

@@ -1,6 +1,7 @@
 package io.effonce.it.soak;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A fault the soak can draw. The overlaps inject a second fault while the recovery from the first
@@ -73,6 +74,14 @@ public enum SoakFault {
     BROKER_KILL_DURING_LEDGER_RECOVERY(LEDGER_FAILOVER, BROKER_KILL);
 
     private final List<SoakFault> parts;
+
+    /** Its name in the soak's picture: {@code BROKER_KILL} is "broker kill", a TaskManager "TM". */
+    public String shortName() {
+        return name().toLowerCase(Locale.ROOT)
+                .replace("task_manager", "TM")
+                .replace("job_manager", "JM")
+                .replace('_', ' ');
+    }
 
     SoakFault(SoakFault... parts) {
         this.parts = List.of(parts);

@@ -41,6 +41,7 @@ public final class ChaosReport implements AutoCloseable {
     private final List<Sample> samples = new ArrayList<>();
     private final List<Recovery> recoveries = new ArrayList<>();
     private final Map<String, Object> figures = new LinkedHashMap<>();
+    private String faultName;
     private final ScheduledExecutorService sampler;
     private final LedgerOracle ledgerOracle;
     private final LedgerOracle sinkOracle;
@@ -108,15 +109,30 @@ public final class ChaosReport implements AutoCloseable {
      */
     public synchronized Recovery fault(String kind, String label) {
         mark(kind, label);
-        Recovery recovery = new Recovery(recoveries.size() + 1, kind, label, now());
+        Recovery recovery =
+                new Recovery(
+                        recoveries.size() + 1,
+                        kind,
+                        faultName == null ? kind : faultName,
+                        label,
+                        now());
         recoveries.add(recovery);
         return recovery;
+    }
+
+    /**
+     * Names the faults marked from now on in the picture (a soak's fault kind, "broker kill" where
+     * the kind alone says "kill"); {@code null}: their kind.
+     */
+    public synchronized void nameFaults(String name) {
+        faultName = name;
     }
 
     /** The moments after one fault, in milliseconds of the run (-1 until reached). */
     public final class Recovery {
         private final int number;
         private final String kind;
+        private final String name;
         private final String label;
         private final long faultAt;
         private long leaderAt = -1;
@@ -124,9 +140,10 @@ public final class ChaosReport implements AutoCloseable {
         private long checkpointAt = -1;
         private long exactAt = -1;
 
-        private Recovery(int number, String kind, String label, long faultAt) {
+        private Recovery(int number, String kind, String name, String label, long faultAt) {
             this.number = number;
             this.kind = kind;
+            this.name = name;
             this.label = label;
             this.faultAt = faultAt;
         }
@@ -350,7 +367,7 @@ public final class ChaosReport implements AutoCloseable {
                                 r ->
                                         new ChaosTimeline.Bar(
                                                 r.number,
-                                                r.kind,
+                                                r.name,
                                                 r.label,
                                                 r.faultAt,
                                                 r.runningAt,

@@ -28,8 +28,8 @@ final class DeploymentConfig {
     /**
      * Refuses the adaptive scheduler (and reactive mode): it rescales a job within its run, and the
      * fence cannot order a paused attempt of one layout against the attempts of another that
-     * restored the same checkpoint (sink/README.md, "A takeover that only moves forward"). A
-     * rescale through a savepoint is a new run, which the fence orders.
+     * restored the same checkpoint (docs/flushable-sink.md, "The start as a plan"). A rescale
+     * through a savepoint is a new run, which the fence orders.
      */
     /** What to do instead of the adaptive scheduler. */
     static final String ADAPTIVE_REFUSAL =

@@ -5,10 +5,10 @@ import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 
 /**
  * The execution graph that deployed a task attempt: one per JobManager leadership of a job, so
- * attempts of different ones cannot be ordered by their attempt numbers (sink/README.md, "A
- * takeover that only moves forward"). Flink gives an attempt its id with the graph's id in it but
- * no accessor, so it is read from the id's text, {@code <graph>_<vertex>_<subtask>_<attempt>};
- * {@code ExecutionGraphOfTest} pins that form on the Flink this project builds with.
+ * attempts of different ones cannot be ordered by their attempt numbers (docs/flushable-sink.md,
+ * "The start as a plan"). Flink gives an attempt its id with the graph's id in it but no accessor,
+ * so it is read from the id's text, {@code <graph>_<vertex>_<subtask>_<attempt>}; {@code
+ * ExecutionGraphOfTest} pins that form on the Flink this project builds with.
  */
 final class ExecutionGraphOf {
 

@@ -280,7 +280,8 @@ final class TakeoverExplorer<K, V> {
         } else if (step instanceof Step.Delete d) {
             Total was = lineage.get(d.key());
             Attempt<K, V> owner = ownerOf(d.key());
-            // A closed day is final: the job never deletes it (sink/README.md, "Deletes").
+            // A closed day is final: the job never deletes it (docs/flushable-sink.md, "The
+            // protocol in detail").
             if (busy(owner) || (was != null && was.closed())) {
                 return;
             }
