@@ -1,7 +1,10 @@
 package io.effonce.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.effonce.feed.page.HeadlessChromium;
+import io.effonce.feed.page.PageFigures;
 import io.effonce.it.testutils.ReaderShell;
 import io.effonce.it.testutils.ReadmeSteps;
 import io.effonce.it.testutils.ReadmeSteps.Block;
@@ -101,6 +104,7 @@ class ReadmeDeployStepsITCase {
             assertThat(livePageSnapshot())
                     .as("the live page's snapshot once the totals are in")
                     .contains("\"merchant\":", "\"committed\":", "\"live\":");
+            theLivePageShowsTheTotalsAndNothingRed();
         } finally {
             stopTheCluster(env);
             while (!services.isEmpty()) {
@@ -109,16 +113,44 @@ class ReadmeDeployStepsITCase {
         }
     }
 
-    /** The live page's snapshot, at the address it printed in its shell's log. */
-    private static String livePageSnapshot() throws Exception {
+    /**
+     * The page in a browser, as a reader opens it once README's steps are done: the totals shown,
+     * and on an idle, correct system no lag in red (the workload has ended; the newest commit
+     * covers the last write).
+     */
+    private static void theLivePageShowsTheTotalsAndNothingRed() throws Exception {
+        try (HeadlessChromium browser = HeadlessChromium.start()) {
+            browser.open(livePage());
+            PageFigures shown =
+                    await("the live page showing rows, no error and no lag in red")
+                            .atMost(Duration.ofMinutes(2))
+                            .until(
+                                    browser::figures,
+                                    page ->
+                                            !page.rows().isEmpty()
+                                                    && page.error().isBlank()
+                                                    && !"lag-warn"
+                                                            .equals(page.committedLag().colour())
+                                                    && !"lag-warn".equals(page.liveLag().colour()));
+            assertThat(shown.rows()).as("rows shown").isNotEmpty();
+            browser.screenshot(LOGS.resolve("live-page.png"));
+        }
+    }
+
+    /** The live page's address, as it printed it in its shell's log. */
+    private static URI livePage() throws IOException {
         String log = Files.readString(LOGS.resolve("service-4.log"));
         Matcher at = Pattern.compile("Live page: (\\S+)").matcher(log);
         assertThat(at.find()).as("the live page's address in its log: %s", log).isTrue();
+        return URI.create(at.group(1));
+    }
+
+    /** The live page's snapshot. */
+    private static String livePageSnapshot() throws Exception {
         HttpResponse<String> snapshot =
                 HttpClient.newHttpClient()
                         .send(
-                                HttpRequest.newBuilder(URI.create(at.group(1) + "snapshot.json"))
-                                        .build(),
+                                HttpRequest.newBuilder(livePage().resolve("snapshot.json")).build(),
                                 HttpResponse.BodyHandlers.ofString());
         assertThat(snapshot.statusCode()).as(snapshot.body()).isEqualTo(200);
         return snapshot.body();

@@ -34,6 +34,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -451,10 +453,56 @@ class SessionClusterDayTwoITCase {
         String jobId = submitted.get(0);
         assertThat(err.toString())
                 .contains("Job " + jobId + " failed while starting: ")
-                .contains("sql_never_created");
+                .contains("sql_never_created")
+                .contains(
+                        "It completed no checkpoint: once the cause is fixed, run it again as"
+                                + " before.");
         assertThat(CLUSTER.cluster().rest().jobState(jobId))
                 .as("nothing left running")
                 .isIn("FAILED", "CANCELED", "CANCELLING", "FAILING");
+
+        // The cause fixed as the failure says (its tables' script, run by their owner), the same
+        // file runs, and its table is exact.
+        Matcher script =
+                Pattern.compile("The script is also in the file (\\S+) on ")
+                        .matcher(err.toString());
+        assertThat(script.find()).as("the script's file, named in:%n%s", err).isTrue();
+        try (Connection c = db.connect();
+                Statement st = c.createStatement()) {
+            st.execute(Files.readString(Path.of(script.group(1))));
+        }
+        StringWriter againOut = new StringWriter();
+        StringWriter againErr = new StringWriter();
+        CommandLine again = new CommandLine(new ClusterCli());
+        again.setOut(new PrintWriter(againOut, true));
+        again.setErr(new PrintWriter(againErr, true));
+        assertThat(
+                        again.execute(
+                                "--work-dir",
+                                CLUSTER.cluster().workDir().toString(),
+                                "sql",
+                                file.toString(),
+                                "-j",
+                                SQL_JAR.toString()))
+                .as("the same file again; it said:%n%s", againErr)
+                .isZero();
+        String rerun = againOut.toString().strip();
+        CLUSTER.cluster().jobs().awaitState(rerun, "FINISHED");
+        Map<Integer, Long> expected = new TreeMap<>();
+        for (long n = 1; n <= 100; n++) {
+            expected.merge((int) (n % 3), n, Long::sum);
+        }
+        for (String table : List.of("sql_never_created", "sql_never_created_committed")) {
+            Map<Integer, Long> found = new TreeMap<>();
+            try (Connection c = db.connect();
+                    Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("SELECT residue, total FROM " + table)) {
+                while (rs.next()) {
+                    found.put(rs.getInt(1), rs.getLong(2));
+                }
+            }
+            assertThat(found).as(table).isEqualTo(expected);
+        }
     }
 
     private static Map<Integer, List<Long>> rowsOf(PostgresEndpoint db, String table)

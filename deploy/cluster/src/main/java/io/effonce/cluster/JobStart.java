@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
 
@@ -40,7 +41,9 @@ final class JobStart {
                                 return true;
                             }
                             JobDetailsInfo job = rest.jobDetails(jobId);
-                            if (FlinkJobs.allTasksRunning(job)) {
+                            // A bounded job may end before a poll sees its tasks run: it ran.
+                            if (FlinkJobs.allTasksRunning(job)
+                                    || job.getJobStatus() == JobStatus.FINISHED) {
                                 return true;
                             }
                             failure.set(moreSlotsThanTheCluster(job));

@@ -21,7 +21,11 @@ import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import java.util.List;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The histories the exploration shrank to when played with the takeover from before the start
@@ -100,6 +104,53 @@ class TakeoverCounterfactualTest {
                                 .play(history.parallelism(), history.steps()))
                 .isEqualTo("live table {} != lineage {k0=10, k1=10}");
         assertThat(play(history.steps(), false)).isNull();
+    }
+
+    /**
+     * Without row 1c (a later deployment's key groups anywhere in the table make an earlier
+     * deployment's attempt stale), an attempt of a cancelled deployment that wakes after the
+     * database forgot the later one's takeover of its range writes there: whether it would start
+     * without state on a range its run does not own, or restart on its own run's range.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("wokenAttemptsOfACancelledDeployment")
+    void withoutRow1cAWokenAttemptOfACancelledDeploymentWritesWhereTheDatabaseForgot(
+            String name, Histories.History history) {
+        assertThat(
+                        new TakeoverExplorer<>(new InMemoryStoreUnderTest(), false)
+                                .withRuleOff(ForgettingLaterDeployments::new)
+                                .play(history.parallelism(), history.steps()))
+                .isEqualTo("live table {k0=999999} != lineage {}");
+        assertThat(
+                        new TakeoverExplorer<>(new InMemoryStoreUnderTest(), false)
+                                .play(history.parallelism(), history.steps()))
+                .isNull();
+    }
+
+    static Stream<Arguments> wokenAttemptsOfACancelledDeployment() {
+        return Stream.of(
+                Arguments.of(
+                        "a start without state on a range its run does not own",
+                        Histories
+                                .aFrozenAttemptOfACancelledDeploymentWakesOnARangeTheDatabaseForgot()),
+                Arguments.of(
+                        "a restart on its own run's range",
+                        Histories
+                                .aFrozenRestartOfACancelledDeploymentWakesOnItsOwnRangeTheDatabaseForgot()));
+    }
+
+    private static final class ForgettingLaterDeployments extends DelegatingStore<String, Long> {
+        ForgettingLaterDeployments(SinkStore<String, Long> store) {
+            super(store);
+        }
+
+        @Override
+        public Takeover takeOwnership(
+                KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
+            // the rule off: the takeover reads no later deployment elsewhere in the table
+            return super.takeOwnership(
+                    span, claim, found -> terms.apply(FoundRanges.withoutLaterDeployment(found)));
+        }
     }
 
     private static final class KeepingProofs extends DelegatingStore<String, Long> {

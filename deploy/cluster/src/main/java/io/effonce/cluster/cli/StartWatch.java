@@ -50,8 +50,24 @@ final class StartWatch {
         if (failure == null) {
             return Optional.empty();
         }
+        String next = nextStep(jobId);
         return Optional.of(
-                "Job " + jobId + " failed while starting: " + failure + cancelUnlessEnded(jobId));
+                "Job "
+                        + jobId
+                        + " failed while starting: "
+                        + failure
+                        + cancelUnlessEnded(jobId)
+                        + next);
+    }
+
+    /** What to do once the cause is fixed, as the job's own checkpoints say. */
+    private String nextStep(String jobId) {
+        String newest = cluster.rest().checkpoints(jobId).latestCompletedPath();
+        return newest == null
+                ? " It completed no checkpoint: once the cause is fixed, run it again as before."
+                : " Once the cause is fixed, resume it from its newest retained checkpoint (-s "
+                        + newest
+                        + ").";
     }
 
     /**
