@@ -451,12 +451,16 @@ class SessionClusterDayTwoITCase {
         List<String> submitted = out.toString().lines().toList();
         assertThat(submitted).as("the job id, printed as it was submitted").hasSize(1);
         String jobId = submitted.get(0);
-        assertThat(err.toString())
-                .contains("Job " + jobId + " failed while starting: ")
-                .contains("sql_never_created")
-                .contains(
-                        "It completed no checkpoint: once the cause is fixed, run it again as"
-                                + " before.");
+        assertThat(err.toString().lines())
+                .as("one line with the cause and what to do; it said:%n%s", err)
+                .anySatisfy(
+                        line ->
+                                assertThat(line)
+                                        .contains("Job " + jobId + " failed while starting: ")
+                                        .contains("sql_never_created")
+                                        .contains(
+                                                "It completed no checkpoint: once the cause is"
+                                                        + " fixed, run it again as before."));
         assertThat(CLUSTER.cluster().rest().jobState(jobId))
                 .as("nothing left running")
                 .isIn("FAILED", "CANCELED", "CANCELLING", "FAILING");

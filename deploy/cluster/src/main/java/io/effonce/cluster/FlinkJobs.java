@@ -122,8 +122,8 @@ public final class FlinkJobs {
     }
 
     /**
-     * Waits until every task of the job runs, or the job's first failure: returns the failure's
-     * root message, or null once everything runs.
+     * Waits until every task of the job runs (or the job finished), or the job's first failure:
+     * returns the failure's root message, or null once everything runs or ran.
      */
     public String awaitAllTasksRunningOrFirstFailure(String jobId, Duration timeout) {
         return new JobStart(rest, jobId).runningOrWhyNot(timeout, Duration.ZERO, line -> {});

@@ -10,8 +10,8 @@ import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.rest.messages.job.JobDetailsInfo;
 
 /**
- * One job's start, watched until every task runs or the start cannot succeed: its first failure, or
- * more slots than the cluster has in all. Tells how far it is while it waits.
+ * One job's start, watched until every task runs (or the job finished) or the start cannot succeed:
+ * its first failure, or more slots than the cluster has in all. Tells how far it is while it waits.
  */
 final class JobStart {
 
@@ -24,8 +24,9 @@ final class JobStart {
     }
 
     /**
-     * Waits until every task of the job runs (returns null) or the start cannot succeed (returns
-     * why), telling {@code progress} every {@code every} (if positive) how far the job is.
+     * Waits until every task of the job runs or the job finished (returns null) or the start cannot
+     * succeed (returns why), telling {@code progress} every {@code every} (if positive) how far the
+     * job is.
      */
     String runningOrWhyNot(Duration timeout, Duration every, Consumer<String> progress) {
         AtomicReference<String> failure = new AtomicReference<>();
@@ -36,14 +37,17 @@ final class JobStart {
                         timeout)
                 .until(
                         () -> {
+                            JobDetailsInfo job = rest.jobDetails(jobId);
+                            // A bounded job may end before a poll sees its tasks run, after a
+                            // failure it recovered from too: it ran.
+                            if (job.getJobStatus() == JobStatus.FINISHED) {
+                                return true;
+                            }
                             failure.set(firstFailure());
                             if (failure.get() != null) {
                                 return true;
                             }
-                            JobDetailsInfo job = rest.jobDetails(jobId);
-                            // A bounded job may end before a poll sees its tasks run: it ran.
-                            if (FlinkJobs.allTasksRunning(job)
-                                    || job.getJobStatus() == JobStatus.FINISHED) {
+                            if (FlinkJobs.allTasksRunning(job)) {
                                 return true;
                             }
                             failure.set(moreSlotsThanTheCluster(job));

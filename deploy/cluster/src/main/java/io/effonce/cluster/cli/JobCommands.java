@@ -56,10 +56,11 @@ final class JobCommands {
         @Option(
                 names = "--wait",
                 description =
-                        "Wait until every task is RUNNING (with the job's --startup-check false,"
-                                + " also until its Kafka sources have their partitions); stop at"
-                                + " the job's first failure, print its root message and cancel the"
-                                + " job unless it ended by itself (exit 1).")
+                        "Wait until every task is RUNNING or the job FINISHED (with the job's"
+                                + " --startup-check false, also until its Kafka sources have"
+                                + " their partitions); stop at the job's first failure, print its"
+                                + " root message, cancel the job unless it ended by itself and"
+                                + " say what to do once the cause is fixed (exit 1).")
         boolean waitRunning;
 
         /**

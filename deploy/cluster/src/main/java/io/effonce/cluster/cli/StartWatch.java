@@ -9,9 +9,10 @@ import java.util.function.Consumer;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
- * Watches a submitted job start, for {@code submit --wait} and {@code sql}: every task running, or
- * the job's first failure in one line. A job that failed while starting and did not end by itself
- * restarts into the same failure, so it is cancelled: nothing is left behind.
+ * Watches a submitted job start, for {@code submit --wait} and {@code sql}: every task running (or
+ * the job finished: a bounded one may end before a poll sees its tasks run), or the job's first
+ * failure in one line. A job that failed while starting and did not end by itself restarts into the
+ * same failure, so it is cancelled: nothing is left behind.
  */
 final class StartWatch {
 
@@ -50,19 +51,29 @@ final class StartWatch {
         if (failure == null) {
             return Optional.empty();
         }
-        String next = nextStep(jobId);
-        return Optional.of(
-                "Job "
-                        + jobId
-                        + " failed while starting: "
-                        + failure
-                        + cancelUnlessEnded(jobId)
-                        + next);
+        return Optional.of(failedWhileStarting(jobId, failure));
     }
 
-    /** What to do once the cause is fixed, as the job's own checkpoints say. */
+    /**
+     * The one line for a job that failed while starting: the failure, what became of the job, and
+     * what to do once the cause is fixed.
+     */
+    private String failedWhileStarting(String jobId, String failure) {
+        String ended = cancelUnlessEnded(jobId);
+        return "Job " + jobId + " failed while starting: " + failure + ended + nextStep(jobId);
+    }
+
+    /**
+     * What to do once the cause is fixed, as the job's own checkpoints say: read after the job
+     * ended or was cancelled, since a restarting job may complete one until then.
+     */
     private String nextStep(String jobId) {
-        String newest = cluster.rest().checkpoints(jobId).latestCompletedPath();
+        String newest;
+        try {
+            newest = cluster.rest().checkpoints(jobId).latestCompletedPath();
+        } catch (RuntimeException e) {
+            return ""; // the line says what failed; its checkpoints are not known
+        }
         return newest == null
                 ? " It completed no checkpoint: once the cause is fixed, run it again as before."
                 : " Once the cause is fixed, resume it from its newest retained checkpoint (-s "
@@ -96,8 +107,7 @@ final class StartWatch {
         if (failure == null) {
             return Optional.empty();
         }
-        return Optional.of(
-                "Job " + jobId + " failed while starting: " + failure + cancelUnlessEnded(jobId));
+        return Optional.of(failedWhileStarting(jobId, failure));
     }
 
     /**
