@@ -8,10 +8,12 @@ import io.effonce.testing.junit.KafkaExtension;
 import io.effonce.testing.junit.KafkaExtension.KafkaBootstrap;
 import io.effonce.testing.kafka.KafkaTopics;
 import java.io.IOException;
+import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,19 +113,67 @@ class BacklogReportingSourceITCase {
         }
     }
 
+    /**
+     * The enumerator's clock runs ten times as fast here, so {@link BacklogEnumerator#QUIET} passes
+     * in a tenth of its time; the readers' clock, which dates the records, is the real one.
+     */
     @Test
     void aReaderThatGoesQuietAfterOldRecordsHasCaughtUp(KafkaBootstrap kafka) throws Exception {
-        JobClient job = startInBacklog(kafka, "backlog-old-then-quiet", 2_000);
+        String topic = "backlog-old-then-quiet";
+        KafkaTopics.createStampedByProducers(kafka.servers(), topic, 2);
+        KafkaTopics.send(kafka.servers(), records(topic, 0, 2_000, Duration.ofHours(1)));
+        JobClient job =
+                start(
+                        kafka,
+                        topic,
+                        2,
+                        source ->
+                                new BacklogReportingSource<>(
+                                        source, THRESHOLD, new TenTimesFaster(Instant.now())));
         try {
             JobID id = job.getJobID();
+            await("the source to report a backlog while it reads records an hour old")
+                    .atMost(TIMEOUT)
+                    .until(() -> gauge(id, "backlogsEntered") == 1);
             await("every old record read").atMost(TIMEOUT).until(() -> READ.get() >= 2_000);
             await(
                             "the backlog to end once no reader has said it is behind for "
-                                    + BacklogEnumerator.QUIET)
+                                    + BacklogEnumerator.QUIET
+                                    + " by the enumerator's clock")
                     .atMost(TIMEOUT)
                     .until(() -> gauge(id, "processingBacklog") == 0);
         } finally {
             job.cancel().get();
+        }
+    }
+
+    /** A clock that starts at {@code from} and runs ten times as fast as the system's. */
+    private static final class TenTimesFaster extends Clock implements Serializable {
+
+        private final long from;
+
+        TenTimesFaster(Instant from) {
+            this.from = from.toEpochMilli();
+        }
+
+        @Override
+        public long millis() {
+            return from + 10 * (System.currentTimeMillis() - from);
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException("the enumerator reads millis only");
         }
     }
 

@@ -22,8 +22,7 @@ public final class DeploymentOrder {
 
     private static final String UUID_FORM = "\\p{XDigit}{8}(?:-\\p{XDigit}{4}){3}-\\p{XDigit}{12}";
 
-    private static final Pattern NUMBERED =
-            Pattern.compile("(?:^|/)d(\\d{1,18})-" + UUID_FORM + "$");
+    private static final Pattern NUMBERED = Pattern.compile("d(\\d{1,18})-" + UUID_FORM);
 
     private DeploymentOrder() {}
 
@@ -34,8 +33,14 @@ public final class DeploymentOrder {
 
     /** The deployment number of {@code run}, if it has one. */
     public static OptionalLong of(String run) {
-        Matcher m = NUMBERED.matcher(run);
-        return m.find() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+        // The run id follows the job id's slash (a UUID has none); a start reads it for every row
+        // of the fence table, so the match is anchored there rather than searched for.
+        String runId = run.substring(run.lastIndexOf('/') + 1);
+        if (runId.isEmpty() || runId.charAt(0) != 'd') {
+            return OptionalLong.empty();
+        }
+        Matcher m = NUMBERED.matcher(runId);
+        return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
     }
 
     /**
