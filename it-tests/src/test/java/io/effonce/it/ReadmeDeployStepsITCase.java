@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -100,6 +101,8 @@ class ReadmeDeployStepsITCase {
             assertThat(shell.output())
                     .as("the oracle's verdict at the end of README's steps")
                     .containsPattern("[0-9,]+ merchant-days, 0 differences");
+            saysItIsUpInAFewLines("service-1.log", "PostgreSQL is up");
+            saysItIsUpInAFewLines("service-2.log", "Kafka is up");
             assertThat(livePageSnapshot())
                     .as("the live page's snapshot once the totals are in")
                     .contains("\"merchant\":", "\"committed\":", "\"live\":");
@@ -137,6 +140,24 @@ class ReadmeDeployStepsITCase {
                 browser.screenshot(LOGS.resolve("live-page.png"));
             }
         }
+    }
+
+    /**
+     * A service's shell, up to its ready line: its own line of where it is up at most, no
+     * configuration, metadata or warning of the service it runs.
+     */
+    private static void saysItIsUpInAFewLines(String log, String ready) throws IOException {
+        List<String> lines = Files.readAllLines(LOGS.resolve(log));
+        int at =
+                IntStream.range(0, lines.size())
+                        .filter(i -> lines.get(i).startsWith(ready))
+                        .findFirst()
+                        .orElse(-1);
+        assertThat(at).as("%s's line \"%s\": %s", log, ready, lines).isNotNegative();
+        assertThat(lines.subList(0, at))
+                .as("what %s printed before \"%s\"", log, ready)
+                .hasSizeLessThanOrEqualTo(1)
+                .noneMatch(line -> line.contains("WARN") || line.contains("ERROR"));
     }
 
     /** The live page's address, as it printed it in its shell's log. */

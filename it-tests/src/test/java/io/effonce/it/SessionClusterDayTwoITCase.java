@@ -151,7 +151,7 @@ class SessionClusterDayTwoITCase {
         }
 
         // Not checked in main, the right Kafka: --wait returns once the source has its
-        // partitions, and the job runs on.
+        // partitions and the job completed a checkpoint, and the job runs on.
         List<String> unchecked = new ArrayList<>(job.args());
         unchecked.addAll(List.of("--startup-check", "false"));
         FlinkJobs jobs = CLUSTER.cluster().jobs();
@@ -160,6 +160,9 @@ class SessionClusterDayTwoITCase {
         assertThat(submit(job.withArgs(unchecked), lines)).as("%s", lines).isZero();
         String healthy = newJob(before);
         assertThat(CLUSTER.cluster().rest().jobState(healthy)).isEqualTo("RUNNING");
+        assertThat(CLUSTER.cluster().rest().checkpoints(healthy).completed())
+                .as("checkpoints the job completed before --wait returned")
+                .isPositive();
         jobs.cancel(healthy);
 
         // A Kafka that refuses connections, not checked in main: the tasks start, the source's

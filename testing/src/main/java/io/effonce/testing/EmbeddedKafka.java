@@ -76,9 +76,9 @@ public final class EmbeddedKafka implements AutoCloseable {
             cluster.format();
             cluster.startup();
             cluster.waitForReadyBrokers();
-            LOG.info(
-                    "{} is up at {} with data in {}", SERVICE, cluster.bootstrapServers(), baseDir);
-            return new EmbeddedKafka(baseDir, cluster, port);
+            EmbeddedKafka kafka = new EmbeddedKafka(baseDir, cluster, port);
+            LOG.info("{} is up at {} with data in {}", SERVICE, kafka.bootstrapServers(), baseDir);
+            return kafka;
         } catch (Exception e) {
             closeQuietly(cluster);
             if (e instanceof InterruptedException) {

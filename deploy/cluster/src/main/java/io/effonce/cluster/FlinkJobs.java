@@ -146,6 +146,14 @@ public final class FlinkJobs {
         return new JobStart(rest, jobId).kafkaPartitionsOrWhyNot(DEFAULT_TIMEOUT);
     }
 
+    /**
+     * Waits until the running job completed a checkpoint (returns null), or its first failure
+     * (returns it, in one line).
+     */
+    public String awaitFirstCheckpointOrFirstFailure(String jobId) {
+        return new JobStart(rest, jobId).firstCheckpointOrWhyNot(DEFAULT_TIMEOUT);
+    }
+
     /** Cancels every job that is not yet finished, failed or cancelled. */
     public void cancelAll() {
         rest.jobs()

@@ -85,6 +85,23 @@ final class JobStart {
         return failure.get();
     }
 
+    /**
+     * Waits until the job completed a checkpoint since it was submitted (returns null), or its
+     * first failure (returns it): every task took a barrier and the sink wrote at it.
+     */
+    String firstCheckpointOrWhyNot(Duration timeout) {
+        AtomicReference<String> failure = new AtomicReference<>();
+        FlinkJobs.polling(
+                        "a completed checkpoint of job %s, or its first failure".formatted(jobId),
+                        timeout)
+                .until(
+                        () -> {
+                            failure.set(firstFailure());
+                            return failure.get() != null || rest.checkpoints(jobId).completed() > 0;
+                        });
+        return failure.get();
+    }
+
     /** The job's first failure in one line, or null. */
     private String firstFailure() {
         return rest.failures(jobId).stream().findFirst().map(FailureText::rootMessage).orElse(null);

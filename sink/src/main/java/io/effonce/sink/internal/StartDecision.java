@@ -134,16 +134,30 @@ enum StartDecision {
         return rules.resetOnFreshStart() ? RESET : REFUSE_FRESH_START;
     }
 
+    /** Why a claim is stale: its row of the table above, and the reason in words. */
+    record Staleness(String row, String reason) {
+
+        /**
+         * Rows 1–1c: a later deployment makes the claim stale, so the claimant's job may be the one
+         * that should run, and a new submission of it from its checkpoint is the way out.
+         */
+        boolean byLaterDeployment() {
+            return row.startsWith("1");
+        }
+    }
+
     /** Why {@code claim} is older than what the range holds (rows 1–3), or empty. */
-    static Optional<String> staleness(Claim claim, RangeRecord found) {
+    static Optional<Staleness> staleness(Claim claim, RangeRecord found) {
         if (found.claimantRunSuperseded()) {
-            return Optional.of(
+            return stale(
+                    "1",
                     "a later deployment of the job took the sink's key groups over from run "
                             + claim.run());
         }
         for (RangeOwner owner : found.owners()) {
             if (DeploymentOrder.later(owner.id().run(), claim.run())) {
-                return Optional.of(
+                return stale(
+                        "1b",
                         "a later deployment of the job ("
                                 + owner.id().run()
                                 + ") owns key groups of the range; this attempt's ("
@@ -152,7 +166,8 @@ enum StartDecision {
             }
         }
         if (found.laterDeployment().isPresent()) {
-            return Optional.of(
+            return stale(
+                    "1c",
                     "a later deployment of the job ("
                             + found.laterDeployment().get()
                             + ") owns key groups of the table below this job's maximum parallelism ("
@@ -163,7 +178,8 @@ enum StartDecision {
         }
         long restored = claim.restoredOrZero();
         if (found.committedByClaimantRun() > restored) {
-            return Optional.of(
+            return stale(
+                    "2",
                     "its run already committed checkpoint "
                             + found.committedByClaimantRun()
                             + " in this range, after the checkpoint it restored ("
@@ -179,7 +195,8 @@ enum StartDecision {
                             && !owner.otherGraphThan(claim)
                             && owner.sameSubtaskAs(claim)
                             && owner.id().attempt() > claim.attempt())) {
-                return Optional.of(
+                return stale(
+                        "3",
                         owner.id().task()
                                 + " (restored checkpoint "
                                 + owner.restoredCheckpoint()
@@ -190,7 +207,8 @@ enum StartDecision {
             if (sameCheckpointUnderAnotherGraph(owner, claim)
                     && claim.firstBarrier().isPresent()
                     && claim.firstBarrier().getAsLong() <= owner.lastBarrier()) {
-                return Optional.of(
+                return stale(
+                        "3",
                         owner.id().task()
                                 + ", deployed by another JobManager, owns the range; both"
                                 + " restored checkpoint "
@@ -205,15 +223,8 @@ enum StartDecision {
         return Optional.empty();
     }
 
-    /**
-     * Whether a later deployment makes {@code claim} stale (rows 1–1c): then the claimant's job may
-     * be the one that should run, and a new submission of it from its checkpoint is the way out.
-     */
-    static boolean laterDeploymentOwns(Claim claim, RangeRecord found) {
-        return found.claimantRunSuperseded()
-                || found.laterDeployment().isPresent()
-                || found.owners().stream()
-                        .anyMatch(o -> DeploymentOrder.later(o.id().run(), claim.run()));
+    private static Optional<Staleness> stale(String row, String reason) {
+        return Optional.of(new Staleness(row, reason));
     }
 
     /**

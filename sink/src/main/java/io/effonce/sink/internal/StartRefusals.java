@@ -28,6 +28,7 @@ final class StartRefusals {
     /** Rows 1–3. */
     static StaleAttemptException stale(
             KeyGroupSpan span, Claim claim, RangeRecord found, String table) {
+        StartDecision.Staleness why = StartDecision.staleness(claim, found).orElseThrow();
         return new StaleAttemptException(
                 "Refusing a stale attempt: "
                         + claim.task()
@@ -36,8 +37,8 @@ final class StartRefusals {
                         + " of "
                         + table
                         + ", but "
-                        + StartDecision.staleness(claim, found).orElseThrow()
-                        + (StartDecision.laterDeploymentOwns(claim, found)
+                        + why.reason()
+                        + (why.byLaterDeployment()
                                 ? ". If that deployment was started by mistake and this job is"
                                         + " the one that should run, cancel the later one and"
                                         + " submit this job again from its newest retained"

@@ -49,8 +49,11 @@ class StartDecisionTest {
     void row1ASupersededRunIsStale() {
         RangeRecord superseded = found(Set.of(), 0, true, true);
         assertThat(decide(claim(3, 7), superseded)).isEqualTo(StartDecision.REFUSE_STALE);
-        assertThat(StartDecision.staleness(claim(3, 7), superseded).orElseThrow())
-                .contains("a later deployment");
+        StartDecision.Staleness why =
+                StartDecision.staleness(claim(3, 7), superseded).orElseThrow();
+        assertThat(why.row()).isEqualTo("1");
+        assertThat(why.reason()).contains("a later deployment");
+        assertThat(why.byLaterDeployment()).isTrue();
     }
 
     /**
@@ -62,8 +65,10 @@ class StartDecisionTest {
         Optional<String> later = Optional.of("job/d9-" + java.util.UUID.randomUUID());
         RangeRecord empty = withLater(found(Set.of(), 0, false, false), later);
         assertThat(decide(claim(0, -1), empty)).isEqualTo(StartDecision.REFUSE_STALE);
-        assertThat(StartDecision.laterDeploymentOwns(claim(0, -1), empty)).isTrue();
-        assertThat(StartDecision.staleness(claim(0, -1), empty).orElseThrow())
+        StartDecision.Staleness why = StartDecision.staleness(claim(0, -1), empty).orElseThrow();
+        assertThat(why.row()).isEqualTo("1c");
+        assertThat(why.byLaterDeployment()).isTrue();
+        assertThat(why.reason())
                 .contains("owns key groups of the table below this job's maximum parallelism");
         assertThat(decide(claim(0, -1), found(Set.of(), 0, false, false)))
                 .isEqualTo(StartDecision.BEGIN);
@@ -99,7 +104,10 @@ class StartDecisionTest {
     void row2ACheckpointOfItsRunNewerThanTheRestoredOneMakesTheClaimStale() {
         assertThat(decide(claim(3, 7), found(Set.of(), 9, false, true)))
                 .isEqualTo(StartDecision.REFUSE_STALE);
-        assertThat(StartDecision.laterDeploymentOwns(claim(3, 7), found(Set.of(), 9, false, true)))
+        StartDecision.Staleness why =
+                StartDecision.staleness(claim(3, 7), found(Set.of(), 9, false, true)).orElseThrow();
+        assertThat(why.row()).isEqualTo("2");
+        assertThat(why.byLaterDeployment())
                 .as("a newer attempt of its own run: no new submission is the way out")
                 .isFalse();
         // Committed exactly what it restored: the latest checkpoint, a normal restore.

@@ -58,7 +58,8 @@ final class JobCommands {
                 description =
                         "Wait until every task is RUNNING or the job FINISHED (with the job's"
                                 + " --startup-check false, also until its Kafka sources have"
-                                + " their partitions); stop at the job's first failure, print its"
+                                + " their partitions and it completed a checkpoint); stop at the"
+                                + " job's first failure, print its"
                                 + " root message, cancel the job unless it ended by itself and"
                                 + " say what to do once the cause is fixed (exit 1).")
         boolean waitRunning;
@@ -115,7 +116,7 @@ final class JobCommands {
                 StartWatch watch = new StartWatch(parent.cluster());
                 var failure = watch.failureWhileStarting(jobId, err::println);
                 if (failure.isEmpty() && mainCheckedNothing()) {
-                    failure = watch.failureBeforeSourcesRead(jobId, err::println);
+                    failure = watch.failureBeforeFirstCheckpoint(jobId, err::println);
                 }
                 if (failure.isPresent()) {
                     err.println(failure.get());
@@ -186,7 +187,7 @@ final class JobCommands {
                     newest != null
                             ? newest
                             : submitted.map(JobSubmission::savepointPath).orElse(null);
-            out.println(resumeAdvice(from, submitted.isPresent()));
+            out.println(resumeAdvice(from, newest != null, submitted.isPresent()));
             submitted.ifPresent(
                     job ->
                             out.println(
@@ -205,16 +206,19 @@ final class JobCommands {
 
         /**
          * What a submit of the same job after a cancel is: a restore, from {@code from} (its newest
-         * retained checkpoint, or the savepoint it was submitted from); without {@code -s} it is a
-         * fresh start, which the sink refuses on a table that holds the job's rows. With {@code
-         * command}, the command that does it follows on the next line.
+         * retained checkpoint when {@code ownCheckpoint}, else the savepoint it was submitted
+         * from); without {@code -s} it is a fresh start, which the sink refuses on a table that
+         * holds the job's rows. With {@code command}, the command that does it follows on the next
+         * line.
          */
-        static String resumeAdvice(String from, boolean command) {
+        static String resumeAdvice(String from, boolean ownCheckpoint, boolean command) {
             if (from == null) {
                 return "It completed no checkpoint: submit it again as before to start it afresh"
                         + (command ? ":" : ".");
             }
-            return "Its newest retained checkpoint is "
+            return (ownCheckpoint
+                            ? "Its newest retained checkpoint is "
+                            : "It completed no checkpoint of its own; it was submitted from ")
                     + from
                     + "; a new submit of the job is a restore from it (without -s a submit is a"
                     + " fresh start, which the sink refuses on a table that holds the job's rows)."

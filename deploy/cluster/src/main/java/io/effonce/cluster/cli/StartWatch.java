@@ -82,27 +82,46 @@ final class StartWatch {
     }
 
     /**
-     * After every task runs, waits until each of the job's Kafka sources was assigned a partition
-     * (on a start without a savepoint, its enumerator in the JobManager reached the brokers and
-     * found the topic; a restore takes the partitions from its state, and proves less); empty once
-     * they were, else the line that says why not. For a job whose {@code main} did not check its
-     * services ({@code --startup-check false}): its tasks run at once, and a source that cannot
-     * reach Kafka fails the job only after the Kafka clients' API timeout (60 s).
+     * After every task runs, for a job whose {@code main} did not check its services ({@code
+     * --startup-check false}): its tasks run at once, and what {@code main} would have found fails
+     * the job later. Waits until each of its Kafka sources was assigned a partition (on a start
+     * without a savepoint, its enumerator in the JobManager reached the brokers and found the
+     * topic; a source that cannot reach Kafka fails the job only after the Kafka clients' API
+     * timeout, 60 s), then until it completed a checkpoint (every task, the sink too, wrote at a
+     * barrier); empty once it did, else the line that says why not.
      */
-    Optional<String> failureBeforeSourcesRead(String jobId, Consumer<String> progress) {
+    Optional<String> failureBeforeFirstCheckpoint(String jobId, Consumer<String> progress) {
         progress.accept(
                 "Job "
                         + jobId
                         + " runs; main's checks were skipped: waiting until its Kafka sources have"
-                        + " their partitions, or its first failure");
+                        + " their partitions and it completed a checkpoint, or its first failure");
+        FlinkJobs jobs = cluster.jobs();
         String failure;
         try {
-            failure = cluster.jobs().awaitKafkaPartitionsOrFirstFailure(jobId);
+            failure = jobs.awaitKafkaPartitionsOrFirstFailure(jobId);
         } catch (ConditionTimeoutException e) {
             failure =
                     "no Kafka source of the job was assigned a partition within "
                             + FlinkJobs.DEFAULT_TIMEOUT.toMinutes()
                             + " min, and no task failed";
+        }
+        if (failure == null) {
+            try {
+                failure = jobs.awaitFirstCheckpointOrFirstFailure(jobId);
+            } catch (ConditionTimeoutException e) {
+                // Nothing failed: the job may only checkpoint seldom, so it is not cancelled.
+                return Optional.of(
+                        "Job "
+                                + jobId
+                                + " runs, but completed no checkpoint within "
+                                + FlinkJobs.DEFAULT_TIMEOUT.toMinutes()
+                                + " min and no task failed (is its"
+                                + " execution.checkpointing.interval longer?); it is left"
+                                + " running: flink-local cancel "
+                                + jobId
+                                + " if it should not run");
+            }
         }
         if (failure == null) {
             return Optional.empty();

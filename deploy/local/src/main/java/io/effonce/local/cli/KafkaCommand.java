@@ -1,6 +1,8 @@
 package io.effonce.local.cli;
 
 import io.effonce.testing.EmbeddedKafka;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -40,7 +42,7 @@ public final class KafkaCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(
                     spec.commandLine(), "--port must be a port number, 1 to 65535; was " + port);
         }
-        EmbeddedKafka broker = EmbeddedKafka.start(port);
+        EmbeddedKafka broker = startQuietly();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(
@@ -57,5 +59,19 @@ public final class KafkaCommand implements Callable<Integer> {
         out.flush();
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Starts the broker without the bootstrap metadata Kafka's storage formatter prints to standard
+     * output (a person reads the address, not the feature levels); a failure is still thrown.
+     */
+    private EmbeddedKafka startQuietly() {
+        PrintStream stdout = System.out;
+        System.setOut(new PrintStream(OutputStream.nullOutputStream()));
+        try {
+            return EmbeddedKafka.start(port);
+        } finally {
+            System.setOut(stdout);
+        }
     }
 }
