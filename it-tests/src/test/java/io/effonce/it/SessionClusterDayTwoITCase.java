@@ -57,7 +57,7 @@ class SessionClusterDayTwoITCase {
 
     private static final String RESUME_TOPIC = "daytwo-resume.public.payments";
     private static final int TASK_MANAGERS = 2;
-    private static final int RUNS = 5;
+    private static final int RUNS = 3;
     private static final Path SQL_JAR = Path.of(System.getProperty("effonce.sink-sql.jar"));
 
     /**
