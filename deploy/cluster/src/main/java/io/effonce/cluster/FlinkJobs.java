@@ -31,11 +31,15 @@ public final class FlinkJobs {
      */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
 
-    private static final Duration POLL = Duration.ofMillis(100);
+    /**
+     * How often a wait asks the REST API: each answer costs the JobManager and the asker some CPU,
+     * which a small machine running a suite of clusters lacks; a wait longer by 200 ms at most.
+     */
+    private static final Duration POLL = Duration.ofMillis(200);
 
     /**
-     * A wait for {@code what} of at most {@code timeout}, asking the REST API every 100 ms; a
-     * request that fails (the JobManager failing over) is asked again.
+     * A wait for {@code what} of at most {@code timeout}, asking the REST API every {@link #POLL};
+     * a request that fails (the JobManager failing over) is asked again.
      */
     static ConditionFactory polling(String what, Duration timeout) {
         return await(what).atMost(timeout).pollInterval(POLL).ignoreExceptions();
