@@ -38,9 +38,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the job restores from the last completed checkpoint, every sink subtask runs the full flush, and
  * the totals end equal to the ledger.
  *
- * <p>The soak's {@code TASK_MANAGER_KILL} (on the multi-process cluster) and {@code
- * JobJarOnLocalClusterITCase.TaskManagersKilled} do the same in every {@code mvn verify}, so this
- * one runs with the soak flag.
+ * <p>The soak's TaskManager kill, {@code JobJarOnLocalClusterITCase.WatchedByPrometheus} and {@code
+ * LivePageUnderTaskManagerKillsITCase} (on the multi-process cluster) do the same in every {@code
+ * mvn verify}, so this one runs with the soak flag.
  */
 @ExtendWith({PostgresExtension.class, KafkaExtension.class})
 @Tag("long")

@@ -52,8 +52,8 @@ import org.slf4j.LoggerFactory;
  * with its database.
  *
  * <p>{@code mvn verify} runs seed 1: every fault once ({@link FaultSchedule#everyFaultOnce}: each
- * overlap, and each kind no overlap injects). The soak ({@code -Deffonce.soak=true}) draws {@code
- * -Deffonce.soak.faults} (40) faults from {@code -Deffonce.soak.seed} (a new one each run,
+ * overlap, and each kind no other fault injects). The soak ({@code -Deffonce.soak=true}) draws
+ * {@code -Deffonce.soak.faults} (40) faults from {@code -Deffonce.soak.seed} (a new one each run,
  * printed); the same seed replays the same schedule.
  */
 @ExtendWith(PostgresExtension.class)

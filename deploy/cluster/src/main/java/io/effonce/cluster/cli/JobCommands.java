@@ -2,6 +2,7 @@ package io.effonce.cluster.cli;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.effonce.cluster.CheckpointStats;
 import io.effonce.cluster.FailureText;
 import io.effonce.cluster.FlinkRestException;
 import io.effonce.cluster.JobSubmission;
@@ -58,8 +59,9 @@ final class JobCommands {
                 description =
                         "Wait until every task is RUNNING or the job FINISHED (with the job's"
                                 + " --startup-check false, also until its Kafka sources have"
-                                + " their partitions and it completed a checkpoint); stop at the"
-                                + " job's first failure, print its"
+                                + " their partitions and it completed a checkpoint: one that"
+                                + " completes none in 5 min without a failure is left running,"
+                                + " exit 1); stop at the job's first failure, print its"
                                 + " root message, cancel the job unless it ended by itself and"
                                 + " say what to do once the cause is fixed (exit 1).")
         boolean waitRunning;
@@ -177,16 +179,20 @@ final class JobCommands {
         @Override
         public Integer call() {
             var cluster = parent.cluster();
-            String newest = cluster.rest().checkpoints(jobId).latestCompletedPath();
+            CheckpointStats checkpoints = cluster.rest().checkpoints(jobId);
+            String newest = checkpoints.latestCompletedPath();
             Optional<JobSubmission> submitted = cluster.jobs().submissionOf(jobId);
             cluster.jobs().cancel(jobId);
             PrintWriter out = spec.commandLine().getOut();
             out.println("Cancelled " + jobId);
-            // Without a checkpoint of its own, a job submitted from a savepoint resumes from it.
+            // Without a checkpoint of its own, a job restored from a savepoint or checkpoint
+            // resumes from it, however it was submitted.
             String from =
                     newest != null
                             ? newest
-                            : submitted.map(JobSubmission::savepointPath).orElse(null);
+                            : Optional.ofNullable(checkpoints.latestRestoredPath())
+                                    .or(() -> submitted.map(JobSubmission::savepointPath))
+                                    .orElse(null);
             out.println(resumeAdvice(from, newest != null, submitted.isPresent()));
             submitted.ifPresent(
                     job ->
@@ -206,10 +212,10 @@ final class JobCommands {
 
         /**
          * What a submit of the same job after a cancel is: a restore, from {@code from} (its newest
-         * retained checkpoint when {@code ownCheckpoint}, else the savepoint it was submitted
-         * from); without {@code -s} it is a fresh start, which the sink refuses on a table that
-         * holds the job's rows. With {@code command}, the command that does it follows on the next
-         * line.
+         * retained checkpoint when {@code ownCheckpoint}, else the savepoint or checkpoint it was
+         * restored from); without {@code -s} it is a fresh start, which the sink refuses on a table
+         * that holds the job's rows. With {@code command}, the command that does it follows on the
+         * next line.
          */
         static String resumeAdvice(String from, boolean ownCheckpoint, boolean command) {
             if (from == null) {
@@ -218,7 +224,7 @@ final class JobCommands {
             }
             return (ownCheckpoint
                             ? "Its newest retained checkpoint is "
-                            : "It completed no checkpoint of its own; it was submitted from ")
+                            : "It completed no checkpoint of its own; it was restored from ")
                     + from
                     + "; a new submit of the job is a restore from it (without -s a submit is a"
                     + " fresh start, which the sink refuses on a table that holds the job's rows)."

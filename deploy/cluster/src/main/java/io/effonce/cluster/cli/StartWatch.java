@@ -110,17 +110,29 @@ final class StartWatch {
             try {
                 failure = jobs.awaitFirstCheckpointOrFirstFailure(jobId);
             } catch (ConditionTimeoutException e) {
-                // Nothing failed: the job may only checkpoint seldom, so it is not cancelled.
-                return Optional.of(
-                        "Job "
-                                + jobId
-                                + " runs, but completed no checkpoint within "
-                                + FlinkJobs.DEFAULT_TIMEOUT.toMinutes()
-                                + " min and no task failed (is its"
-                                + " execution.checkpointing.interval longer?); it is left"
-                                + " running: flink-local cancel "
-                                + jobId
-                                + " if it should not run");
+                long failed = cluster.rest().checkpoints(jobId).failed();
+                if (failed > 0) {
+                    // Failing checkpoints fail the job only once more than the tolerable number
+                    // failed, minutes later; it would restart into the same failure.
+                    failure =
+                            failed
+                                    + " of its checkpoints failed and none completed within "
+                                    + FlinkJobs.DEFAULT_TIMEOUT.toMinutes()
+                                    + " min (the JobManager's log says why)";
+                } else {
+                    // Nothing failed: the job may only checkpoint seldom, so it is not cancelled.
+                    return Optional.of(
+                            "Job "
+                                    + jobId
+                                    + " runs, but completed no checkpoint within "
+                                    + FlinkJobs.DEFAULT_TIMEOUT.toMinutes()
+                                    + " min and none failed (is its"
+                                    + " execution.checkpointing.interval, or"
+                                    + " interval-during-backlog while it reads a backlog,"
+                                    + " longer?); it is left running: flink-local cancel "
+                                    + jobId
+                                    + " if it should not run");
+                }
             }
         }
         if (failure == null) {

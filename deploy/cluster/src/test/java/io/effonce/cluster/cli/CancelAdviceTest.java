@@ -16,10 +16,10 @@ class CancelAdviceTest {
     }
 
     @Test
-    void aJobWithoutOneResumesFromTheSavepointItWasSubmittedFromAndSaysSo() {
+    void aJobWithoutOneResumesFromTheSavepointItWasRestoredFromAndSaysSo() {
         assertThat(JobCommands.Cancel.resumeAdvice("file:/sp/savepoint-1", false, false))
                 .startsWith(
-                        "It completed no checkpoint of its own; it was submitted from"
+                        "It completed no checkpoint of its own; it was restored from"
                                 + " file:/sp/savepoint-1;")
                 .doesNotContain("newest retained checkpoint")
                 .endsWith(
