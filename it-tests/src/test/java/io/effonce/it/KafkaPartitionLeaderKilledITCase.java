@@ -186,8 +186,16 @@ class KafkaPartitionLeaderKilledITCase {
         Relays relays = new Relays(db, kafka.bootstrapServers(), "raised", dir);
         setClusterDefault(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1");
         try (LedgerRelay relay = relays.start("--replication-factor", "3")) {
-            assertThat(topicConfig(relays.topic(), TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG))
-                    .isEqualTo("2");
+            // The broker asked may serve the topic's settings a moment after the controller took
+            // the relay's change.
+            await("min.insync.replicas 2 on the topic the relay created")
+                    .atMost(TotalsInvariant.TIMEOUT)
+                    .until(
+                            () ->
+                                    topicConfig(
+                                            relays.topic(),
+                                            TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
+                            "2"::equals);
         } finally {
             setClusterDefault(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2");
             relays.dropSlot();
@@ -251,9 +259,25 @@ class KafkaPartitionLeaderKilledITCase {
         }
     }
 
+    /**
+     * Sets a cluster-wide default and waits until every broker serves it: the controller
+     * acknowledges the change before the brokers' metadata has it, and a relay that asked a broker
+     * in between would read the old default (it did, once, in CI: it kept a topic at 1 that it
+     * should have raised).
+     */
     private static void setClusterDefault(String name, String value) throws Exception {
         try (Admin admin = admin()) {
             set(admin, new ConfigResource(ConfigResource.Type.BROKER, ""), name, value);
+            List<ConfigResource> brokers =
+                    admin.describeCluster().nodes().get().stream()
+                            .map(n -> new ConfigResource(ConfigResource.Type.BROKER, n.idString()))
+                            .toList();
+            await("every broker serving %s=%s".formatted(name, value))
+                    .atMost(TotalsInvariant.TIMEOUT)
+                    .until(
+                            () ->
+                                    admin.describeConfigs(brokers).all().get().values().stream()
+                                            .allMatch(c -> value.equals(c.get(name).value())));
         }
     }
 
