@@ -26,8 +26,12 @@ public final class ChildJvm implements AutoCloseable {
         this.log = log;
     }
 
-    /** JVM options for a quick start: a small heap, the client compiler only. */
-    public static final List<String> QUICK_START = List.of("-Xmx512m", "-XX:TieredStopAtLevel=1");
+    /**
+     * JVM options for a quick start: a small heap, the client compiler only, the serial collector
+     * (a test's broker or relay lives minutes; C2 and G1's threads would compete for the cores).
+     */
+    public static final List<String> QUICK_START =
+            List.of("-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
     /**
      * Starts {@code mainClass.main(args)} with {@link #QUICK_START} and {@code env} added to this
