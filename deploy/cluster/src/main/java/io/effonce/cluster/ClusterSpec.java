@@ -63,11 +63,10 @@ public record ClusterSpec(
      * What {@link Builder#quickStartJvms()} gives the JobManagers and TaskManagers: the client
      * compiler only. A test's or the demo's cluster lives for a minute; on a small machine the
      * server compiler's work on every new process competes with the job itself (measured on a
-     * 2-core machine: the three JobManager failovers of it-tests 204 s, 116 s with this). The
-     * serial collector too: the JVM's own choice on a small machine, no concurrent GC threads. A
-     * cluster that runs for hours, or a benchmark, wants the server compiler and G1: the defaults.
+     * 2-core machine: the three JobManager failovers of it-tests 204 s, 116 s with this). A cluster
+     * that runs for hours, or a benchmark, wants the server compiler: the default.
      */
-    public static final String QUICK_START_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+    public static final String QUICK_START_JVM = "-XX:TieredStopAtLevel=1";
 
     public ClusterSpec {
         if (taskManagers < 0) {
