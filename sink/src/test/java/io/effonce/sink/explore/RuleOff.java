@@ -30,6 +30,11 @@ enum RuleOff {
     OWNER_LEASE(Duration.ofHours(1), 1, ForgettingLeases::new, 2),
     /** Deletes reach the live table: the job's, and the flush's of keys restored state lacks. */
     FLUSH_DELETES(Duration.ofHours(1), 3, IgnoringDeletes::new, 1),
+    /**
+     * The flush finds the erased run's writes by their tag: the keys tagged since the restored
+     * checkpoint are set back to state or deleted.
+     */
+    ERASED_WRITES_FOUND(Duration.ofHours(1), 3, NotFindingTaggedKeys::new, 1),
     /** What the erased run staged after the restored checkpoint is discarded. */
     DISCARD_STAGED(Duration.ofHours(1), 3, KeepingStaged::new, 1),
     /** The committed table goes back to the restored checkpoint's values. */
@@ -112,6 +117,17 @@ enum RuleOff {
         public void rollBackCommitted(
                 List<StoredRow<String, Long>> set, Collection<String> remove) {
             // the rule off: what the erased run committed stays committed
+        }
+    }
+
+    private static final class NotFindingTaggedKeys extends DelegatingStore<String, Long> {
+        NotFindingTaggedKeys(SinkStore<String, Long> store) {
+            super(store);
+        }
+
+        @Override
+        public List<String> keysTaggedSince(long tag) {
+            return List.of(); // the rule off: the flush sees no row the erased run wrote
         }
     }
 

@@ -57,7 +57,7 @@ public final class SinkHarnesses {
                 sink.createOperator(),
                 SinkChange::key,
                 keyType,
-                environment(new JobID(), GRAPH, parallelism, subtask, 0));
+                environment(new JobID(), GRAPH, MAX_PARALLELISM, parallelism, subtask, 0));
     }
 
     /** A started harness with no restored state. */
@@ -113,7 +113,7 @@ public final class SinkHarnesses {
     /** A started harness with no restored state, in the job {@code job} (a fixed job id). */
     public static KeyedOneInputStreamOperatorTestHarness<String, SinkChange<String, Long>, Void>
             freshInJob(FlushableSink<String, Long> sink, JobID job) throws Exception {
-        MockEnvironment environment = environment(job, GRAPH, 1, 0, 0);
+        MockEnvironment environment = environment(job, GRAPH, MAX_PARALLELISM, 1, 0, 0);
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         sink.createOperator(),
@@ -154,11 +154,25 @@ public final class SinkHarnesses {
             int subtask,
             int attempt)
             throws Exception {
+        return attempt(sink, keyType, job, graph, MAX_PARALLELISM, parallelism, subtask, attempt);
+    }
+
+    /** The same, with {@code maxParallelism} key groups instead of {@link #MAX_PARALLELISM}. */
+    public static <K, V> KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> attempt(
+            FlushableSink<K, V> sink,
+            TypeInformation<K> keyType,
+            JobID job,
+            ExecutionGraphID graph,
+            int maxParallelism,
+            int parallelism,
+            int subtask,
+            int attempt)
+            throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(
                 sink.createOperator(),
                 SinkChange::key,
                 keyType,
-                environment(job, graph, parallelism, subtask, attempt));
+                environment(job, graph, maxParallelism, parallelism, subtask, attempt));
     }
 
     /**
@@ -174,7 +188,12 @@ public final class SinkHarnesses {
     private static final IOManager IO_MANAGER = new IOManagerAsync();
 
     private static MockEnvironment environment(
-            JobID job, ExecutionGraphID graph, int parallelism, int subtask, int attempt)
+            JobID job,
+            ExecutionGraphID graph,
+            int maxParallelism,
+            int parallelism,
+            int subtask,
+            int attempt)
             throws ReflectiveOperationException {
         ExecutionAttemptID id =
                 new ExecutionAttemptID(
@@ -183,7 +202,7 @@ public final class SinkHarnesses {
         MockEnvironment environment =
                 new MockEnvironmentBuilder()
                         .setJobID(job)
-                        .setMaxParallelism(MAX_PARALLELISM)
+                        .setMaxParallelism(maxParallelism)
                         .setParallelism(parallelism)
                         .setSubtaskIndex(subtask)
                         .setIOManager(IO_MANAGER)
@@ -263,8 +282,14 @@ public final class SinkHarnesses {
     /** Repartitions one snapshot (of any parallelism) for subtask {@code subtask} of {@code to}. */
     public static OperatorSubtaskState repartition(
             OperatorSubtaskState merged, int from, int to, int subtask) {
+        return repartition(merged, MAX_PARALLELISM, from, to, subtask);
+    }
+
+    /** The same, for a job of {@code maxParallelism} key groups. */
+    public static OperatorSubtaskState repartition(
+            OperatorSubtaskState merged, int maxParallelism, int from, int to, int subtask) {
         return AbstractStreamOperatorTestHarness.repartitionOperatorState(
-                merged, MAX_PARALLELISM, from, to, subtask);
+                merged, maxParallelism, from, to, subtask);
     }
 
     public static void upsert(
