@@ -119,22 +119,16 @@ class BacklogReportingSourceITCase {
      */
     @Test
     void aReaderThatGoesQuietAfterOldRecordsHasCaughtUp(KafkaBootstrap kafka) throws Exception {
-        String topic = "backlog-old-then-quiet";
-        KafkaTopics.createStampedByProducers(kafka.servers(), topic, 2);
-        KafkaTopics.send(kafka.servers(), records(topic, 0, 2_000, Duration.ofHours(1)));
         JobClient job =
-                start(
+                startInBacklog(
                         kafka,
-                        topic,
-                        2,
+                        "backlog-old-then-quiet",
+                        2_000,
                         source ->
                                 new BacklogReportingSource<>(
                                         source, THRESHOLD, new TenTimesFaster(Instant.now())));
         try {
             JobID id = job.getJobID();
-            await("the source to report a backlog while it reads records an hour old")
-                    .atMost(TIMEOUT)
-                    .until(() -> gauge(id, "backlogsEntered") == 1);
             await("every old record read").atMost(TIMEOUT).until(() -> READ.get() >= 2_000);
             await(
                             "the backlog to end once no reader has said it is behind for "
@@ -213,13 +207,11 @@ class BacklogReportingSourceITCase {
     void aGlobalFailoverWhileBehindLeavesNoBacklog(
             KafkaBootstrap kafka, @InjectMiniCluster MiniCluster cluster) throws Exception {
         String topic = "backlog-global-failover";
-        KafkaTopics.createStampedByProducers(kafka.servers(), topic, 2);
-        KafkaTopics.send(kafka.servers(), records(topic, 0, 2_000, Duration.ofHours(1)));
         JobClient job =
-                start(
+                startInBacklog(
                         kafka,
                         topic,
-                        2,
+                        2_000,
                         source ->
                                 new BacklogReportingSource<>(
                                         new FailsWhenAsked<>(source),
@@ -309,9 +301,20 @@ class BacklogReportingSourceITCase {
     /** Starts the job on {@code count} records stamped an hour ago; returns once it is behind. */
     private static JobClient startInBacklog(KafkaBootstrap kafka, String topic, int count)
             throws Exception {
+        return startInBacklog(
+                kafka, topic, count, source -> BacklogReportingSource.wrap(source, THRESHOLD));
+    }
+
+    /** The same, with the Kafka source wrapped by {@code wrap}. */
+    private static JobClient startInBacklog(
+            KafkaBootstrap kafka,
+            String topic,
+            int count,
+            Function<KafkaSource<String>, Source<String, ?, ?>> wrap)
+            throws Exception {
         KafkaTopics.createStampedByProducers(kafka.servers(), topic, 2);
         KafkaTopics.send(kafka.servers(), records(topic, 0, count, Duration.ofHours(1)));
-        JobClient job = start(kafka, topic);
+        JobClient job = start(kafka, topic, 2, wrap);
         await("the source to report a backlog while it reads records an hour old")
                 .atMost(TIMEOUT)
                 .until(() -> gauge(job.getJobID(), "backlogsEntered") == 1);
