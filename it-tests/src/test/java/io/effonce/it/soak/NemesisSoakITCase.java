@@ -69,8 +69,8 @@ class NemesisSoakITCase {
     /** The relay's name: its slot's and its topic's. */
     private static final String RELAY = "soak";
 
-    /** Payments committed between two faults: changes in flight when each lands. */
-    private static final long BETWEEN_FAULTS = 1_500;
+    /** Payments committed between two faults, two seconds': changes in flight when each lands. */
+    private static final long BETWEEN_FAULTS = (long) (2 * SoakWorkload.RATE);
 
     @RegisterExtension
     static final ChaosClusterExtension CLUSTER =
