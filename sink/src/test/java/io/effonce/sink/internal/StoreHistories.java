@@ -1,5 +1,6 @@
 package io.effonce.sink.internal;
 
+import static io.effonce.sink.testutils.SinkHarnesses.MAX_PARALLELISM;
 import static io.effonce.sink.testutils.SinkHarnesses.attempt;
 import static io.effonce.sink.testutils.SinkHarnesses.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -124,7 +125,7 @@ abstract class StoreHistories<K, V> {
             OperatorSubtaskState state,
             long checkpointId)
             throws Exception {
-        var h = attempt(run, store().keyType(), JOB, graph, 1, 0, attempt);
+        var h = attempt(run, store().keyType(), JOB, graph, MAX_PARALLELISM, 1, 0, attempt);
         if (state == null) {
             h.initializeEmptyState();
         } else {

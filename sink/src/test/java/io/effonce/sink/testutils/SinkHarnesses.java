@@ -138,26 +138,13 @@ public final class SinkHarnesses {
             int subtask,
             int attempt)
             throws Exception {
-        return attempt(sink, keyType, job, GRAPH, parallelism, subtask, attempt);
+        return attempt(sink, keyType, job, GRAPH, MAX_PARALLELISM, parallelism, subtask, attempt);
     }
 
     /**
-     * The same, for an attempt deployed by execution graph {@code graph}: a JobManager's, whose
-     * attempt numbers start from 0.
+     * The same, for an attempt deployed by execution graph {@code graph} (a JobManager's, whose
+     * attempt numbers start from 0) in a job of {@code maxParallelism} key groups.
      */
-    public static <K, V> KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> attempt(
-            FlushableSink<K, V> sink,
-            TypeInformation<K> keyType,
-            JobID job,
-            ExecutionGraphID graph,
-            int parallelism,
-            int subtask,
-            int attempt)
-            throws Exception {
-        return attempt(sink, keyType, job, graph, MAX_PARALLELISM, parallelism, subtask, attempt);
-    }
-
-    /** The same, with {@code maxParallelism} key groups instead of {@link #MAX_PARALLELISM}. */
     public static <K, V> KeyedOneInputStreamOperatorTestHarness<K, SinkChange<K, V>, Void> attempt(
             FlushableSink<K, V> sink,
             TypeInformation<K> keyType,
