@@ -87,6 +87,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON sink_live_deletes TO effonce_sink;
 --   sink_savepoint_barriers: a savepoint barrier records its key groups; a takeover marks or drops
 --   them; a reset drops the range's.
 GRANT SELECT, INSERT, UPDATE, DELETE ON sink_savepoint_barriers TO effonce_sink;
+--   sink_restart_gaps: an attempt's first barrier records how far above what it restored it is.
+GRANT SELECT, INSERT, UPDATE ON sink_restart_gaps TO effonce_sink;
 
 -- The sink's sessions, bounded on the server's side: a task manager cut from the database in the
 -- middle of a transaction would otherwise hold its fence locks until TCP notices (about 2 h 11 min

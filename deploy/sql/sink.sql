@@ -174,6 +174,21 @@ CREATE TABLE IF NOT EXISTS sink_savepoint_barriers (
   passed_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
   PRIMARY KEY (sink_table, key_group, run, savepoint)
 );
+-- Attempts that restored a checkpoint below the ids their run had already handed out: the first
+-- barrier an attempt passed, when it is above the next id after what it restored (a row per range,
+-- run and restored checkpoint). A checkpoint between the two that the run completed before (a
+-- savepoint: Flink restores checkpoints by itself, never savepoints) had its branch erased, even
+-- when the database went back and forgot its barrier: a deployment from it repairs from state.
+CREATE TABLE IF NOT EXISTS sink_restart_gaps (
+  sink_table          TEXT    NOT NULL,
+  key_group_first     INTEGER NOT NULL,
+  key_group_last      INTEGER NOT NULL,
+  run                 TEXT    NOT NULL,   -- '<Flink job id>/<run id>'
+  restored_checkpoint BIGINT  NOT NULL,   -- 0: the attempt started without state
+  first_barrier       BIGINT  NOT NULL,
+  recorded_at         TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (sink_table, key_group_first, key_group_last, run, restored_checkpoint)
+);
 -- How far the committed totals go, per key group of a sink table: written by the sink subtask
 -- that owns the key group, in the transaction that commits a checkpoint for it. Dashboards read
 -- the summary view committed_progress, not this table.

@@ -36,9 +36,10 @@ class PostgresStoreConfigTest {
                         "sink_superseded_runs",
                         "sink_live_deletes",
                         "sink_savepoint_barriers",
+                        "sink_restart_gaps",
                         "sink_progress",
                         "sink_repairs")
-                .hasSize(10);
+                .hasSize(11);
     }
 
     /** The builder is the one way to configure: each refusal says what to set. */

@@ -327,6 +327,38 @@ abstract class RestoreProofContract<K, V> extends StoreHistories<K, V> {
     }
 
     /**
+     * A failed stop erases savepoint 1 and the run restarts without state; the database goes back
+     * to a copy from before the savepoint's barrier, forgetting it, before the restart takes the
+     * range. The restart writes a=10 (tagged 0: it restored nothing) and commits 2; a deployment
+     * from savepoint 1 took that commit for proof and flushed from tag 1, leaving a=10 in live for
+     * good (found by the sampled properties). The restart's first barrier, 2, above what it
+     * restored, 0, says it never passed 1: the range keeps that gap, and a restore of a checkpoint
+     * inside it repairs from state.
+     */
+    @Test
+    void aSavepointErasedByARestartTheDatabaseForgotIsNoProofEither() throws Exception {
+        FlushableSink<K, V> run = newRun();
+        OperatorSubtaskState at1;
+        DatabaseCopy beforeTheSavepoint;
+        try (var first = restoredAttempt(run, 0, null, 0)) {
+            first.open();
+            beforeTheSavepoint = copyOfTheDatabase();
+            at1 = stopWithSavepoint(first, 1);
+            first.notifyOfCompletedCheckpoint(1);
+        } // the stop fails; no checkpoint completed: the run restarts without state
+        beforeTheSavepoint.putBack();
+        try (var restarted = restoredAttempt(run, 1, null, 0)) {
+            restarted.open();
+            upsert(restarted, "a", 10);
+            completed(restarted, 2);
+        } // cancelled
+        try (var fromSavepoint = restoredAttempt(newRun(), 0, at1, 1)) {
+            fromSavepoint.open();
+            assertLiveAndCommitted(Map.of());
+        }
+    }
+
+    /**
      * A failed stop erases savepoint 6; the run's other branch writes a=300, b=7 and commits 7;
      * then the database goes back to a copy from before the savepoint, losing its record with x=1.
      * The run notices, restores 7 and repairs the range from state; a deployment from savepoint 6

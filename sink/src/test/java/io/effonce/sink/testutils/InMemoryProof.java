@@ -170,7 +170,7 @@ final class InMemoryProof {
                 .orElse(0);
     }
 
-    /** See {@code SavepointBarriers.erasedAt}. */
+    /** See {@code SavepointBarriers.erasedAt}: the savepoint barriers and the restart gaps. */
     static OptionalLong savepointBranchErasedAt(
             InMemoryTable<?, ?> table, KeyGroupSpan span, Claim claim) {
         if (claim.restoredCheckpoint().isEmpty() || claim.restoredRun().isEmpty()) {
@@ -183,6 +183,14 @@ final class InMemoryProof {
                     && e.getKey().run().equals(claim.restoredRun())
                     && e.getKey().savepoint() == savepoint) {
                 erasedAt = Math.min(erasedAt, e.getValue());
+            }
+        }
+        for (var e : table.restartGaps.entrySet()) {
+            if (span.contains(e.getKey().keyGroup())
+                    && e.getKey().run().equals(claim.restoredRun())
+                    && e.getKey().restored() < savepoint
+                    && e.getValue() > savepoint) {
+                erasedAt = Math.min(erasedAt, e.getKey().restored());
             }
         }
         return erasedAt == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(erasedAt);

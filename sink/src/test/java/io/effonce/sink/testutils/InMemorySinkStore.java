@@ -43,6 +43,9 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
 
     private long acknowledged;
 
+    /** What this writer's attempt restored, until it records its first barrier; else -1. */
+    private long restoredBeforeFirstBarrier = -1;
+
     public InMemorySinkStore(InMemoryTable<K, V> table) {
         this.table = table;
     }
@@ -135,6 +138,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
             this.run = claim.run();
             this.lineage = claim.lineage();
             this.acknowledged = 0;
+            this.restoredBeforeFirstBarrier = claim.restoredOrZero();
             table.writerCounts.put(writer, 0L);
             return new Takeover(found, true, newToken);
         }
@@ -159,7 +163,15 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                 table.fenceOwners.put(g, table.fenceOwners.get(g).passed(checkpointId));
                 table.fenceSeenAt.put(g, table.clock);
                 table.fenceWrites.put(g, new InMemoryTable.WriterMark(writer, acknowledged));
+                if (restoredBeforeFirstBarrier >= 0
+                        && checkpointId > restoredBeforeFirstBarrier + 1) {
+                    table.restartGaps.merge(
+                            new InMemoryTable.RestartGap(g, run, restoredBeforeFirstBarrier),
+                            checkpointId,
+                            Math::max);
+                }
             }
+            restoredBeforeFirstBarrier = -1;
         }
     }
 

@@ -78,6 +78,15 @@ public final class InMemoryTable<K, V> {
     /** A key of {@link #savepointBarriers}. */
     record SavepointBarrier(int keyGroup, String run, long savepoint) {}
 
+    /**
+     * {@code sink_restart_gaps}: per key group, run and checkpoint an attempt of the run restored,
+     * the first barrier that attempt passed, when above the next id.
+     */
+    final Map<RestartGap, Long> restartGaps = new HashMap<>();
+
+    /** A key of {@link #restartGaps}. */
+    record RestartGap(int keyGroup, String run, long restored) {}
+
     /** {@code sink_writers}: per writer, its write calls the table acknowledged. */
     final Map<String, Long> writerCounts = new HashMap<>();
 
@@ -174,6 +183,7 @@ public final class InMemoryTable<K, V> {
             replace(b.repairs, a.repairs);
             replace(b.writerCounts, a.writerCounts);
             replace(b.savepointBarriers, a.savepointBarriers);
+            replace(b.restartGaps, a.restartGaps);
             b.lastToken = a.lastToken;
         }
 

@@ -54,7 +54,7 @@ public final class TotalsTable<K> {
                 "TRUNCATE merchant_daily_totals, merchant_daily_totals_staged,"
                         + " merchant_daily_totals_committed, sink_fences, sink_progress,"
                         + " sink_superseded_runs, sink_writers, sink_repairs, sink_live_deletes,"
-                        + " sink_savepoint_barriers,"
+                        + " sink_savepoint_barriers, sink_restart_gaps,"
                         + " merchant_daily_totals_recount,"
                         + " recounted_days");
     }

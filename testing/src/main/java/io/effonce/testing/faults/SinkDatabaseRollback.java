@@ -33,6 +33,7 @@ public final class SinkDatabaseRollback {
                     "sink_repairs",
                     "sink_live_deletes",
                     "sink_savepoint_barriers",
+                    "sink_restart_gaps",
                     "late_events",
                     "dead_letters");
 

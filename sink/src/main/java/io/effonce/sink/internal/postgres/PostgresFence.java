@@ -44,6 +44,9 @@ final class PostgresFence implements RangeFence {
     private String run;
     private RunLineage lineage;
 
+    /** What this writer's attempt restored, until it records its first barrier; else -1. */
+    private long restoredBeforeFirstBarrier = -1;
+
     private final WriteCount writes;
 
     PostgresFence(PostgresStoreConfig config, RetryingSession session) {
@@ -119,6 +122,7 @@ final class PostgresFence implements RangeFence {
             this.token = takeover.token();
             this.run = claim.run();
             this.lineage = claim.lineage();
+            this.restoredBeforeFirstBarrier = claim.restoredOrZero();
             writes.restart();
         }
         return takeover;
@@ -126,9 +130,14 @@ final class PostgresFence implements RangeFence {
 
     @Override
     public void recordBarrier(long checkpointId) {
+        long restored = restoredBeforeFirstBarrier;
         guarded(
                 "Recording barrier " + checkpointId + " in " + span + " of " + table,
-                c -> ProofRows.recordBarrier(c, table, span, checkpointId));
+                c -> {
+                    SavepointBarriers.recordRestartGap(c, table, span, run, restored, checkpointId);
+                    return ProofRows.recordBarrier(c, table, span, checkpointId);
+                });
+        restoredBeforeFirstBarrier = -1;
     }
 
     @Override
@@ -189,17 +198,11 @@ final class PostgresFence implements RangeFence {
                                                 + ")");
                     }
                     throw new FencedException(
-                            "Writer with token "
-                                    + token
-                                    + " no longer owns "
-                                    + span
-                                    + " of "
-                                    + table
-                                    + ": taken over by token "
-                                    + newest
-                                    + " ("
-                                    + rs.getString(4)
-                                    + "); this writer belongs to a failed attempt and stops");
+                            String.format(
+                                    "Writer with token %d no longer owns %s of %s: taken over by"
+                                            + " token %d (%s); this writer belongs to a failed"
+                                            + " attempt and stops",
+                                    token, span, table, newest, rs.getString(4)));
                 }
             }
         }
