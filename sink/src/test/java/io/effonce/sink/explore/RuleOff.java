@@ -45,7 +45,16 @@ enum RuleOff {
      * written again and sent out by a barrier, then a restore whose first attempt dies after its
      * takeover (issue 73's first history).
      */
-    PROMOTE_STAGED(Duration.ZERO, 5, NotPromoting::new, 1);
+    PROMOTE_STAGED(Duration.ZERO, 5, NotPromoting::new, 1),
+    /**
+     * A deletion leaves a record ({@code sink_live_deletes}), and a restore at or before it flushes
+     * in full: without it the incremental flush finds no row for a key deleted after the barrier.
+     */
+    DELETION_RECORD(
+            Duration.ofHours(1),
+            3,
+            store -> new Forgetting(store, FoundRanges::withoutDeletions),
+            1);
 
     private final Duration retention;
     private final int bound;
@@ -94,6 +103,22 @@ enum RuleOff {
 
         private static RangeRecord withoutLeases(RangeRecord f) {
             return FoundRanges.with(f, f.owners(), Map.of());
+        }
+    }
+
+    /** The takeover decides on what it read with a part of it forgotten. */
+    private static final class Forgetting extends DelegatingStore<String, Long> {
+        private final Function<RangeRecord, RangeRecord> rewrite;
+
+        Forgetting(SinkStore<String, Long> store, Function<RangeRecord, RangeRecord> rewrite) {
+            super(store);
+            this.rewrite = rewrite;
+        }
+
+        @Override
+        public Takeover takeOwnership(
+                KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
+            return super.takeOwnership(span, claim, found -> terms.apply(rewrite.apply(found)));
         }
     }
 
