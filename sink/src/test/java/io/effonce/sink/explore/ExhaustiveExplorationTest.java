@@ -92,7 +92,8 @@ class ExhaustiveExplorationTest {
     /**
      * Each rule switched off, in a one-subtask world: the walk stops at the first wrong history. CI
      * walks the rules whose counterexample lies within bound 3; the soak run adds the promotion of
-     * what was staged, whose shortest counterexample has five steps (71 s here, 2026-12-07).
+     * what was staged at bound 5, which stops at a history wrong with every rule on too ({@link
+     * RuleOff#PROMOTE_STAGED}).
      */
     @ParameterizedTest
     @MethodSource("rulesOff")

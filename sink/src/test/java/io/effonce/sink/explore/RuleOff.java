@@ -41,9 +41,9 @@ enum RuleOff {
     COMMITTED_ROLLBACK(Duration.ofHours(1), 3, NotRollingBackCommitted::new, 1),
     /**
      * A repair first moves what was staged through the restored checkpoint into committed. Its
-     * shortest counterexample has five steps: a delete, a checkpoint whose notice is lost, the key
-     * written again and sent out by a barrier, then a restore whose first attempt dies after its
-     * takeover (issue 73's first history).
+     * contract tests need five steps (issue 73's first history); within bound 5 the walk stops at a
+     * history that is wrong with every rule on too (docs/flushable-sink.md, "Open: a history still
+     * wrong"), so this one proves nothing until that is fixed.
      */
     PROMOTE_STAGED(Duration.ZERO, 5, NotPromoting::new, 1),
     /**
