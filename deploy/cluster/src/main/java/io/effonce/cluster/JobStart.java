@@ -43,15 +43,18 @@ final class JobStart {
                             if (job.getJobStatus() == JobStatus.FINISHED) {
                                 return true;
                             }
+                            // The shortage first: Flink fails such a job with "Could not
+                            // acquire the minimum required resources" as soon as its slot
+                            // manager gives up, which a slow poll may see before anything else.
+                            failure.set(moreSlotsThanTheCluster(job));
+                            if (failure.get() != null) {
+                                return true;
+                            }
                             failure.set(firstFailure());
                             if (failure.get() != null) {
                                 return true;
                             }
                             if (FlinkJobs.allTasksRunning(job)) {
-                                return true;
-                            }
-                            failure.set(moreSlotsThanTheCluster(job));
-                            if (failure.get() != null) {
                                 return true;
                             }
                             long now = System.nanoTime();
