@@ -54,6 +54,8 @@ CREATE TABLE IF NOT EXISTS merchant_daily_totals_staged (
 ALTER TABLE merchant_daily_totals_staged ADD COLUMN IF NOT EXISTS deleted BOOLEAN NOT NULL DEFAULT false;
 ALTER TABLE merchant_daily_totals_staged ALTER COLUMN total_minor DROP NOT NULL;
 ALTER TABLE merchant_daily_totals_staged ALTER COLUMN payments DROP NOT NULL;
+-- The run that staged each row (0.3.0): a restore keeps what its lineage's runs staged.
+ALTER TABLE merchant_daily_totals_staged ADD COLUMN IF NOT EXISTS staged_by TEXT;
 CREATE INDEX IF NOT EXISTS merchant_daily_totals_staged_range_idx
   ON merchant_daily_totals_staged (key_group, checkpoint_id);
 

@@ -71,8 +71,10 @@ public final class SinkTableDdl {
                 keyDefs + valueDefs,
                 "  key_group INTEGER NOT NULL,",
                 "  deleted BOOLEAN NOT NULL DEFAULT false,",
+                "  staged_by TEXT,",
                 "  PRIMARY KEY (checkpoint_id, " + keyList + ")",
                 ");",
+                "ALTER TABLE " + table + "_staged ADD COLUMN IF NOT EXISTS staged_by TEXT;",
                 "CREATE INDEX IF NOT EXISTS " + indexBase + "_staged_range_idx",
                 "  ON " + table + "_staged (key_group, checkpoint_id);");
     }

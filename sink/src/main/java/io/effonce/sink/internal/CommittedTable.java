@@ -57,9 +57,10 @@ public interface CommittedTable<K, V> {
     void recordRestore(long checkpointId, boolean repaired);
 
     /**
-     * Drops what was staged after {@code checkpointId}: a restore erased the run that staged it.
+     * Drops the staged values a restore erased ({@link StagedDiscard}): what was staged after the
+     * restored checkpoint, and what an attempt outside its lineage staged.
      */
-    void discardStagedAfter(long checkpointId);
+    void discardStaged(StagedDiscard discard);
 
     /**
      * Keys of this range whose committed value belongs to a checkpoint after {@code checkpointId}:

@@ -34,7 +34,7 @@ sealed interface StartPlan {
     record Restore(
             long checkpoint,
             FlushPlan flush,
-            long discardStagedAfter,
+            StagedDiscard discard,
             boolean repair,
             FullFlushReason reason,
             OptionalLong savepointBranchErasedAt)

@@ -148,7 +148,7 @@ final class StartProtocol<K, V> {
     private void restore(
             KeyGroupSpan span, Claim claim, StartPlan.Restore plan, RestoredState<K, V> state) {
         long c = plan.checkpoint();
-        store.discardStagedAfter(plan.discardStagedAfter());
+        store.discardStaged(plan.discard());
         logRestore(span, claim, plan);
         if (plan.commitsAfterTheFlush()) {
             store.promoteStaged(c);
@@ -223,7 +223,7 @@ final class StartProtocol<K, V> {
      */
     private void reconcileCommitted(
             long checkpointId, RestoredState<K, V> state, boolean repaired) {
-        store.discardStagedAfter(checkpointId);
+        store.discardStaged(StagedDiscard.after(checkpointId));
         store.recordRestore(checkpointId, repaired);
         metrics.committed(
                 checkpointId, store.commit(checkpointId, Progress.UNKNOWN), Progress.UNKNOWN);

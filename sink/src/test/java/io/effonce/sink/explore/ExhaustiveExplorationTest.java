@@ -2,8 +2,11 @@ package io.effonce.sink.explore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.effonce.sink.testutils.InMemoryStoreUnderTest;
 import io.effonce.testing.SoakRun;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.logging.log4j.Level;
@@ -109,6 +112,16 @@ class ExhaustiveExplorationTest {
                 rule
                         + " off: "
                         + walk.counterexample().orElseThrow().lines().findFirst().orElseThrow());
+        List<Step> played = new ArrayList<>(rule.world().seed());
+        played.addAll(walk.wrongHistory().orElseThrow());
+        TakeoverExplorer<String, Long> everyRuleOn =
+                rule.explorerWithEveryRuleOn(new InMemoryStoreUnderTest());
+        assertThat(everyRuleOn.play(rule.world().parallelism(), played))
+                .as(
+                        "the same history with every rule on (else the rule's counterexample is"
+                                + " not its own): %s",
+                        played)
+                .isNull();
     }
 
     static Stream<RuleOff> rulesOff() {

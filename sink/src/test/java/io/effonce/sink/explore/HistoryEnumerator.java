@@ -25,8 +25,15 @@ final class HistoryEnumerator {
     /** Histories played at once: one per core of the machines this runs on. */
     private static final int WORKERS = 2;
 
-    /** What a walk explored, and the first history it found wrong. */
-    record Walk(long histories, long pruned, Optional<String> counterexample) {}
+    /**
+     * What a walk explored, and the first history it found wrong: its trace, and its steps after
+     * the world's seed.
+     */
+    record Walk(
+            long histories,
+            long pruned,
+            Optional<String> counterexample,
+            Optional<List<Step>> wrongHistory) {}
 
     private final World world;
     private final int steps;
@@ -34,6 +41,7 @@ final class HistoryEnumerator {
     private final AtomicLong histories = new AtomicLong();
     private final AtomicLong pruned = new AtomicLong();
     private final AtomicReference<String> counterexample = new AtomicReference<>();
+    private final AtomicReference<List<Step>> wrongHistory = new AtomicReference<>();
 
     /**
      * @param explorers the explorer of one history, over its store (with its retention, rule off)
@@ -61,7 +69,11 @@ final class HistoryEnumerator {
         } finally {
             workers.shutdownNow();
         }
-        return new Walk(histories.get(), pruned.get(), Optional.ofNullable(counterexample.get()));
+        return new Walk(
+                histories.get(),
+                pruned.get(),
+                Optional.ofNullable(counterexample.get()),
+                Optional.ofNullable(wrongHistory.get()));
     }
 
     /** Plays {@code history}; if it applied and holds, every history that extends it. */
@@ -82,9 +94,8 @@ final class HistoryEnumerator {
             return;
         }
         histories.incrementAndGet();
-        if (wrong != null) {
-            counterexample.compareAndSet(
-                    null,
+        if (wrong != null && wrongHistory.compareAndSet(null, List.copyOf(history))) {
+            counterexample.set(
                     world.name()
                             + " "
                             + history
@@ -92,6 +103,9 @@ final class HistoryEnumerator {
                             + wrong
                             + "\n"
                             + String.join("\n", explorer.trace()));
+            return;
+        }
+        if (wrong != null) {
             return;
         }
         if (history.size() < steps) {

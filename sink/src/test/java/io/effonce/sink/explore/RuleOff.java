@@ -1,12 +1,8 @@
 package io.effonce.sink.explore;
 
-import io.effonce.sink.internal.Claim;
-import io.effonce.sink.internal.KeyGroupSpan;
-import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
+import io.effonce.sink.internal.StagedDiscard;
 import io.effonce.sink.internal.StoredRow;
-import io.effonce.sink.internal.Takeover;
-import io.effonce.sink.internal.TakeoverTerms;
 import io.effonce.sink.testutils.DelegatingStore;
 import io.effonce.sink.testutils.IgnoringDeletes;
 import io.effonce.sink.testutils.InMemoryStoreUnderTest;
@@ -14,7 +10,6 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * A rule of the sink switched off on the test side, at the store or in the takeover: the walk over
@@ -27,7 +22,11 @@ enum RuleOff {
      * The owner's lease (row 5a): a second deployment by mistake takes the range of the subtask
      * that wrote nothing yet, in the two-subtask world, at its first step.
      */
-    OWNER_LEASE(Duration.ofHours(1), 1, ForgettingLeases::new, 2),
+    OWNER_LEASE(
+            Duration.ofHours(1),
+            1,
+            store -> new ForgettingTakeover(store, f -> FoundRanges.with(f, f.owners(), Map.of())),
+            2),
     /** Deletes reach the live table: the job's, and the flush's of keys restored state lacks. */
     FLUSH_DELETES(Duration.ofHours(1), 3, IgnoringDeletes::new, 1),
     /**
@@ -53,7 +52,7 @@ enum RuleOff {
     DELETION_RECORD(
             Duration.ofHours(1),
             3,
-            store -> new Forgetting(store, FoundRanges::withoutDeletions),
+            store -> new ForgettingTakeover(store, FoundRanges::withoutDeletions),
             1);
 
     private final Duration retention;
@@ -82,44 +81,16 @@ enum RuleOff {
         return World.of(parallelism, retention);
     }
 
+    /** The explorer of one history over {@code store}, with every rule on: the reference. */
+    TakeoverExplorer<String, Long> explorerWithEveryRuleOn(InMemoryStoreUnderTest store) {
+        return new TakeoverExplorer<>(store, false, false, retention);
+    }
+
     /** The explorer of one history over {@code store}, with the rule off. */
     TakeoverExplorer<String, Long> explorer(InMemoryStoreUnderTest store) {
         TakeoverExplorer<String, Long> explorer =
                 new TakeoverExplorer<>(store, decoration == null, false, retention);
         return decoration == null ? explorer : explorer.withRuleOff(decoration);
-    }
-
-    private static final class ForgettingLeases extends DelegatingStore<String, Long> {
-        ForgettingLeases(SinkStore<String, Long> store) {
-            super(store);
-        }
-
-        @Override
-        public Takeover takeOwnership(
-                KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
-            // the rule off: the takeover decides as if every owner had closed
-            return super.takeOwnership(span, claim, found -> terms.apply(withoutLeases(found)));
-        }
-
-        private static RangeRecord withoutLeases(RangeRecord f) {
-            return FoundRanges.with(f, f.owners(), Map.of());
-        }
-    }
-
-    /** The takeover decides on what it read with a part of it forgotten. */
-    private static final class Forgetting extends DelegatingStore<String, Long> {
-        private final Function<RangeRecord, RangeRecord> rewrite;
-
-        Forgetting(SinkStore<String, Long> store, Function<RangeRecord, RangeRecord> rewrite) {
-            super(store);
-            this.rewrite = rewrite;
-        }
-
-        @Override
-        public Takeover takeOwnership(
-                KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
-            return super.takeOwnership(span, claim, found -> terms.apply(rewrite.apply(found)));
-        }
     }
 
     private static final class KeepingStaged extends DelegatingStore<String, Long> {
@@ -128,7 +99,7 @@ enum RuleOff {
         }
 
         @Override
-        public void discardStagedAfter(long checkpointId) {
+        public void discardStaged(StagedDiscard discard) {
             // the rule off: the erased run's staged rows stay, for a later commit to publish
         }
     }

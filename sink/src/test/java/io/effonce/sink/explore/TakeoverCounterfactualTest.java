@@ -84,7 +84,11 @@ class TakeoverCounterfactualTest {
         Histories.History history = Histories.aRestoreCutAfterItDisplacedAnOwnerOutsideTheLineage();
         assertThat(
                         new TakeoverExplorer<>(new InMemoryStoreUnderTest(), false)
-                                .withRuleOff(ForgettingSuspicions::new)
+                                .withRuleOff(
+                                        store ->
+                                                new ForgettingTakeover(
+                                                        store,
+                                                        TakeoverCounterfactualTest::unsuspecting))
                                 .play(history.parallelism(), history.steps()))
                 .isEqualTo("live table {k0=999999} != lineage {}");
         assertThat(play(history.steps(), false)).isNull();
@@ -118,7 +122,10 @@ class TakeoverCounterfactualTest {
             String name, Histories.History history) {
         assertThat(
                         new TakeoverExplorer<>(new InMemoryStoreUnderTest(), false)
-                                .withRuleOff(ForgettingLaterDeployments::new)
+                                .withRuleOff(
+                                        store ->
+                                                new ForgettingTakeover(
+                                                        store, FoundRanges::withoutLaterDeployment))
                                 .play(history.parallelism(), history.steps()))
                 .isEqualTo("live table {k0=999999} != lineage {}");
         assertThat(
@@ -139,20 +146,6 @@ class TakeoverCounterfactualTest {
                                 .aFrozenRestartOfACancelledDeploymentWakesOnItsOwnRangeTheDatabaseForgot()));
     }
 
-    private static final class ForgettingLaterDeployments extends DelegatingStore<String, Long> {
-        ForgettingLaterDeployments(SinkStore<String, Long> store) {
-            super(store);
-        }
-
-        @Override
-        public Takeover takeOwnership(
-                KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
-            // the rule off: the takeover reads no later deployment elsewhere in the table
-            return super.takeOwnership(
-                    span, claim, found -> terms.apply(FoundRanges.withoutLaterDeployment(found)));
-        }
-    }
-
     private static final class KeepingProofs extends DelegatingStore<String, Long> {
         KeepingProofs(SinkStore<String, Long> store) {
             super(store);
@@ -168,30 +161,14 @@ class TakeoverCounterfactualTest {
         }
     }
 
-    private static final class ForgettingSuspicions extends DelegatingStore<String, Long> {
-        ForgettingSuspicions(SinkStore<String, Long> store) {
-            super(store);
-        }
-
-        @Override
-        public Takeover takeOwnership(
-                KeyGroupSpan span, Claim claim, Function<RangeRecord, TakeoverTerms> terms) {
-            return super.takeOwnership(span, claim, found -> terms.apply(unsuspecting(found)));
-        }
-
-        private static RangeRecord unsuspecting(RangeRecord f) {
-            return FoundRanges.with(
-                    f,
-                    f.owners().stream()
-                            .map(
-                                    o ->
-                                            new RangeOwner(
-                                                    o.id(),
-                                                    o.restoredCheckpoint(),
-                                                    o.lastBarrier()))
-                            .collect(Collectors.toSet()),
-                    f.leases());
-        }
+    /** The rule off: the takeover reads no owner's suspicion. */
+    private static RangeRecord unsuspecting(RangeRecord f) {
+        return FoundRanges.with(
+                f,
+                f.owners().stream()
+                        .map(o -> new RangeOwner(o.id(), o.restoredCheckpoint(), o.lastBarrier()))
+                        .collect(Collectors.toSet()),
+                f.leases());
     }
 
     private static String play(List<Step> steps, boolean unconditional) {

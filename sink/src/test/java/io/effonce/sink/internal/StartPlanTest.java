@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.effonce.sink.internal.StartPlan.FlushPlan;
 import io.effonce.sink.internal.StartPlan.FullFlushReason;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -67,7 +68,7 @@ class StartPlanTest {
         return new StartPlan.Restore(
                 C,
                 new FlushPlan(C, mode, restage, suspectFrom, forkFrom),
-                discardAfter,
+                new StagedDiscard(C, discardAfter, List.of()),
                 repair,
                 reason,
                 erasedAt);
@@ -126,6 +127,57 @@ class StartPlanTest {
                         range(Set.of(), C, C, 0, none, 11),
                         false,
                         restore(FULL, true, C, C, C, true, FullFlushReason.UNPROVEN, none)));
+    }
+
+    /**
+     * 4i (docs/flushable-sink.md, "What a restore discards of the staged values"): a deployment of
+     * run-0's checkpoint 10 after a fresh start took the range and was cut before it wrote. The
+     * start is outside the lineage and suspected from 0, but its own run staged nothing: run-0's
+     * staged values through 10 (a deletion before a lost notice) stay, anyone else's go.
+     */
+    @Test
+    void aRestoreKeepsWhatItsLineageStagedAndDiscardsWhatAnotherRunDid() {
+        Claim deploysRun0s10 =
+                new Claim(
+                        AttemptId.of(RUN, "sink (1/2)#0", 0, 2, 0),
+                        Claim.EVERY_KEY_GROUP,
+                        OptionalLong.of(C),
+                        OptionalLong.empty(),
+                        RunLineage.of(List.of("0 job/run-0")));
+        RangeOwner freshStart = new RangeOwner(AttemptId.of("job/run-f", "sink#0", 0, 2, 0), 0, 0);
+        StartPlan.Restore plan =
+                (StartPlan.Restore)
+                        StartPlan.of(
+                                deploysRun0s10,
+                                range(Set.of(freshStart), 9, 9, 0, OptionalLong.empty(), 0),
+                                StartRules.DEFAULTS);
+
+        assertThat(plan.discard())
+                .isEqualTo(
+                        new StagedDiscard(
+                                C, 0, List.of(new StagedDiscard.LineageWindow("job/run-0", 0, C))));
+        assertThat(plan.discard().discards("job/run-0", C)).as("the lineage's deletion").isFalse();
+        assertThat(plan.discard().discards("job/run-f", 5)).as("the fresh start's").isTrue();
+        assertThat(plan.discard().discards(null, 5)).as("a row that names no run").isTrue();
+        assertThat(plan.discard().discards("job/run-0", C + 1)).as("after the checkpoint").isTrue();
+
+        // The database went back past a restart of run-0: the attempt it remembers passed barrier
+        // 6 only, and what run-0 staged up to there may be of a branch a later attempt erased.
+        RangeOwner run0CutAt6 = new RangeOwner(AttemptId.of("job/run-0", "sink#0", 0, 2, 3), 4, 6);
+        StartPlan.Restore afterGoingBack =
+                (StartPlan.Restore)
+                        StartPlan.of(
+                                deploysRun0s10,
+                                range(
+                                        Set.of(freshStart, run0CutAt6),
+                                        9,
+                                        9,
+                                        0,
+                                        OptionalLong.empty(),
+                                        0),
+                                StartRules.DEFAULTS);
+        assertThat(afterGoingBack.discard().lineage())
+                .containsExactly(new StagedDiscard.LineageWindow("job/run-0", 6, C));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -49,6 +49,39 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
     }
 
     /**
+     * A key deleted before barrier 11, whose notice is lost; then a fresh start of another run
+     * ({@code sink.reset-on-fresh-start}) takes the range and is gone before its reset deleted
+     * anything; then a deployment from 11. It found the fresh start outside 11's lineage, suspected
+     * it from checkpoint 0, and discarded every staged value from there on, the run's own staged
+     * tombstone of 11 with them; its repair read the committed a=100 for a final value state no
+     * longer retains: live and committed {a=100, b=10} for good (found by replaying the walk's
+     * bound-5 histories). Each staged row names its run now, and the lineage's stay.
+     */
+    @ParameterizedTest(name = "retention: {0}")
+    @ValueSource(strings = {"none", "the default, run out"})
+    void aKeyDeletedBeforeALostNoticeStaysDeletedThoughAFreshStartTookTheRangeMeanwhile(
+            String retention) throws Exception {
+        FlushableSink<K, V> run = withRetention(retention);
+        OperatorSubtaskState at11 = lostNoticeOf11(run, h -> delete(h, "a"));
+        PauseGate dies = new PauseGate();
+        dies.bindToThisThread();
+        dies.crashAfter(1);
+        try (var freshStart = restoredAttempt(withRetention(retention, true), 0, null, 0)) {
+            assertThatThrownBy(freshStart::open).hasMessageContaining("process is gone");
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+        new PauseGate().bindToThisThread();
+        try (var deployed = restoredAttempt(withRetention(retention), 0, at11, 11)) {
+            deployed.setStateTtlProcessingTime(restoresReadStateAt);
+            deployed.open();
+            assertLiveAndCommitted(Map.of(key("b"), 10L));
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+    }
+
+    /**
      * The same with a retirement: a=200 retired before barrier 11 (its final value staged at 11,
      * never committed), a late a=1 after it. The repair set live a to the committed 100 and the
      * commit of 11 then made committed a 200: live {a=100, b=10}, committed {a=200, b=10}, apart
@@ -251,10 +284,16 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
     private long restoresReadStateAt;
 
     private FlushableSink<K, V> withRetention(String retention) {
+        return withRetention(retention, false);
+    }
+
+    /** A new run with that retention, resetting its range on a start without state or not. */
+    private FlushableSink<K, V> withRetention(String retention, boolean resetOnFreshStart) {
         var builder =
                 FlushableSink.<K, V>builder()
                         .store(GatedStore.gated(stores(), false))
-                        .valueType(valueType());
+                        .valueType(valueType())
+                        .resetOnFreshStart(resetOnFreshStart);
         if (retention.equals("none")) {
             restoresReadStateAt = 0;
             return builder.retiredRetention(Duration.ZERO).build();

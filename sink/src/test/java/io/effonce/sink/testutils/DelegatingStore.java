@@ -6,6 +6,7 @@ import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
+import io.effonce.sink.internal.StagedDiscard;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
 import io.effonce.sink.internal.TakeoverTerms;
@@ -129,8 +130,8 @@ public abstract class DelegatingStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
-    public void discardStagedAfter(long checkpointId) {
-        store.discardStagedAfter(checkpointId);
+    public void discardStaged(StagedDiscard discard) {
+        store.discardStaged(discard);
     }
 
     @Override

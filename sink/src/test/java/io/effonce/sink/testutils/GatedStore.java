@@ -8,6 +8,7 @@ import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeOwner;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
+import io.effonce.sink.internal.StagedDiscard;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
 import io.effonce.sink.internal.TakeoverTerms;
@@ -190,8 +191,8 @@ public final class GatedStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
-    public void discardStagedAfter(long checkpointId) {
-        run(() -> store.discardStagedAfter(checkpointId));
+    public void discardStaged(StagedDiscard discard) {
+        run(() -> store.discardStaged(discard));
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.effonce.sink.internal.RangeOwner;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.RunLineage;
 import io.effonce.sink.internal.SinkStore;
+import io.effonce.sink.internal.StagedDiscard;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
 import io.effonce.sink.internal.TakeoverTerms;
@@ -304,6 +305,7 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
                 table.staged.removeIf(
                         r -> r.barrierTag() == checkpointId && r.key().equals(row.key()));
                 table.staged.add(row);
+                table.stagedBy.put(row, run);
             }
         }
     }
@@ -404,11 +406,13 @@ public final class InMemorySinkStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
-    public void discardStagedAfter(long checkpointId) {
+    public void discardStaged(StagedDiscard discard) {
         synchronized (table) {
             checkFence();
             table.staged.removeIf(
-                    r -> r.barrierTag() > checkpointId && span.contains(r.keyGroup()));
+                    r ->
+                            span.contains(r.keyGroup())
+                                    && discard.discards(table.stagedBy.get(r), r.barrierTag()));
         }
     }
 

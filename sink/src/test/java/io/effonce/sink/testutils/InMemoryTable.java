@@ -39,6 +39,10 @@ public final class InMemoryTable<K, V> {
     final List<StoredRow<K, V>> writeLog = new ArrayList<>();
     final Map<K, String> quarantined = new LinkedHashMap<>();
     final List<StoredRow<K, V>> staged = new ArrayList<>();
+
+    /** {@code <table>_staged.staged_by}: the run that staged each row. */
+    final Map<StoredRow<K, V>, String> stagedBy = new HashMap<>();
+
     final Map<K, StoredRow<K, V>> committed = new LinkedHashMap<>();
 
     /** Per key group, the newest tag under which a live row was deleted. */
@@ -157,6 +161,7 @@ public final class InMemoryTable<K, V> {
             replace(b.rows, saved.rows);
             b.staged.clear();
             b.staged.addAll(saved.staged);
+            replace(b.stagedBy, saved.stagedBy);
             replace(b.committed, saved.committed);
             replace(b.writerCounts, saved.writerCounts);
         }
@@ -173,6 +178,7 @@ public final class InMemoryTable<K, V> {
             replace(b.quarantined, a.quarantined);
             b.staged.clear();
             b.staged.addAll(a.staged);
+            replace(b.stagedBy, a.stagedBy);
             replace(b.committed, a.committed);
             replace(b.deletionTags, a.deletionTags);
             replace(b.progress, a.progress);

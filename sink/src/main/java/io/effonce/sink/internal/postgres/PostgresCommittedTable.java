@@ -4,6 +4,7 @@ import io.effonce.jdbc.RetryingSession;
 import io.effonce.sink.PostgresStoreConfig;
 import io.effonce.sink.Progress;
 import io.effonce.sink.internal.CommittedTable;
+import io.effonce.sink.internal.StagedDiscard;
 import io.effonce.sink.internal.StoredRow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -71,6 +72,13 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                     if (!tombstones.isEmpty()) {
                         n += rows.stageTombstones(c, staged, tombstones);
                     }
+                    rows.markStagedBy(
+                            c,
+                            staged,
+                            checkpointId,
+                            batch.stream().map(StoredRow::key).toList(),
+                            fence.span(),
+                            fence.run());
                     return n;
                 });
     }
@@ -175,14 +183,15 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
     }
 
     @Override
-    public void discardStagedAfter(long checkpointId) {
+    public void discardStaged(StagedDiscard discard) {
         fence.requireOwner();
         fence.guarded(
-                "Discarding values staged after checkpoint " + checkpointId,
-                c -> {
-                    return SpanDelete.rows(
-                            c, staged, fence.span(), " AND checkpoint_id > ?", checkpointId);
-                });
+                "Discarding values staged after checkpoint "
+                        + discard.checkpoint()
+                        + ", and after "
+                        + discard.suspectAfter()
+                        + " outside its lineage",
+                c -> restores.discardStaged(c, staged, fence.span(), discard));
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.effonce.sink.internal.Claim;
 import io.effonce.sink.internal.KeyGroupSpan;
 import io.effonce.sink.internal.RangeRecord;
 import io.effonce.sink.internal.SinkStore;
+import io.effonce.sink.internal.StagedDiscard;
 import io.effonce.sink.internal.StoredRow;
 import io.effonce.sink.internal.Takeover;
 import io.effonce.sink.internal.TakeoverTerms;
@@ -126,8 +127,8 @@ public final class PostgresSinkStore<K, V> implements SinkStore<K, V> {
     }
 
     @Override
-    public void discardStagedAfter(long checkpointId) {
-        committed.discardStagedAfter(checkpointId);
+    public void discardStaged(StagedDiscard discard) {
+        committed.discardStaged(discard);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.effonce.sink.internal.postgres;
 
 import io.effonce.sink.internal.KeyGroupSpan;
+import io.effonce.sink.internal.StagedDiscard;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,6 +22,46 @@ final class RestoreStatements<K, V> {
 
     RestoreStatements(RowStatements<K, V> rows) {
         this.rows = rows;
+    }
+
+    /**
+     * Deletes the staged rows of {@code span} that {@code discard} discards: after its checkpoint,
+     * and after its suspicion unless a run of the lineage staged them within its window (a row that
+     * names no run is in no window). Returns how many.
+     */
+    int discardStaged(Connection c, String staged, KeyGroupSpan span, StagedDiscard discard)
+            throws SQLException {
+        List<StagedDiscard.LineageWindow> windows = discard.lineage();
+        try (PreparedStatement s =
+                c.prepareStatement(
+                        "DELETE FROM "
+                                + staged
+                                + " t WHERE t.key_group BETWEEN ? AND ? AND (t.checkpoint_id > ?"
+                                + " OR (t.checkpoint_id > ? AND NOT EXISTS (SELECT 1 FROM"
+                                + " unnest(?::text[], ?::bigint[], ?::bigint[]) AS w(run, after,"
+                                + " through) WHERE t.staged_by = w.run AND t.checkpoint_id >"
+                                + " w.after AND t.checkpoint_id <= w.through)))")) {
+            s.setInt(1, span.first());
+            s.setInt(2, span.last());
+            s.setLong(3, discard.checkpoint());
+            s.setLong(4, discard.suspectAfter());
+            s.setArray(
+                    5,
+                    c.createArrayOf(
+                            "text",
+                            windows.stream().map(StagedDiscard.LineageWindow::run).toArray()));
+            s.setArray(
+                    6,
+                    c.createArrayOf(
+                            "bigint",
+                            windows.stream().map(StagedDiscard.LineageWindow::after).toArray()));
+            s.setArray(
+                    7,
+                    c.createArrayOf(
+                            "bigint",
+                            windows.stream().map(StagedDiscard.LineageWindow::through).toArray()));
+            return s.executeUpdate();
+        }
     }
 
     /**

@@ -170,6 +170,35 @@ final class RowStatements<K, V> {
         }
     }
 
+    /**
+     * Names {@code run} as the stager of these keys' rows staged at {@code checkpointId} in {@code
+     * span} ({@link io.effonce.sink.internal.StagedDiscard}).
+     */
+    int markStagedBy(
+            Connection c,
+            String staged,
+            long checkpointId,
+            Collection<K> keys,
+            KeyGroupSpan span,
+            String run)
+            throws SQLException {
+        String sql =
+                "UPDATE "
+                        + staged
+                        + " t SET staged_by = ? FROM "
+                        + keyArrays.unnested()
+                        + " WHERE t.checkpoint_id = ? AND t.key_group BETWEEN ? AND ?"
+                        + keyArrays.matching("t");
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, run);
+            int next = keyArrays.bind(c, s, 2, keys);
+            s.setLong(next, checkpointId);
+            s.setInt(next + 1, span.first());
+            s.setInt(next + 2, span.last());
+            return s.executeUpdate();
+        }
+    }
+
     /** Deletes these keys' rows from {@code table}, within {@code span}. */
     int delete(Connection c, String table, Collection<K> toDelete, KeyGroupSpan span)
             throws SQLException {

@@ -54,7 +54,7 @@ final class SinkTableCheck {
                 c,
                 table + "_staged",
                 data,
-                List.of("checkpoint_id", "key_group", "deleted"),
+                List.of("checkpoint_id", "key_group", "deleted", "staged_by"),
                 missing);
         if (liveExists && !hasTagIndex(c, table)) {
             missing.add("an index on " + table + " (barrier_tag, key_group)");

@@ -87,7 +87,7 @@ class RowMappingITCase {
                         + " NULL, committed_at TIMESTAMPTZ NOT NULL);"
                         + " CREATE TABLE accounts_staged (checkpoint_id BIGINT NOT NULL,"
                         + " account_no BIGINT NOT NULL, label TEXT, key_group INTEGER NOT NULL,"
-                        + " deleted BOOLEAN NOT NULL DEFAULT false,"
+                        + " deleted BOOLEAN NOT NULL DEFAULT false, staged_by TEXT,"
                         + " PRIMARY KEY (checkpoint_id, account_no));"
                         + " DELETE FROM sink_fences WHERE sink_table = 'accounts';"
                         + " DELETE FROM sink_live_deletes WHERE sink_table = 'accounts';"
