@@ -95,8 +95,8 @@ class ExhaustiveExplorationTest {
     /**
      * Each rule switched off, in a one-subtask world: the walk stops at the first wrong history. CI
      * walks the rules whose counterexample lies within bound 3; the soak run adds the promotion of
-     * what was staged at bound 5, which stops at a history wrong with every rule on too ({@link
-     * RuleOff#PROMOTE_STAGED}).
+     * what was staged, at bound 5 ({@link RuleOff#PROMOTE_STAGED}). Each counterexample played
+     * again with every rule on must end right: else it is no counterexample of the rule.
      */
     @ParameterizedTest
     @MethodSource("rulesOff")

@@ -39,10 +39,9 @@ enum RuleOff {
     /** The committed table goes back to the restored checkpoint's values. */
     COMMITTED_ROLLBACK(Duration.ofHours(1), 3, NotRollingBackCommitted::new, 1),
     /**
-     * A repair first moves what was staged through the restored checkpoint into committed. Its
-     * contract tests need five steps (issue 73's first history); within bound 5 the walk stops at a
-     * history that is wrong with every rule on too (docs/flushable-sink.md, "Open: a history still
-     * wrong"), so this one proves nothing until that is fixed.
+     * A repair first moves what was staged through the restored checkpoint into committed: found in
+     * five steps (issue 73's first history: a delete before a lost notice, the first restore cut
+     * after its takeover), in the soak run.
      */
     PROMOTE_STAGED(Duration.ZERO, 5, NotPromoting::new, 1),
     /**
