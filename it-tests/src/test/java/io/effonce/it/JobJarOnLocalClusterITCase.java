@@ -848,6 +848,7 @@ class JobJarOnLocalClusterITCase {
             try (LedgerRelay relay = relays.start()) {
                 FlinkJobs jobs = CLUSTER.cluster().jobs();
                 String jobId = jobs.submit(job(db, kafka, relays));
+                List<String> runs = new ArrayList<>(List.of(jobId));
                 jobs.awaitAllTasksRunning(jobId);
                 ChaosReport report = new ChaosReport("rescale-cluster", db);
                 try (RunningWorkload workload =
@@ -862,6 +863,7 @@ class JobJarOnLocalClusterITCase {
                                         "rescale",
                                         "stop with savepoint, resubmit with p=" + parallelism);
                         jobId = jobs.rescale(jobId, parallelism);
+                        runs.add(jobId);
                         jobs.awaitAllTasksRunning(jobId);
                         CheckpointStats restored = CLUSTER.cluster().rest().checkpoints(jobId);
                         assertThat(restored.latestRestoredIsSavepoint()).isTrue();
@@ -879,7 +881,20 @@ class JobJarOnLocalClusterITCase {
                 report.figure("sink subtask takeovers", tables.ownershipTakeovers());
                 report.figure("result", comparison.summary());
                 report.close();
-                assertThat(tables.ownershipTakeovers()).isEqualTo(2 + 3 + 1);
+                // A TaskManager this busy machine let miss its 5 s heartbeat restarts the job, and
+                // each restarted sink subtask takes its range again: those takeovers are Flink's.
+                List<String> failures = new ArrayList<>();
+                for (String run : runs) {
+                    failures.addAll(CLUSTER.cluster().rest().failures(run));
+                }
+                if (failures.isEmpty()) {
+                    assertThat(tables.ownershipTakeovers()).isEqualTo(2 + 3 + 1);
+                } else {
+                    assertThat(failures)
+                            .as("the only failures: TaskManagers lost to the cluster")
+                            .allMatch(f -> f.contains("TaskManager with id"));
+                    assertThat(tables.ownershipTakeovers()).isGreaterThan(2 + 3 + 1);
+                }
                 // Each resubmission runs in a new user-code class loader on the same processes,
                 // and each of its connections finds the job's own JDBC driver at once.
                 assertThat(clusterLogLines("No suitable driver")).isEmpty();

@@ -21,6 +21,10 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
  *     took the restored checkpoint (which differs from the attempt's run after a new deployment);
  *     {@link RunLineage#UNKNOWN} without restored state, or for a state that predates the record
  *     (then any run's commit counts as the proof it once was)
+ * @param restoredStagedFrom the newest first barrier among the attempts that took the restored
+ *     checkpoint: what the restored run staged from there through that checkpoint is of its branch
+ *     (an earlier attempt of the run staged below it, maybe on a branch a restart erased); empty
+ *     without restored state, or for a state that predates the record
  */
 @Internal
 public record Claim(
@@ -28,7 +32,8 @@ public record Claim(
         int maxParallelism,
         OptionalLong restoredCheckpoint,
         OptionalLong firstBarrier,
-        RunLineage restoredLineage) {
+        RunLineage restoredLineage,
+        OptionalLong restoredStagedFrom) {
 
     public Claim {
         Objects.requireNonNull(id, "id");
@@ -38,6 +43,23 @@ public record Claim(
         Objects.requireNonNull(restoredCheckpoint, "restoredCheckpoint");
         Objects.requireNonNull(firstBarrier, "firstBarrier");
         Objects.requireNonNull(restoredLineage, "restoredLineage");
+        Objects.requireNonNull(restoredStagedFrom, "restoredStagedFrom");
+    }
+
+    /** A claim whose restored state names no first barrier of the attempts that took it. */
+    public Claim(
+            AttemptId id,
+            int maxParallelism,
+            OptionalLong restoredCheckpoint,
+            OptionalLong firstBarrier,
+            RunLineage restoredLineage) {
+        this(
+                id,
+                maxParallelism,
+                restoredCheckpoint,
+                firstBarrier,
+                restoredLineage,
+                OptionalLong.empty());
     }
 
     /** Flink's upper bound of a maximum parallelism: every key group a job can have. */
@@ -54,7 +76,12 @@ public record Claim(
     /** The same claim, made again at the attempt's first barrier {@code barrier}. */
     public Claim atFirstBarrier(long barrier) {
         return new Claim(
-                id, maxParallelism, restoredCheckpoint, OptionalLong.of(barrier), restoredLineage);
+                id,
+                maxParallelism,
+                restoredCheckpoint,
+                OptionalLong.of(barrier),
+                restoredLineage,
+                restoredStagedFrom);
     }
 
     public String run() {

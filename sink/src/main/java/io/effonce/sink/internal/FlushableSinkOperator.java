@@ -47,6 +47,10 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private transient SinkKeyedState<K, V> keyedState;
     private transient LineageState lineageState;
     private transient RunLineage lineage;
+
+    /** This attempt's first checkpoint barrier: it staged from there on; -1 before it. */
+    private transient long firstBarrier;
+
     private transient OptionalLong restoredCheckpointId;
     private transient int maxParallelism;
 
@@ -78,6 +82,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         valueType,
                         settings.retiredRetention());
         lineageState = new LineageState(context);
+        firstBarrier = -1;
         restoredCheckpointId =
                 context.isRestored() ? context.getRestoredCheckpointId() : OptionalLong.empty();
     }
@@ -102,7 +107,8 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         task,
                         getContainingTask().getEnvironment().getExecutionId(),
                         restoredCheckpointId,
-                        lineageState.restored());
+                        lineageState.restored(),
+                        lineageState.restoredStagedFrom());
         lineage = claim.lineage();
         DeploymentConfig deployment = DeploymentConfig.of(getContainingTask().getEnvironment());
         deployment.refuseRescalingWithinARun();
@@ -169,6 +175,9 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
+        if (firstBarrier < 0) {
+            firstBarrier = checkpointId;
+        }
         start.atBarrier(checkpointId);
         keyedState.apply(changedSinceBarrier);
         // Everything tagged below checkpointId is durable before this subtask acknowledges it.
@@ -213,7 +222,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        lineageState.snapshot(lineage);
+        lineageState.snapshot(lineage, firstBarrier);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.effonce.sink.internal;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -38,40 +37,29 @@ final class RestorePlanner {
                 // checkpoint); the flush stages every key of state at c again, but not a deletion
                 // state forgot, which only the lineage's own staged row still holds.
                 new StagedDiscard(
-                        c,
-                        Math.min(c, Math.min(suspectFrom, forkFrom)),
-                        lineageWindows(claim, found, c)),
+                        c, Math.min(c, Math.min(suspectFrom, forkFrom)), lineageWindows(claim, c)),
                 unproven,
                 reason,
                 erasedAt);
     }
 
     /**
-     * The checkpoints each run of the claim's lineage staged for it: after the checkpoint it began
-     * from, through the one the next run began from (through {@code c} for the last). A found owner
-     * of the run whose last barrier is below {@code c} is an attempt the database remembers in
-     * place of the one that passed barrier {@code c} (it went back): what the run staged up to that
-     * barrier may be of a branch a later attempt of the run erased, and is not taken for the
-     * lineage's.
+     * What the run that took checkpoint {@code c} staged for it: from the newest first barrier of
+     * the attempts that took it through {@code c} ({@link Claim#restoredStagedFrom}). Those
+     * attempts discarded what earlier attempts of the run staged above what they restored, and a
+     * later attempt stages above {@code c}: only a database that went back shows rows of the run
+     * below that barrier again, maybe of an erased branch, and they are not taken for the
+     * lineage's. The lineage's earlier runs: what they staged through the checkpoint the next run
+     * restored was committed by that run's start.
      */
-    static List<StagedDiscard.LineageWindow> lineageWindows(
-            Claim claim, RangeRecord found, long c) {
-        List<RunLineage.Branch> branches = claim.lineage().branches();
-        List<StagedDiscard.LineageWindow> windows = new ArrayList<>();
-        for (int i = 0; i < branches.size(); i++) {
-            RunLineage.Branch branch = branches.get(i);
-            long through = i + 1 < branches.size() ? Math.min(c, branches.get(i + 1).base()) : c;
-            long after = branch.base();
-            for (RangeOwner owner : found.owners()) {
-                if (owner.id().run().equals(branch.run()) && owner.lastBarrier() < c) {
-                    after = Math.max(after, owner.lastBarrier());
-                }
-            }
-            if (after < through) {
-                windows.add(new StagedDiscard.LineageWindow(branch.run(), after, through));
-            }
+    static List<StagedDiscard.LineageWindow> lineageWindows(Claim claim, long c) {
+        if (claim.restoredStagedFrom().isEmpty() || claim.restoredRun().isEmpty()) {
+            return List.of();
         }
-        return windows;
+        long after = claim.restoredStagedFrom().getAsLong() - 1;
+        return after < c
+                ? List.of(new StagedDiscard.LineageWindow(claim.restoredRun(), after, c))
+                : List.of();
     }
 
     /**

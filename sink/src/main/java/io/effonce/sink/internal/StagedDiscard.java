@@ -9,14 +9,14 @@ import org.apache.flink.annotation.Internal;
  * staged after the checkpoint goes: the run that staged it was erased. So does what was staged
  * after {@code suspectAfter} by an attempt outside the checkpoint's lineage, which would otherwise
  * be committed with the checkpoint's own staged values; each staged row names the run that staged
- * it, and the rows of the lineage's runs, each within the checkpoints it wrote for the lineage
- * ({@code lineage}), stay: a deletion staged before a lost notice is the only record of it once
- * state forgot it. A row that names no run (staged before runs were recorded) goes as any other.
+ * it, and what the run that took the checkpoint staged for it ({@code lineage}) stays: a deletion
+ * staged before a lost notice is the only record of it once state forgot it. A row that names no
+ * run (staged before runs were recorded) goes as any other.
  *
  * @param checkpoint the restored checkpoint
  * @param suspectAfter rows staged after it and not kept by {@code lineage} go; {@code checkpoint}
  *     when no attempt outside the lineage may have staged
- * @param lineage the checkpoints each run of the lineage staged for it
+ * @param lineage the checkpoints a run staged for the restored checkpoint's branch
  */
 @Internal
 public record StagedDiscard(long checkpoint, long suspectAfter, List<LineageWindow> lineage) {

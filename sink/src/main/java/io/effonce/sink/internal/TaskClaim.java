@@ -33,7 +33,8 @@ final class TaskClaim {
             TaskInfo task,
             ExecutionAttemptID execution,
             OptionalLong restoredCheckpoint,
-            RunLineage restoredLineage) {
+            RunLineage restoredLineage,
+            OptionalLong restoredStagedFrom) {
         AttemptId id =
                 new AttemptId(
                         job + "/" + runId,
@@ -47,6 +48,7 @@ final class TaskClaim {
                 task.getMaxNumberOfParallelSubtasks(),
                 restoredCheckpoint,
                 OptionalLong.empty(),
-                restoredLineage);
+                restoredLineage,
+                restoredStagedFrom);
     }
 }

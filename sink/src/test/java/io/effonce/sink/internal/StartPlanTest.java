@@ -132,52 +132,45 @@ class StartPlanTest {
     /**
      * 4i (docs/flushable-sink.md, "What a restore discards of the staged values"): a deployment of
      * run-0's checkpoint 10 after a fresh start took the range and was cut before it wrote. The
-     * start is outside the lineage and suspected from 0, but its own run staged nothing: run-0's
-     * staged values through 10 (a deletion before a lost notice) stay, anyone else's go.
+     * start is outside the lineage and suspected from 0; what run-0 staged from the first barrier
+     * of the attempt that took 10 (a deletion before a lost notice) stays, anyone else's goes.
      */
     @Test
-    void aRestoreKeepsWhatItsLineageStagedAndDiscardsWhatAnotherRunDid() {
-        Claim deploysRun0s10 =
-                new Claim(
-                        AttemptId.of(RUN, "sink (1/2)#0", 0, 2, 0),
-                        Claim.EVERY_KEY_GROUP,
-                        OptionalLong.of(C),
-                        OptionalLong.empty(),
-                        RunLineage.of(List.of("0 job/run-0")));
+    void aRestoreKeepsWhatTheRunThatTookItsCheckpointStagedForItAndNothingElse() {
         RangeOwner freshStart = new RangeOwner(AttemptId.of("job/run-f", "sink#0", 0, 2, 0), 0, 0);
-        StartPlan.Restore plan =
-                (StartPlan.Restore)
-                        StartPlan.of(
-                                deploysRun0s10,
-                                range(Set.of(freshStart), 9, 9, 0, OptionalLong.empty(), 0),
-                                StartRules.DEFAULTS);
+        RangeRecord found = range(Set.of(freshStart), 9, 9, 0, OptionalLong.empty(), 0);
 
-        assertThat(plan.discard())
+        StagedDiscard discard = discardOf(deploysRun0s10(OptionalLong.of(1)), found);
+        assertThat(discard)
                 .isEqualTo(
                         new StagedDiscard(
                                 C, 0, List.of(new StagedDiscard.LineageWindow("job/run-0", 0, C))));
-        assertThat(plan.discard().discards("job/run-0", C)).as("the lineage's deletion").isFalse();
-        assertThat(plan.discard().discards("job/run-f", 5)).as("the fresh start's").isTrue();
-        assertThat(plan.discard().discards(null, 5)).as("a row that names no run").isTrue();
-        assertThat(plan.discard().discards("job/run-0", C + 1)).as("after the checkpoint").isTrue();
+        assertThat(discard.discards("job/run-0", C)).as("the lineage's deletion").isFalse();
+        assertThat(discard.discards("job/run-f", 5)).as("the fresh start's").isTrue();
+        assertThat(discard.discards(null, 5)).as("a row that names no run").isTrue();
+        assertThat(discard.discards("job/run-0", C + 1)).as("after the checkpoint").isTrue();
 
-        // The database went back past a restart of run-0: the attempt it remembers passed barrier
-        // 6 only, and what run-0 staged up to there may be of a branch a later attempt erased.
-        RangeOwner run0CutAt6 = new RangeOwner(AttemptId.of("job/run-0", "sink#0", 0, 2, 3), 4, 6);
-        StartPlan.Restore afterGoingBack =
-                (StartPlan.Restore)
-                        StartPlan.of(
-                                deploysRun0s10,
-                                range(
-                                        Set.of(freshStart, run0CutAt6),
-                                        9,
-                                        9,
-                                        0,
-                                        OptionalLong.empty(),
-                                        0),
-                                StartRules.DEFAULTS);
-        assertThat(afterGoingBack.discard().lineage())
+        // The attempt that took 10 was a restart of run-0 that began at barrier 7: what run-0
+        // staged below it, a database that went back may show again from a branch it erased.
+        assertThat(discardOf(deploysRun0s10(OptionalLong.of(7)), found).lineage())
                 .containsExactly(new StagedDiscard.LineageWindow("job/run-0", 6, C));
+        // A state from before the record keeps nothing back: as before the rule.
+        assertThat(discardOf(deploysRun0s10(OptionalLong.empty()), found))
+                .isEqualTo(new StagedDiscard(C, 0, List.of()));
+    }
+
+    private static Claim deploysRun0s10(OptionalLong stagedFrom) {
+        return new Claim(
+                AttemptId.of(RUN, "sink (1/2)#0", 0, 2, 0),
+                Claim.EVERY_KEY_GROUP,
+                OptionalLong.of(C),
+                OptionalLong.empty(),
+                RunLineage.of(List.of("0 job/run-0")),
+                stagedFrom);
+    }
+
+    private static StagedDiscard discardOf(Claim claim, RangeRecord found) {
+        return ((StartPlan.Restore) StartPlan.of(claim, found, StartRules.DEFAULTS)).discard();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -63,19 +63,73 @@ abstract class UnprovenRestoreContract<K, V> extends StoreHistories<K, V> {
             String retention) throws Exception {
         FlushableSink<K, V> run = withRetention(retention);
         OperatorSubtaskState at11 = lostNoticeOf11(run, h -> delete(h, "a"));
-        PauseGate dies = new PauseGate();
-        dies.bindToThisThread();
-        dies.crashAfter(1);
-        try (var freshStart = restoredAttempt(withRetention(retention, true), 0, null, 0)) {
-            assertThatThrownBy(freshStart::open).hasMessageContaining("process is gone");
-        } finally {
-            PauseGate.unbindThisThread();
-        }
+        freshStartCutAfterItsTakeover(retention);
         new PauseGate().bindToThisThread();
         try (var deployed = restoredAttempt(withRetention(retention), 0, at11, 11)) {
             deployed.setStateTtlProcessingTime(restoresReadStateAt);
             deployed.open();
             assertLiveAndCommitted(Map.of(key("b"), 10L));
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+    }
+
+    /**
+     * Run R commits a=100 at 1, writes b=5 and stages it at barrier 2; checkpoint 2 never completes
+     * and the database is copied. R's next attempt restores 1 (discarding b's staged row), never
+     * writes b again, and commits 3. The database goes back to the copy, which shows b's staged row
+     * of the branch the restart erased again; a fresh start of another run takes the range and is
+     * gone before its reset; a deployment from 3 suspects it from 0. A restore that kept every row
+     * R staged through 3 committed b=5 (found by review of the rule's first version, which read R's
+     * window from the fence rows the database went back with: live and committed {a=100, b=5}).
+     * Only what R staged from the first barrier of the attempt that took 3 is kept.
+     */
+    @Test
+    void aStagedRowOfABranchARestartErasedStaysErasedWhenTheDatabaseShowsItAgain()
+            throws Exception {
+        FlushableSink<K, V> run = withRetention("none");
+        OperatorSubtaskState at1;
+        DatabaseCopy withTheErasedRow;
+        new PauseGate().bindToThisThread();
+        try (var first = restoredAttempt(run, 0, null, 0)) {
+            first.open();
+            upsert(first, "a", 100);
+            at1 = completed(first, 1);
+            upsert(first, "b", 5);
+            first.prepareSnapshotPreBarrier(2); // staged; checkpoint 2 never completes
+            withTheErasedRow = copyOfTheDatabase();
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+        OperatorSubtaskState at3;
+        new PauseGate().bindToThisThread();
+        try (var restarted = restoredAttempt(run, 1, at1, 1)) {
+            restarted.open();
+            at3 = completed(restarted, 3);
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+        withTheErasedRow.putBack();
+        store().ageLeases(Duration.ofHours(1)); // run R was cancelled; the lease it held ran out
+        freshStartCutAfterItsTakeover("none");
+        new PauseGate().bindToThisThread();
+        try (var deployed = restoredAttempt(withRetention("none"), 0, at3, 3)) {
+            deployed.open();
+            assertLiveAndCommitted(Map.of(key("a"), 100L));
+        } finally {
+            PauseGate.unbindThisThread();
+        }
+    }
+
+    /**
+     * A fresh start of another run with the reset takes the range and is gone before its delete.
+     */
+    private void freshStartCutAfterItsTakeover(String retention) throws Exception {
+        PauseGate dies = new PauseGate();
+        dies.bindToThisThread();
+        dies.crashAfter(1);
+        try (var freshStart = restoredAttempt(withRetention(retention, true), 0, null, 0)) {
+            assertThatThrownBy(freshStart::open).hasMessageContaining("process is gone");
         } finally {
             PauseGate.unbindThisThread();
         }

@@ -68,17 +68,12 @@ final class PostgresCommittedTable<K, V> implements CommittedTable<K, V> {
                                         null,
                                         "checkpoint_id, " + rows.keyList(),
                                         values);
+                        rows.markStaged(c, staged, checkpointId, values, fence.run(), false);
                     }
                     if (!tombstones.isEmpty()) {
                         n += rows.stageTombstones(c, staged, tombstones);
+                        rows.markStaged(c, staged, checkpointId, tombstones, fence.run(), true);
                     }
-                    rows.markStagedBy(
-                            c,
-                            staged,
-                            checkpointId,
-                            batch.stream().map(StoredRow::key).toList(),
-                            fence.span(),
-                            fence.run());
                     return n;
                 });
     }

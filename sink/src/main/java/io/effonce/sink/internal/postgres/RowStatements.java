@@ -171,30 +171,30 @@ final class RowStatements<K, V> {
     }
 
     /**
-     * Names {@code run} as the stager of these keys' rows staged at {@code checkpointId} in {@code
-     * span} ({@link io.effonce.sink.internal.StagedDiscard}).
+     * Names {@code run} as the stager of these rows staged at {@code checkpointId} ({@link
+     * io.effonce.sink.internal.StagedDiscard}), and marks them deletions or values: the upsert of a
+     * value over a deletion staged at the same checkpoint leaves the mark alone.
      */
-    int markStagedBy(
+    int markStaged(
             Connection c,
             String staged,
             long checkpointId,
-            Collection<K> keys,
-            KeyGroupSpan span,
-            String run)
+            List<StoredRow<K, V>> batch,
+            String run,
+            boolean deleted)
             throws SQLException {
         String sql =
                 "UPDATE "
                         + staged
-                        + " t SET staged_by = ? FROM "
+                        + " t SET staged_by = ?, deleted = ? FROM "
                         + keyArrays.unnested()
-                        + " WHERE t.checkpoint_id = ? AND t.key_group BETWEEN ? AND ?"
+                        + " WHERE t.checkpoint_id = ?"
                         + keyArrays.matching("t");
         try (PreparedStatement s = c.prepareStatement(sql)) {
             s.setString(1, run);
-            int next = keyArrays.bind(c, s, 2, keys);
+            s.setBoolean(2, deleted);
+            int next = keyArrays.bind(c, s, 3, keysOf(batch));
             s.setLong(next, checkpointId);
-            s.setInt(next + 1, span.first());
-            s.setInt(next + 2, span.last());
             return s.executeUpdate();
         }
     }

@@ -121,6 +121,12 @@ class RowMappingITCase {
             assertThat(store.commit(6, Progress.UNKNOWN)).isEqualTo(2);
             assertThat(values("accounts_committed")).isEqualTo(Map.of(3L, "three"));
 
+            // A value staged where a deletion was staged at the same checkpoint is a value again.
+            store.stage(7, List.of(StoredRow.tombstone(acc(3), 3, 7)));
+            store.stage(7, List.of(row(3, "three at 7", 7)));
+            assertThat(store.commit(7, Progress.UNKNOWN)).isEqualTo(1);
+            assertThat(values("accounts_committed")).isEqualTo(Map.of(3L, "three at 7"));
+
             store.delete(List.of(StoredRow.tombstone(acc(3), 3, 5)));
             assertThat(values("accounts")).isEqualTo(Map.of(1L, "one again", 2L, "two"));
             assertThat(deletionTags()).as("sink_live_deletes").isEqualTo(Map.of(3, 5L));
