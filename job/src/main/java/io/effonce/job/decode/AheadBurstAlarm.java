@@ -27,7 +27,14 @@ final class AheadBurstAlarm {
 
     private final Duration tolerance;
     private final Counter bursts;
-    private final Map<String, int[]> windows = new HashMap<>();
+    private final Map<Partition, int[]> windows = new HashMap<>();
+
+    /** The last partition's window: a source reader's records come in runs of one partition. */
+    private Partition last;
+
+    private int[] lastWindow;
+
+    private record Partition(String topic, int partition) {}
 
     AheadBurstAlarm(Duration tolerance, Counter bursts) {
         this.tolerance = tolerance;
@@ -40,7 +47,7 @@ final class AheadBurstAlarm {
 
     /** Counts one decoded record of {@code topic}'s {@code partition}; true if it ended a burst. */
     boolean observe(String topic, int partition, LedgerRecord record) {
-        int[] window = windows.computeIfAbsent(topic + "-" + partition, k -> new int[2]);
+        int[] window = windowOf(topic, partition);
         window[0]++;
         if (isAhead(record)) {
             window[1]++;
@@ -68,6 +75,14 @@ final class AheadBurstAlarm {
                 WINDOW,
                 tolerance);
         return true;
+    }
+
+    private int[] windowOf(String topic, int partition) {
+        if (last == null || last.partition != partition || !last.topic.equals(topic)) {
+            last = new Partition(topic, partition);
+            lastWindow = windows.computeIfAbsent(last, k -> new int[2]);
+        }
+        return lastWindow;
     }
 
     long bursts() {

@@ -8,8 +8,6 @@ import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
 import java.util.Set;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 
@@ -59,7 +57,6 @@ public final class ChangeDecoder implements Serializable {
     private final ZoneId zone;
     private final int maxRawChars;
     private final EventTimeRule eventTime;
-    private transient JsonFactory json;
 
     /**
      * @param tolerance how far a change's or heartbeat's time may lie ahead of its Kafka record's
@@ -83,8 +80,8 @@ public final class ChangeDecoder implements Serializable {
         }
         Rejecter reject = new Rejecter(topic, partition, offset, value, maxRawChars);
         EnvelopeScan root;
-        try (JsonParser parser = json().createParser(value)) {
-            root = EnvelopeScan.read(parser);
+        try {
+            root = EnvelopeScan.read(value);
         } catch (IOException e) {
             return reject.because(RejectReason.NOT_JSON, shortMessage(e));
         }
@@ -227,13 +224,6 @@ public final class ChangeDecoder implements Serializable {
             return reject.because(RejectReason.EVENT_TIME_AHEAD, ahead);
         }
         return LedgerRecord.heartbeat(ts.number());
-    }
-
-    private JsonFactory json() {
-        if (json == null) {
-            json = new JsonFactory();
-        }
-        return json;
     }
 
     private static String shortMessage(Exception e) {

@@ -2,13 +2,17 @@ package io.effonce.job.decode;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.stream.Stream;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 
 /**
  * The parts of a change record the decoder looks at, read in one streaming pass: {@code before},
  * {@code source} and {@code schema} are skipped without building objects, which is most of a
- * record's bytes. Public for the decoding benchmark (bench's {@code EnvelopeDecodeBenchmark}).
+ * record's bytes. {@link #read(byte[])} reads a record straight from its bytes when it is the plain
+ * JSON nearly every record is ({@link ByteTokens}), and with Jackson otherwise. Public for the
+ * decoding benchmark (bench's {@code EnvelopeDecodeBenchmark}).
  */
 public final class EnvelopeScan {
 
@@ -16,7 +20,23 @@ public final class EnvelopeScan {
     static final List<String> AFTER_FIELDS =
             List.of("payment_id", "merchant_id", "amount", "currency", "state", "updated_at");
 
-    /** One scalar field as it appeared. */
+    private static final List<String> ENVELOPE_FIELDS =
+            List.of("heartbeat", "ts_ms", "op", "schema", "payload", "after");
+
+    /** Every field name the scan reads: the envelope's, then {@link #AFTER_FIELDS}. */
+    static final List<String> NAMES =
+            Stream.concat(ENVELOPE_FIELDS.stream(), AFTER_FIELDS.stream()).toList();
+
+    private static final int HEARTBEAT = 0;
+    private static final int TS_MS = 1;
+    private static final int OP = 2;
+    private static final int SCHEMA = 3;
+    private static final int PAYLOAD = 4;
+    private static final int AFTER = 5;
+
+    private static final JsonFactory JSON = new JsonFactory();
+
+    /** One scalar field as it appeared; {@code text} only for a string. */
     record Field(JsonToken token, String text, long number, boolean fitsLong) {}
 
     boolean object;
@@ -38,83 +58,100 @@ public final class EnvelopeScan {
         return afterFields[AFTER_FIELDS.indexOf(name)];
     }
 
-    /** Reads the value at the parser's next token. */
-    public static EnvelopeScan read(JsonParser p) throws IOException {
+    /**
+     * Reads a record's value: from its bytes if they are plain, else with Jackson.
+     *
+     * @throws IOException Jackson's, if the value is not JSON
+     */
+    public static EnvelopeScan read(byte[] value) throws IOException {
+        try {
+            return read(new ByteTokens(value));
+        } catch (ByteTokens.Unusual e) {
+            try (JsonParser parser = JSON.createParser(value)) {
+                return read(new JacksonTokens(parser));
+            }
+        }
+    }
+
+    /** Reads a value with Jackson alone, as for a record that is not plain. */
+    public static EnvelopeScan read(JsonParser parser) throws IOException {
+        return read(new JacksonTokens(parser));
+    }
+
+    /** Reads the value at the tokens' next token. */
+    static EnvelopeScan read(EnvelopeTokens tokens) throws IOException {
         EnvelopeScan scan = new EnvelopeScan();
-        if (p.nextToken() != JsonToken.START_OBJECT) {
-            p.skipChildren();
+        if (tokens.next() != JsonToken.START_OBJECT) {
+            tokens.skipChildren();
             return scan;
         }
-        scan.readObject(p);
+        scan.readObject(tokens);
         return scan;
     }
 
-    private void readObject(JsonParser p) throws IOException {
+    private void readObject(EnvelopeTokens t) throws IOException {
         object = true;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken token = p.nextToken();
+        while (t.next() == JsonToken.FIELD_NAME) {
+            int name = t.nameIndex();
+            JsonToken token = t.next();
             fields++;
             switch (name) {
-                case "heartbeat" -> {
+                case HEARTBEAT -> {
                     heartbeat = token == JsonToken.VALUE_TRUE;
-                    p.skipChildren();
+                    t.skipChildren();
                 }
-                case "ts_ms" -> {
-                    tsMs = field(p, token);
-                    p.skipChildren();
+                case TS_MS -> {
+                    tsMs = field(t, token);
+                    t.skipChildren();
                 }
-                case "op" -> {
+                case OP -> {
                     hasOp = true;
-                    op = token.isScalarValue() ? p.getText() : "?";
-                    p.skipChildren();
+                    op = token.isScalarValue() ? t.text() : "?";
+                    t.skipChildren();
                 }
-                case "schema" -> {
+                case SCHEMA -> {
                     hasSchema = true;
-                    p.skipChildren();
+                    t.skipChildren();
                 }
-                case "payload" -> {
+                case PAYLOAD -> {
                     if (token == JsonToken.START_OBJECT) {
                         payload = new EnvelopeScan();
-                        payload.readObject(p);
+                        payload.readObject(t);
                     } else {
                         payloadNotObject = true;
-                        p.skipChildren();
+                        t.skipChildren();
                     }
                 }
-                case "after" -> {
+                case AFTER -> {
                     after = token;
                     if (token == JsonToken.START_OBJECT) {
-                        readAfter(p);
+                        readAfter(t);
                     } else {
-                        p.skipChildren();
+                        t.skipChildren();
                     }
                 }
-                default -> p.skipChildren();
+                default -> t.skipChildren();
             }
         }
     }
 
-    private void readAfter(JsonParser p) throws IOException {
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken token = p.nextToken();
-            int index = AFTER_FIELDS.indexOf(name);
+    private void readAfter(EnvelopeTokens t) throws IOException {
+        while (t.next() == JsonToken.FIELD_NAME) {
+            int index = t.nameIndex() - ENVELOPE_FIELDS.size();
+            JsonToken token = t.next();
             if (index >= 0) {
-                afterFields[index] = field(p, token);
+                afterFields[index] = field(t, token);
             }
-            p.skipChildren();
+            t.skipChildren();
         }
     }
 
-    private static Field field(JsonParser p, JsonToken token) throws IOException {
+    private static Field field(EnvelopeTokens t, JsonToken token) throws IOException {
         return switch (token) {
-            case VALUE_STRING -> new Field(token, p.getText(), 0, false);
+            case VALUE_STRING -> new Field(token, t.text(), 0, false);
             case VALUE_NUMBER_INT -> {
-                JsonParser.NumberType type = p.getNumberType();
-                boolean fits =
-                        type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG;
-                yield new Field(token, p.getText(), fits ? p.getLongValue() : 0, fits);
+                boolean fits = t.fitsLong();
+                yield new Field(token, null, fits ? t.longValue() : 0, fits);
             }
             default -> new Field(token, null, 0, false);
         };

@@ -51,6 +51,20 @@ class AheadBurstAlarmTest {
         assertThat(edge.bursts()).isEqualTo(1);
     }
 
+    /**
+     * Records of two partitions interleaved, as a reader's fetches mix them: each its own window.
+     */
+    @Test
+    void interleavedPartitionsAreJudgedApart() {
+        AheadBurstAlarm alarm = new AheadBurstAlarm(TOLERANCE);
+        for (int i = 0; i < AheadBurstAlarm.WINDOW; i++) {
+            alarm.observe("t", 0, heartbeat(0, i, APPENDED + 3_600_000));
+            alarm.observe("t", 1, heartbeat(1, 2 * i, APPENDED));
+            alarm.observe("t", 1, heartbeat(1, 2 * i + 1, APPENDED));
+        }
+        assertThat(alarm.bursts()).as("partition 0's window, all ahead").isEqualTo(1);
+    }
+
     private LedgerRecord heartbeat(int partition, long offset, long tsMillis) {
         return decoder.decode(
                 "t", partition, offset, APPENDED, bytes("{\"ts_ms\":" + tsMillis + "}"));
