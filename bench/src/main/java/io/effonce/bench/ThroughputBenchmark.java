@@ -281,6 +281,8 @@ public final class ThroughputBenchmark {
                             (firstRow - start) / 1e9,
                             run.steadyRecordsPerSecond(),
                             BusyMachine.loadAverage());
+                    CpuByThread.of(job.toHandle())
+                            .ifPresent(cpu -> System.out.printf("  %s%n", cpu));
                     exact = true;
                     return run;
                 }
