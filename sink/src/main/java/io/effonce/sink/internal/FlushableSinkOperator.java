@@ -48,9 +48,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     private transient LineageState lineageState;
     private transient RunLineage lineage;
 
-    /** This attempt's first checkpoint barrier: it staged from there on; -1 before it. */
-    private transient long firstBarrier;
-
     private transient OptionalLong restoredCheckpointId;
     private transient int maxParallelism;
 
@@ -82,7 +79,6 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
                         valueType,
                         settings.retiredRetention());
         lineageState = new LineageState(context);
-        firstBarrier = -1;
         restoredCheckpointId =
                 context.isRestored() ? context.getRestoredCheckpointId() : OptionalLong.empty();
     }
@@ -175,9 +171,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        if (firstBarrier < 0) {
-            firstBarrier = checkpointId;
-        }
+        lineageState.atBarrier(checkpointId);
         start.atBarrier(checkpointId);
         keyedState.apply(changedSinceBarrier);
         // Everything tagged below checkpointId is durable before this subtask acknowledges it.
@@ -222,7 +216,7 @@ public final class FlushableSinkOperator<K, V> extends AbstractStreamOperator<Vo
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        lineageState.snapshot(lineage, firstBarrier);
+        lineageState.snapshot(lineage);
     }
 
     @Override

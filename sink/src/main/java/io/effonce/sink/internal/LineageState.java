@@ -21,6 +21,9 @@ final class LineageState {
     private final RunLineage restored;
     private final OptionalLong restoredStagedFrom;
 
+    /** This attempt's first checkpoint barrier: it staged from there on; -1 before it. */
+    private long firstBarrier = -1;
+
     LineageState(StateInitializationContext context) throws Exception {
         state = context.getOperatorStateStore().getUnionListState(SinkStateLayout.lineage());
         List<String> runs = new ArrayList<>();
@@ -56,8 +59,15 @@ final class LineageState {
         return restoredStagedFrom;
     }
 
-    /** Keeps {@code lineage}, and {@code firstBarrier}, this attempt's first barrier. */
-    void snapshot(RunLineage lineage, long firstBarrier) throws Exception {
+    /** Notes a barrier of this attempt: the first is where its staging began. */
+    void atBarrier(long checkpointId) {
+        if (firstBarrier < 0) {
+            firstBarrier = checkpointId;
+        }
+    }
+
+    /** Keeps {@code lineage}, and this attempt's first barrier. */
+    void snapshot(RunLineage lineage) throws Exception {
         List<String> entries = new ArrayList<>(lineage.entries());
         if (firstBarrier >= 0) {
             entries.add(STAGED_FROM + firstBarrier);
