@@ -190,6 +190,46 @@ class ByteTokensDifferentialTest {
         }
     }
 
+    /**
+     * Past its own limits (far below Jackson's) the byte reader gives up and Jackson reads the
+     * record; names one letter off those the scan reads are names like any other.
+     */
+    @Example
+    void pastItsLimitsTheByteReaderGivesUpAndNearMissNamesReadAsWithJackson() throws IOException {
+        String valid =
+                Envelopes.schemasOff(
+                        Envelopes.after("p1", "m1", 5, "EUR", "SUCCEEDED", "2026-11-29T10:00:00Z"));
+        List<String> pastLimits =
+                List.of(
+                        valid.replace("123456", "[".repeat(70) + "]".repeat(70)),
+                        valid.replace("\"lsn\"", "\"" + "n".repeat(1_001) + "\""),
+                        valid.replace("123456", "1" + "0".repeat(150)),
+                        valid.replace("\"c1\"", "\"" + "c".repeat((1 << 20) + 1) + "\""),
+                        valid.replace("\"amount\":5", "\"amount\":1234567890123456789"));
+        for (String json : pastLimits) {
+            byte[] value = bytes(json);
+            assertThatThrownBy(() -> EnvelopeScan.read(new ByteTokens(value)))
+                    .as(json.substring(0, 80))
+                    .isInstanceOf(ByteTokens.Unusual.class);
+            assertThat(describe(EnvelopeScan.read(value))).isEqualTo(describe(withJackson(value)));
+        }
+        for (String[] rename :
+                new String[][] {
+                    {"\"op\"", "\"oq\""},
+                    {"\"after\"", "\"afteR\""},
+                    {"\"ts_ms\":1764410400123", "\"ts_mx\":1764410400123"},
+                    {"\"state\"", "\"stats\""},
+                    {"\"payment_id\"", "\"payment_ix\""},
+                    {"\"source\"", "\"schema\""},
+                    {"\"currency\"", "\"c\""}
+                }) {
+            byte[] value = bytes(valid.replace(rename[0], rename[1]));
+            assertThat(describe(EnvelopeScan.read(new ByteTokens(value))))
+                    .as(rename[1])
+                    .isEqualTo(describe(withJackson(value)));
+        }
+    }
+
     private static void assertSameAsJackson(byte[] value) {
         EnvelopeScan jackson;
         try {
